@@ -1,0 +1,12 @@
+"""Bohnanza, the card game: rules, bot protocol and match engine."""
+
+from ..game import MatchResult
+from .bot import Accept, Anytime, Bot, DraftPick, Offer, Proposal
+from .match import Match, play_match
+from .rules import RuleSet, edition_names, player_counts, ruleset, varieties
+from .table import EMPTY
+from .view import SeatView
+
+__all__ = ["Accept", "Anytime", "Bot", "DraftPick", "EMPTY", "Match", "MatchResult", "Offer", "Proposal",
+           "RuleSet", "SeatView", "edition_names", "play_match", "player_counts", "ruleset",
+           "varieties"]

@@ -1,0 +1,149 @@
+"""The bot protocol of the card game: answer types and the :class:`Bot` base.
+
+A bot overrides only the decisions it cares about. Every method of the base
+class returns a legal answer, and a decision a bot does not override is
+never asked of it: the engine plays the base answer directly.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from ..game import MatchResult
+
+if TYPE_CHECKING:
+    from .rules import RuleSet
+    from .view import SeatView
+
+
+@dataclass(frozen=True, slots=True)
+class Offer:
+    """A trade proposal in phase 2.
+
+    ``give`` names the proposer's cards by reference: hand positions (0 is the
+    front card) and, for the active player only, revealed cards as ``-1``
+    (the first) and ``-2`` (the second). ``want`` lists the varieties asked
+    for in return; an empty ``want`` is a gift, an empty ``give`` asks for a
+    gift. ``to`` is the seat addressed by the active player (``None``: every
+    other player); offers from other players always go to the active player.
+    """
+
+    give: tuple[int, ...] = ()
+    want: tuple[int, ...] = ()
+    to: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Proposal:
+    """An offer as the players asked to answer it see it: seat ``by`` gives
+    cards of the varieties ``cards`` and wants ``want`` in return. ``to`` is
+    the seat addressed, ``None`` for everyone."""
+
+    by: int
+    to: int | None
+    cards: tuple[int, ...]
+    want: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Accept:
+    """Agreement to an offer; ``give`` references the cards handed over,
+    one per wanted variety (empty when accepting a gift)."""
+
+    give: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Anytime:
+    """What a seat does at a harvest window: harvest these fields in this
+    order, and (Rio Grande) buy the third field first."""
+
+    harvest: tuple[int, ...] = ()
+    buy_field: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class DraftPick:
+    """A Jumping Bean draft choice: card ``index`` of the offered cards,
+    planted in ``field`` or discarded when ``field`` is ``None``."""
+
+    index: int = 0
+    field: int | None = None
+
+
+class Bot:
+    """Base class of card-game bots. Override any decision method."""
+
+    #: Shown in listings and transcripts; defaults to the class name.
+    name: ClassVar[str] = ""
+    game: ClassVar[str] = "bohnanza"
+
+    seat: int
+    rules: RuleSet
+    rng: random.Random
+
+    def start(self, seat: int, rules: RuleSet, rng: random.Random) -> None:
+        """Called once before the deal. ``rng`` is this seat's own seeded stream."""
+        self.seat, self.rules, self.rng = seat, rules, rng
+
+    def end(self, result: MatchResult) -> None:
+        """Called once after the final harvest."""
+
+    def decisions(self, rules: RuleSet) -> frozenset[str]:
+        """The decisions this bot answers in a match under ``rules``; every
+        other decision is played with the base class's answer, without a call.
+        Default: the decision methods the bot's class overrides."""
+        return frozenset(k for k in DECISION_METHODS if overridden(self, k))
+
+    # -- planting -----------------------------------------------------------
+    def plant(self, view: SeatView, card: int) -> int:
+        """The field to plant ``card`` in; one of ``view.fields_for(card)``."""
+        return view.fields_for(card)[0]
+
+    def make_room(self, view: SeatView, card: int) -> int:
+        """``card`` fits no field: the field to harvest first; one of
+        ``view.harvestable()``."""
+        return view.harvestable()[0]
+
+    def plant_second(self, view: SeatView) -> bool:
+        """Phase 1: plant the (new) front card of the hand as well?"""
+        return False
+
+    def plant_next(self, view: SeatView) -> int:
+        """Phase 3: index into ``view.my_trade_area`` of the card to plant next."""
+        return 0
+
+    # -- at any time --------------------------------------------------------
+    def anytime(self, view: SeatView) -> Anytime | None:
+        """A harvest window: fields to harvest now (and whether to buy a third field)."""
+        return None
+
+    # -- trading ------------------------------------------------------------
+    def propose(self, view: SeatView) -> Offer | None:
+        """Active player, phase 2: the next offer, or ``None`` to stop offering this round."""
+        return None
+
+    def offer(self, view: SeatView) -> Offer | None:
+        """Another player, phase 2: an offer to the active player, or ``None``."""
+        return None
+
+    def respond(self, view: SeatView, offer: Proposal) -> Accept | None:
+        """Answer an offer: accept (naming the cards given) or ``None``."""
+        return None
+
+    # -- Jumping Bean draft -------------------------------------------------
+    def draft(self, view: SeatView, cards: tuple[int, ...]) -> DraftPick:
+        """Pick one of ``cards``; plant it where it fits, else discard it."""
+        fits = view.fields_for(cards[0])
+        return DraftPick(0, fits[0] if fits else None)
+
+
+DECISION_METHODS = ("plant", "make_room", "plant_second", "plant_next", "anytime",
+                    "propose", "offer", "respond", "draft")
+
+
+def overridden(bot: Any, method: str) -> bool:
+    """Whether ``bot``'s class answers ``method`` itself."""
+    return getattr(type(bot), method, None) is not getattr(Bot, method)

@@ -1,0 +1,183 @@
+"""Every kind of decision: how an answer is checked against the rules, and
+how it is written to (and read back from) a decision record.
+
+``check`` returns the answer in canonical form or raises
+:class:`~bohnarena.errors.IllegalAnswer` saying why it is not allowed.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from ..errors import IllegalAnswer
+from .bot import DECISION_METHODS, Accept, Anytime, Bot, DraftPick, Offer, Proposal
+from .table import PROTECTION, Table
+
+
+def _index(x: Any, options: range | list[int] | tuple[int, ...], what: str) -> int:
+    if type(x) is not int:
+        raise IllegalAnswer(f"{what} must be an int, got {type(x).__name__}")
+    if x not in options:
+        raise IllegalAnswer(f"{what} {x} is not one of {list(options)}")
+    return x
+
+
+def _ints(x: Any, what: str) -> tuple[int, ...]:
+    if not isinstance(x, (tuple, list)) or any(type(i) is not int for i in x):
+        raise IllegalAnswer(f"{what} must be a tuple of ints")
+    return tuple(x)
+
+
+def _of(x: Any, cls: type, what: str) -> Any:
+    if not isinstance(x, cls):
+        raise IllegalAnswer(f"{what} must be a {cls.__name__} or None, got {type(x).__name__}")
+    return x
+
+
+def card_refs(t: Table, seat: int, refs: Any, revealed_ok: bool) -> tuple[int, ...]:
+    """Checks references to a seat's tradeable cards (hand positions, and
+    revealed cards as -1, -2 for the active player)."""
+    refs = _ints(refs, "card references")
+    if len(set(refs)) != len(refs):
+        raise IllegalAnswer(f"card references repeat: {refs}")
+    hand = len(t.hands[seat])
+    shown = len(t.revealed) if revealed_ok else 0
+    for r in refs:
+        if not (0 <= r < hand or -shown <= r < 0):
+            where = f"hand of {hand}" + (f" and {shown} revealed" if shown else "")
+            raise IllegalAnswer(f"card reference {r} is not in the {where}")
+    return refs
+
+
+def ref_cards(t: Table, seat: int, refs: tuple[int, ...]) -> tuple[int, ...]:
+    """The varieties behind card references."""
+    hand = t.hands[seat]
+    return tuple(hand[r] if r >= 0 else t.revealed[-1 - r] for r in refs)
+
+
+def _varieties(t: Table, want: Any) -> tuple[int, ...]:
+    want = _ints(want, "want")
+    in_play = t.rules.in_play
+    for v in want:
+        if v not in in_play:
+            raise IllegalAnswer(f"variety {v} is not in this match's deck")
+    return want
+
+
+# -- checks -----------------------------------------------------------------
+def _plant(t: Table, seat: int, x: Any, card: int) -> int:
+    return _index(x, t.fields_for(seat, card), "field")
+
+
+def _make_room(t: Table, seat: int, x: Any, card: int) -> int:
+    return _index(x, t.harvestable(seat), "field to harvest")
+
+
+def _yes(t: Table, seat: int, x: Any) -> bool:
+    if type(x) is not bool:
+        raise IllegalAnswer(f"answer must be a bool, got {type(x).__name__}")
+    return x
+
+
+def _plant_next(t: Table, seat: int, x: Any) -> int:
+    return _index(x, range(len(t.trade[seat])), "trade area index")
+
+
+def _anytime(t: Table, seat: int, x: Any) -> Anytime | None:
+    if x is None:
+        return None
+    x = _of(x, Anytime, "anytime answer")
+    fields = [list(f) for f in t.fields[seat]]
+    if x.buy_field:
+        if type(x.buy_field) is not bool or not t.can_buy_field(seat):
+            raise IllegalAnswer("cannot buy a third field now")
+        fields.append([-1, 0])
+    harvest = _ints(x.harvest, "harvest")
+    protect = PROTECTION[t.rules.protection]
+    for f in harvest:  # in order: each harvest changes what protection allows next
+        _index(f, protect(fields), "field to harvest")
+        fields[f] = [-1, 0]
+    return Anytime(harvest, x.buy_field) if harvest or x.buy_field else None
+
+
+def _offer_from(t: Table, seat: int, x: Any, active: bool) -> Offer | None:
+    if x is None:
+        return None
+    x = _of(x, Offer, "offer")
+    give = card_refs(t, seat, x.give, revealed_ok=active)
+    want = _varieties(t, x.want)
+    if not give and not want:
+        raise IllegalAnswer("an offer must give or want something")
+    to = x.to
+    if active:
+        if to is not None:
+            _index(to, [s for s in range(t.players) if s != seat], "addressee")
+    else:
+        to = t.active
+    return Offer(give, want, to)
+
+
+def _propose(t: Table, seat: int, x: Any) -> Offer | None:
+    return _offer_from(t, seat, x, active=True)
+
+
+def _offer(t: Table, seat: int, x: Any) -> Offer | None:
+    return _offer_from(t, seat, x, active=False)
+
+
+def _respond(t: Table, seat: int, x: Any, offer: Proposal) -> Accept | None:
+    if x is None:
+        return None
+    x = _of(x, Accept, "response")
+    give = card_refs(t, seat, x.give, revealed_ok=seat == t.active)
+    got = Counter(ref_cards(t, seat, give))
+    if got != Counter(offer.want):
+        raise IllegalAnswer(f"accepting must give exactly the wanted varieties {offer.want}")
+    return Accept(give)
+
+
+def _draft(t: Table, seat: int, x: Any, cards: tuple[int, ...]) -> DraftPick:
+    x = _of(x, DraftPick, "draft pick")
+    i = _index(x.index, range(len(cards)), "draft card index")
+    if x.field is not None:
+        _index(x.field, t.fields_for(seat, cards[i]), "field")
+    return DraftPick(i, x.field)
+
+
+# -- records ----------------------------------------------------------------
+def _opt_offer(o: Offer | None) -> tuple:
+    return (0, -1, (), ()) if o is None else (1, -1 if o.to is None else o.to, o.give, o.want)
+
+
+@dataclass(frozen=True)
+class Decision:
+    name: str
+    check: Callable[..., Any]
+    encode: Callable[[Any, tuple], tuple]  # (answer, args) -> record values
+    decode: Callable[[tuple], Any]  # record values -> answer
+
+    @property
+    def default(self) -> Callable[..., Any]:
+        return getattr(Bot, self.name)
+
+
+DECISIONS: dict[str, Decision] = {d.name: d for d in (
+    Decision("plant", _plant, lambda a, args: (args[0], a), lambda v: v[1]),
+    Decision("make_room", _make_room, lambda a, args: (args[0], a), lambda v: v[1]),
+    Decision("plant_second", _yes, lambda a, args: (int(a),), lambda v: bool(v[0])),
+    Decision("plant_next", _plant_next, lambda a, args: (a,), lambda v: v[0]),
+    Decision("anytime", _anytime, lambda a, args: (a.harvest, int(a.buy_field)),
+             lambda v: Anytime(tuple(v[0]), bool(v[1]))),
+    Decision("propose", _propose, lambda a, args: _opt_offer(a),
+             lambda v: Offer(tuple(v[2]), tuple(v[3]), None if v[1] < 0 else v[1]) if v[0] else None),
+    Decision("offer", _offer, lambda a, args: _opt_offer(a)[:1] + _opt_offer(a)[2:],
+             lambda v: Offer(tuple(v[1]), tuple(v[2])) if v[0] else None),
+    Decision("respond", _respond, lambda a, args: (0, ()) if a is None else (1, a.give),
+             lambda v: Accept(tuple(v[1])) if v[0] else None),
+    Decision("draft", _draft, lambda a, args: (a.index, -1 if a.field is None else a.field),
+             lambda v: DraftPick(v[0], None if v[1] < 0 else v[1])),
+)}
+assert tuple(DECISIONS) == DECISION_METHODS

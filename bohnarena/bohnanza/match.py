@@ -1,0 +1,356 @@
+"""The match driver: deals, runs turns and phases, asks seats for decisions,
+checks every answer, and ends the game.
+
+When seats are asked (the "at any time" rule made concrete):
+
+* A seat's ``anytime`` (harvest, buy a third field) is asked at every phase
+  boundary, for every seat clockwise from the active player, and right
+  before every other decision that seat is asked.
+* A decision with exactly one legal answer is not asked; it is played.
+* A decision the seat's bot does not override is not asked either: the
+  base class's answer is played (same outcome, no call).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from typing import Any, Protocol
+
+from ..seeding import derive_seed
+from ..game import MatchResult
+from .bot import Bot, Offer, Proposal
+from .decisions import DECISIONS, ref_cards
+from .rules import RuleSet
+from .table import FINAL_PHASE, FROM_DRAFT, FROM_HAND, FROM_TRADE_AREA, GameOver, Table
+from .view import SeatView
+
+MAX_TURNS = 100_000  # a guard against engine bugs only; real games end far sooner
+
+
+class Seat(Protocol):
+    """Who answers a seat's decisions: a live bot, or a log being replayed."""
+
+    asks: frozenset[str]
+
+    def start(self, seat: int, rules: RuleSet, rng: random.Random) -> str | None: ...
+
+    def decide(self, kind: str, view: SeatView, args: tuple) -> tuple[Any, str | None]:
+        """Returns ``(answer, fault)``; a fault (a reason) voids the answer."""
+        ...
+
+    def end(self, result: MatchResult) -> str | None: ...
+
+
+class BotSeat:
+    """A live bot in a seat. Exceptions become faults, never crashes."""
+
+    def __init__(self, bot: Bot) -> None:
+        self.bot = bot
+        self.asks: frozenset[str] = frozenset()
+
+    def start(self, seat: int, rules: RuleSet, rng: random.Random) -> str | None:
+        asks, fault = _guard(self.bot.decisions, rules)
+        if fault is None and not (isinstance(asks, frozenset) and asks <= set(DECISIONS)):
+            fault = "decisions() must return a frozenset of decision names"
+        self.asks = frozenset() if fault else asks
+        return fault or _guard(self.bot.start, seat, rules, rng)[1]
+
+    def decide(self, kind: str, view: SeatView, args: tuple) -> tuple[Any, str | None]:
+        return _guard(getattr(self.bot, kind), view, *args)
+
+    def end(self, result: MatchResult) -> str | None:
+        return _guard(self.bot.end, result)[1]
+
+
+def _guard(fn: Any, *args: Any) -> tuple[Any, str | None]:
+    try:
+        return fn(*args), None
+    except Exception as e:  # a bot's bug is a fault, never the league's crash
+        return None, f"raised {type(e).__name__}: {e}"[:300]
+
+
+class Match:
+    def __init__(self, rules: RuleSet, seed: int, seats: Sequence[Seat]) -> None:
+        if len(seats) != rules.players:
+            raise ValueError(f"{len(seats)} seats for a {rules.players}-player rule set")
+        self.rules = rules
+        self.seed = seed
+        self.seats = list(seats)
+        self.table = Table(rules, seed)
+        self.faults = [0] * rules.players
+        self._anytime = [False] * rules.players
+        self._any_anytime = False
+
+    @property
+    def records(self) -> list[tuple]:
+        return self.table.records
+
+    # -- asking -------------------------------------------------------------
+    def ask(self, seat: int, kind: str, *args: Any) -> Any:
+        t = self.table
+        if t.ended and t.phase not in (2, 3):
+            raise GameOver
+        spec = DECISIONS[kind]
+        view = SeatView(t, seat)
+        agent = self.seats[seat]
+        if kind not in agent.asks:
+            return spec.default(None, view, *args)
+        answer, fault = agent.decide(kind, view, args)
+        if fault is None:
+            try:
+                answer = spec.check(t, seat, answer, *args)
+            except Exception as e:  # IllegalAnswer, or a malformed object's own error
+                fault = f"illegal: {e}"[:300]
+        if fault is not None:
+            self._fault(seat, kind, fault)
+            answer = spec.default(None, view, *args)
+        if answer or kind != "anytime":  # an empty harvest window leaves no trace
+            t.records.append((kind, seat, *spec.encode(answer, args)))
+        return answer
+
+    def _fault(self, seat: int, kind: str, reason: str) -> None:
+        self.faults[seat] += 1
+        self.table.records.append(("fault", seat, kind, reason))
+
+    def window(self, seat: int) -> None:
+        """A harvest window for one seat (see the module docstring)."""
+        if not self._anytime[seat]:
+            return
+        t = self.table
+        answer = self.ask(seat, "anytime")
+        if answer is None:
+            return
+        if answer.buy_field:
+            t.buy_field(seat)
+        for f in answer.harvest:
+            if f not in t.harvestable(seat):
+                break  # a draft set off by an earlier harvest changed the fields
+            self.harvest(seat, f)
+
+    def boundary(self) -> None:
+        if not self._any_anytime:
+            return
+        t = self.table
+        for i in range(t.players):
+            self.window((t.active + i) % t.players)
+
+    # -- rule steps that ask --------------------------------------------------
+    def harvest(self, seat: int, field: int) -> None:
+        if self.table.harvest(seat, field):
+            self.draft(seat)
+
+    def place(self, seat: int, zone: list[int], index: int, source: int) -> None:
+        """Plant ``zone[index]``, harvesting first if it fits no field."""
+        t = self.table
+        card = zone[index]
+        while True:
+            fits = t.fields_for(seat, card)
+            if fits:
+                break
+            room = t.harvestable(seat)
+            self.harvest(seat, room[0] if len(room) == 1 else self.ask(seat, "make_room", card))
+        field = fits[0] if len(fits) == 1 else self.ask(seat, "plant", card)
+        zone.pop(index)
+        t.plant(seat, card, field, source)
+
+    def draft(self, harvester: int) -> None:
+        """The Jumping Bean draft (000, "The Jumping Bean")."""
+        t = self.table
+        cards: list[int] = []
+        t.drafts.append(cards)
+        for _ in range(t.players + 1):
+            card = t.draw()
+            if card is None:
+                break
+            cards.append(card)
+        t.records.append(("drafted", harvester, tuple(cards)))
+        seat = harvester
+        for _ in range(t.players):
+            if len(cards) < 2:
+                break
+            self.window(seat)
+            pick = self.ask(seat, "draft", tuple(cards))
+            card = cards.pop(pick.index)
+            if pick.field is None:
+                t.discard.append(card)
+            else:
+                f = t.fields[seat][pick.field]
+                f[0], f[1] = card, f[1] + 1
+            t.records.append(("picked", seat, card, -1 if pick.field is None else pick.field))
+            seat = (seat - 1) % t.players  # passed to the right
+        if cards:
+            t.coins[harvester].append(cards.pop())
+            t.records.append(("draft_coin", harvester, t.coins[harvester][-1]))
+        t.drafts.pop()  # drafts nest: the newest ends first
+
+    # -- trading ------------------------------------------------------------
+    def trading(self) -> None:
+        t, rules = self.table, self.rules
+        a = t.active
+        others = [(a + i) % t.players for i in range(1, t.players)]
+        proposes = "propose" in self.seats[a].asks
+        offerers = [s for s in others if "offer" in self.seats[s].asks]
+        if not proposes and not offerers:
+            return
+        for _ in range(rules.max_trade_rounds):
+            busy = False
+            for _ in range(rules.max_offers if proposes else 0):
+                self.window(a)
+                offer = self.ask(a, "propose")
+                if offer is None:
+                    break
+                busy = True
+                self.resolve(a, offer, [offer.to] if offer.to is not None else others)
+            for s in offerers:
+                self.window(s)
+                offer = self.ask(s, "offer")
+                if offer is not None:
+                    busy = True
+                    self.resolve(s, offer, [a])
+            if not busy:
+                break
+
+    def resolve(self, by: int, offer: Offer, responders: list[int]) -> None:
+        """Put ``offer`` to ``responders`` in turn; the first to accept trades."""
+        t = self.table
+        give = ref_cards(t, by, offer.give)
+        t.records.append(("offered", by, -1 if offer.to is None else offer.to, give, offer.want))
+        proposal = Proposal(by, offer.to, give, offer.want)
+        for r in responders:
+            self.window(r)
+            accept = self.ask(r, "respond", proposal)
+            if accept is None:
+                t.records.append(("declined", r, by))
+                continue
+            got = ref_cards(t, r, accept.give)
+            self._hand_over(by, offer.give, r)
+            self._hand_over(r, accept.give, by)
+            active, other = (by, r) if by == t.active else (r, by)
+            a_gives, o_gives = (give, got) if by == t.active else (got, give)
+            t.records.append(("traded", active, other, a_gives, o_gives))
+            return
+
+    def _hand_over(self, giver: int, refs: tuple[int, ...], to: int) -> None:
+        t = self.table
+        self.table.trade[to].extend(ref_cards(t, giver, refs))
+        for r in sorted((r for r in refs if r >= 0), reverse=True):
+            t.hands[giver].pop(r)
+        for i in sorted((-1 - r for r in refs if r < 0), reverse=True):
+            t.revealed.pop(i)
+
+    # -- turns --------------------------------------------------------------
+    def play(self) -> MatchResult:
+        t = self.table
+        for s, agent in enumerate(self.seats):
+            fault = agent.start(s, self.rules, random.Random(derive_seed(self.seed, "bot", s)))
+            t.records.append(("seat", s, ",".join(sorted(agent.asks))))
+            if fault:
+                self._fault(s, "start", fault)
+            self._anytime[s] = "anytime" in agent.asks
+        self._any_anytime = any(self._anytime)
+        self.deal()
+        try:
+            while t.turn < MAX_TURNS:
+                t.active = t.turn % t.players
+                t.turn += 1
+                t.records.append(("turn", t.active, t.turn))
+                self.play_turn()
+            raise RuntimeError("match did not end")  # pragma: no cover
+        except GameOver:
+            pass
+        result = self.finish()
+        for s, agent in enumerate(self.seats):
+            fault = agent.end(result)
+            if fault:
+                self._fault(s, "end", fault)
+        return result
+
+    def deal(self) -> None:
+        """Deal one card at a time; the first card dealt is the front card."""
+        t = self.table
+        for k in range(max(self.rules.deal)):
+            for s in range(t.players):
+                if k < self.rules.deal[s]:
+                    t.hands[s].append(t.deck.pop())
+        for s in range(t.players):
+            t.records.append(("dealt", s, tuple(t.hands[s])))
+
+    def _phase(self, n: int) -> None:
+        t = self.table
+        t.phase = n
+        t.records.append(("phase", t.active, n))
+        self.boundary()
+
+    def play_turn(self) -> None:
+        t = self.table
+        a = t.active
+        hand = t.hands[a]
+        self._phase(1)
+        if hand:  # an empty hand goes straight to phase 2
+            self.window(a)
+            self.place(a, hand, 0, FROM_HAND)
+            if hand:
+                self.window(a)
+                if self.ask(a, "plant_second"):
+                    self.window(a)
+                    self.place(a, hand, 0, FROM_HAND)
+
+        self._phase(2)
+        for _ in range(self.rules.reveal):
+            card = t.draw()
+            if card is None:
+                break
+            t.revealed.append(card)
+            t.records.append(("revealed", a, card))
+            if t.ended:  # phases 2 and 3 are still played, with what was revealed
+                break
+        self.trading()
+        if t.revealed:
+            t.records.append(("kept", a, tuple(t.revealed)))
+            t.trade[a].extend(t.revealed)
+            t.revealed.clear()
+
+        self._phase(3)
+        for i in range(t.players):
+            s = (a + i) % t.players
+            area = t.trade[s]
+            while area:
+                self.window(s)
+                k = 0 if len(area) == 1 else self.ask(s, "plant_next")
+                self.place(s, area, k, FROM_TRADE_AREA)
+        if t.ended:
+            raise GameOver
+
+        self._phase(4)
+        for _ in range(self.rules.draw):
+            card = t.draw()
+            if card is None:
+                break
+            hand.append(card)
+            t.records.append(("drew", a, card))
+            if t.ended:
+                raise GameOver
+
+    def finish(self) -> MatchResult:
+        """Final harvest of every field (no protection, no draft), then ranks."""
+        t = self.table
+        t.phase = FINAL_PHASE
+        t.records.append(("phase", -1, FINAL_PHASE))
+        for s in range(t.players):
+            for f, (_, count) in enumerate(t.fields[s]):
+                if count:
+                    t.harvest(s, f, final=True)
+        coins = tuple(len(p) for p in t.coins)
+        t.records.append(("ended", -1, coins))
+        breaks = {"seat": lambda s: s, "hand": lambda s: len(t.hands[s])}
+        keys = [(coins[s], *(breaks[b](s) for b in self.rules.tie_break)) for s in range(t.players)]
+        ranks = tuple(1 + sum(k > keys[s] for k in keys) for s in range(t.players))
+        return MatchResult(coins, ranks, tuple(s for s in range(t.players) if ranks[s] == 1),
+                           t.turn, tuple(self.faults))
+
+
+def play_match(rules: RuleSet, seed: int, bots: Sequence[Bot]) -> tuple[MatchResult, list[tuple]]:
+    """Play one match of live bots; returns the result and the record stream."""
+    match = Match(rules, seed, [BotSeat(b) for b in bots])
+    return match.play(), match.records

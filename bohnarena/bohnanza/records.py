@@ -1,0 +1,93 @@
+"""The record stream of a match: what happened (events) and what each seat
+answered (decisions), in order. It is the match log: a seed plus this stream
+rebuild every state, and it is what the transcript, the Parquet move log and
+replay read.
+
+A record is a plain tuple ``(kind, seat, *values)`` (tuples keep the engine
+fast); ``LAYOUT`` names its values. Every name is one of ``COLUMNS``, so a
+record maps onto one flat table row. Seat -1 means "the table".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+#: Value columns and their kind: "int", "ints" (list of int) or "str".
+COLUMNS: dict[str, str] = {
+    "card": "int", "field": "int", "n": "int", "to": "int", "coins": "int",
+    "cards": "ints", "want": "ints", "values": "ints", "decision": "str", "text": "str",
+}
+
+#: Events: what happened.
+EVENTS: dict[str, tuple[str, ...]] = {
+    "seat": ("text",),                    # decisions this seat's agent answers itself
+    "dealt": ("cards",),                  # cards dealt to the seat, front first
+    "turn": ("n",),                       # seat is the active player of turn n
+    "phase": ("n",),                      # the active seat's phase n begins
+    "planted": ("card", "field", "n"),    # n: 0 from hand, 1 from trade area, 2 from a draft
+    "revealed": ("card",),
+    "drew": ("card",),
+    "exhausted": ("n",),                  # the draw pile ran out for the n-th time
+    "reshuffled": ("n",),                 # discard pile shuffled into a draw pile of n cards
+    "harvested": ("field", "card", "n", "coins"),  # n cards of variety `card` paid `coins`
+    "bought_field": ("coins",),
+    "offered": ("to", "cards", "want"),   # to -1: every other player; cards/want: varieties
+    "declined": ("to",),                  # seat declined the offer made by seat `to`
+    "traded": ("to", "cards", "want"),    # seat (active) gives `cards`, seat `to` gives `want`
+    "kept": ("cards",),                   # revealed cards the active player keeps to plant
+    "drafted": ("cards",),                # Jumping Bean draft: cards drawn by the harvester
+    "picked": ("card", "field"),          # draft card planted in field, or field -1: discarded
+    "draft_coin": ("card",),              # the draft's last card onto the harvester's coin pile
+    "fault": ("decision", "text"),        # the seat's answer was replaced by the default
+    "ended": ("values",),                 # final coins of every seat
+}
+
+#: Decisions: what a seat answered (named after the Bot method asked).
+DECISIONS: dict[str, tuple[str, ...]] = {
+    "plant": ("card", "field"),
+    "make_room": ("card", "field"),
+    "plant_second": ("n",),               # 1: yes
+    "plant_next": ("n",),                 # index into the seat's trade area
+    "anytime": ("cards", "n"),            # fields harvested in order; n 1: bought a field
+    "propose": ("n", "to", "cards", "want"),  # n 0: no offer; cards: card references
+    "offer": ("n", "cards", "want"),
+    "respond": ("n", "cards"),            # n 1: accepted, giving these card references
+    "draft": ("n", "field"),              # index of the pick; field -1: discarded
+}
+
+LAYOUT: dict[str, tuple[str, ...]] = {**EVENTS, **DECISIONS}
+
+_PRIVATE = {"dealt": 2, "drew": 2}  # kind -> index of the value only its seat sees
+
+
+def public_history(records: Sequence[tuple], seat: int) -> tuple[tuple, ...]:
+    """The events ``seat`` could have seen at a real table, in order.
+
+    Decisions are left out (their visible effects are events); other seats'
+    dealt and drawn cards are masked as -1.
+    """
+    out = []
+    for rec in records:
+        kind = rec[0]
+        if kind in DECISIONS or kind == "seat":
+            continue
+        if kind in _PRIVATE and rec[1] != seat:
+            hidden = rec[2]
+            rec = (kind, rec[1], tuple(-1 for _ in hidden) if isinstance(hidden, tuple) else -1)
+        out.append(rec)
+    return tuple(out)
+
+
+def as_dict(rec: Sequence[Any]) -> dict[str, Any]:
+    """A record as ``{"kind", "seat", <named values>}``."""
+    return {"kind": rec[0], "seat": rec[1], **dict(zip(LAYOUT[rec[0]], rec[2:]))}
+
+
+def from_dict(row: dict[str, Any]) -> tuple:
+    kind = row["kind"]
+    return (kind, row["seat"], *(row[name] for name in LAYOUT[kind]))
+
+
+def kinds(records: Iterable[tuple]) -> list[str]:
+    return [r[0] for r in records]

@@ -1,0 +1,166 @@
+"""The state of one match (every zone of cards) and the rule primitives that
+change it. Nothing here asks a bot anything: that is :mod:`.match`.
+
+Cards are variety ids (small ints). A field is ``[variety, count]`` since a
+field only ever holds one variety; ``EMPTY`` marks an empty field.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+
+from ..seeding import derive_seed
+from .rules import RuleSet
+
+EMPTY = -1
+
+# Record sources for "planted": where the card came from.
+FROM_HAND, FROM_TRADE_AREA, FROM_DRAFT = 0, 1, 2
+
+#: Phases 1-4 are the active player's; phase 5 is the final harvest.
+FINAL_PHASE = 5
+
+
+def _no_protection(fields: list[list[int]]) -> list[int]:
+    return [i for i, (_, c) in enumerate(fields) if c]
+
+
+def _no_single_while_multi(fields: list[list[int]]) -> list[int]:
+    # 000: "You may not harvest a field containing a single bean card if at
+    # least one of your fields contains more than one bean card."
+    multi = any(c > 1 for _, c in fields)
+    return [i for i, (_, c) in enumerate(fields) if c > 1 or (c == 1 and not multi)]
+
+
+def _single_only_if_all_single(fields: list[list[int]]) -> list[int]:
+    # Rio Grande: a single-card field only if *all* own fields hold one card.
+    all_single = all(c == 1 for _, c in fields)
+    return [i for i, (_, c) in enumerate(fields) if c > 1 or (c == 1 and all_single)]
+
+
+PROTECTION: dict[str, Callable[[list[list[int]]], list[int]]] = {
+    "none": _no_protection,
+    "no_single_while_multi": _no_single_while_multi,
+    "single_only_if_all_single": _single_only_if_all_single,
+}
+
+
+class GameOver(Exception):
+    """Raised inside the turn loop when the last exhaustion ends the game."""
+
+
+class Table:
+    """Every card of the match, in exactly one zone at every moment."""
+
+    def __init__(self, rules: RuleSet, seed: int) -> None:
+        self.rules = rules
+        n = rules.players
+        self.players = n
+        self.rng = random.Random(derive_seed(seed, "deck"))
+        self.deck: list[int] = [v for v, k in enumerate(rules.deck) for _ in range(k)]
+        self.rng.shuffle(self.deck)  # the top of the draw pile is the list's end
+        self.discard: list[int] = []  # top is the end
+        self.hands: list[list[int]] = [[] for _ in range(n)]  # front card first
+        self.fields: list[list[list[int]]] = [
+            [[EMPTY, 0] for _ in range(rules.fields)] for _ in range(n)]
+        self.trade: list[list[int]] = [[] for _ in range(n)]  # cards lying crosswise
+        self.revealed: list[int] = []
+        self.coins: list[list[int]] = [[] for _ in range(n)]  # coin piles (cards, coin side up)
+        self.drafts: list[list[int]] = []  # Jumping Bean drafts in progress
+        self.exhaustions = 0
+        self.ended = False
+        self.active = 0
+        self.turn = 0
+        self.phase = 0
+        self.records: list[tuple] = []
+        self._protect = PROTECTION[rules.protection]
+        self._payout = [v.payout for v in rules.varieties]
+        self._draft_at = [v.draft_at for v in rules.varieties]
+
+    # -- the draw pile ------------------------------------------------------
+    def draw(self) -> int | None:
+        """The top card of the draw pile, or ``None`` once the game has ended.
+
+        Drawing the last card counts an exhaustion; below the edition's limit
+        the discard pile is shuffled into a new draw pile. An empty discard
+        pile makes an empty new pile, which counts as the next exhaustion.
+        """
+        deck = self.deck
+        if not deck:
+            return None
+        card = deck.pop()
+        while not deck and not self.ended:
+            self.exhaustions += 1
+            self.records.append(("exhausted", -1, self.exhaustions))
+            if self.exhaustions >= self.rules.exhaustions:
+                self.ended = True
+            else:
+                deck.extend(self.discard)
+                self.discard.clear()
+                self.rng.shuffle(deck)
+                self.records.append(("reshuffled", -1, len(deck)))
+        return card
+
+    # -- fields -------------------------------------------------------------
+    def fields_for(self, seat: int, card: int) -> list[int]:
+        """Fields that take ``card`` now: one of its variety, or an empty one."""
+        return [i for i, (v, _) in enumerate(self.fields[seat]) if v == card or v == EMPTY]
+
+    def harvestable(self, seat: int) -> list[int]:
+        """Non-empty fields the edition's bean protection lets ``seat`` harvest."""
+        return self._protect(self.fields[seat])
+
+    def plant(self, seat: int, card: int, field: int, source: int) -> None:
+        f = self.fields[seat][field]
+        f[0] = card
+        f[1] += 1
+        self.records.append(("planted", seat, card, field, source))
+
+    def coins_for(self, variety: int, count: int) -> int:
+        """The beanometer: coins a field of ``count`` cards of ``variety`` pays."""
+        table = self._payout[variety]
+        return table[count] if count < len(table) else table[-1]
+
+    def harvest(self, seat: int, field: int, final: bool = False) -> bool:
+        """Harvest a whole field. Returns True when a Jumping Bean draft is due."""
+        f = self.fields[seat][field]
+        variety, count = f
+        paid = self.coins_for(variety, count)
+        pile = self.coins[seat]
+        pile.extend([variety] * paid)
+        self.discard.extend([variety] * (count - paid))
+        f[0], f[1] = EMPTY, 0
+        self.records.append(("harvested", seat, field, variety, count, paid))
+        at = self._draft_at[variety]
+        return bool(at) and count >= at and not final
+
+    def can_buy_field(self, seat: int) -> bool:
+        cost = self.rules.third_field_cost
+        return (cost > 0 and len(self.fields[seat]) == self.rules.fields
+                and len(self.coins[seat]) >= cost)
+
+    def buy_field(self, seat: int) -> None:
+        """Rio Grande: buy the third field; the coins go face down to the discard pile."""
+        cost = self.rules.third_field_cost
+        pile = self.coins[seat]
+        paid = pile[-cost:]
+        del pile[-cost:]
+        self.discard.extend(paid)
+        self.fields[seat].append([EMPTY, 0])
+        self.records.append(("bought_field", seat, cost))
+
+    # -- bookkeeping --------------------------------------------------------
+    def census(self) -> list[int]:
+        """Cards of each variety over all zones (must equal the deck, always)."""
+        count = [0] * len(self.rules.deck)
+        zones = [self.deck, self.discard, self.revealed, *self.hands, *self.trade,
+                 *self.coins, *self.drafts]
+        for zone in zones:
+            for card in zone:
+                count[card] += 1
+        for seat_fields in self.fields:
+            for v, c in seat_fields:
+                if c:
+                    count[v] += c
+        return count

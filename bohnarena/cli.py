@@ -1,0 +1,149 @@
+"""The ``bohnarena`` command line."""
+
+from __future__ import annotations
+
+import sys
+import tomllib
+from collections.abc import Sequence
+from typing import Any
+
+import click
+
+from . import __version__
+from .errors import BohnarenaError, UsageError
+from .game import GAMES, get_game
+from .plugins import bot_name, list_bots, load_bot
+
+
+class _Group(click.Group):
+    """Turns bohnarena's own errors into one line on stderr and exit code 2."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except BohnarenaError as e:
+            click.echo(f"Error: {e}", err=True)
+            ctx.exit(2 if isinstance(e, UsageError) else 1)
+
+
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="bohnarena")
+def cli() -> None:
+    """Run Bohnanza bot tournaments: play one match, run leagues across all
+    cores, rank bots with TrueSkill, and replay any seeded match."""
+
+
+def parse_options(pairs: Sequence[str]) -> dict[str, Any]:
+    """``key=value`` pairs; values are read as TOML (numbers, strings, lists)."""
+    out: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, raw = pair.partition("=")
+        if not sep or not key.strip():
+            raise UsageError(f"--option takes key=value, not {pair!r}")
+        try:
+            value = tomllib.loads(f"v = {raw}")["v"]
+        except tomllib.TOMLDecodeError:
+            value = raw
+        out[key.strip()] = value
+    return out
+
+
+game_option = click.option("--game", type=click.Choice(sorted(GAMES)), default="bohnanza",
+                           show_default=True, help="Which game.")
+edition_option = click.option("--edition", "-e", default=None,
+                              help="Rule set (bohnanza: classic, anniversary, riogrande). "
+                                   "Default: the game's first.")
+rule_option = click.option("--option", "-o", "options", multiple=True, metavar="KEY=VALUE",
+                           help="Override a rule parameter, e.g. -o extra_bean=jumping "
+                                "or -o max_trade_rounds=2. Repeatable.")
+
+
+def _setup(game_name: str, edition: str | None, players: int, options: Sequence[str],
+           specs: Sequence[str]) -> tuple[Any, Any, list[type]]:
+    game = get_game(game_name)
+    edition = edition or game.editions()[0]
+    rules = game.rules(edition, players, parse_options(options))
+    classes = [load_bot(spec, game.bot_base) for spec in specs]
+    return game, rules, classes
+
+
+@cli.command()
+@game_option
+@edition_option
+@rule_option
+@click.option("--seed", "-s", type=int, default=0, show_default=True, help="Match seed.")
+@click.option("--quiet", "-q", is_flag=True, help="Only the final result, no transcript.")
+@click.argument("bots", nargs=-1, required=True)
+def play(game: str, edition: str | None, options: tuple[str, ...], seed: int, quiet: bool,
+         bots: tuple[str, ...]) -> None:
+    """Play one match and print its transcript.
+
+    BOTS are given in seat order (seat 0 starts), each as a registered bot
+    name (see `bohnarena bots`), path/to/file.py:Class, or module:Class.
+
+    \b
+    Example:
+      bohnarena play --edition classic --seed 7 planner trader random random
+    """
+    g, rules, classes = _setup(game, edition, len(bots), options, bots)
+    names = [bot_name(c) for c in classes]
+    result, records = g.play(rules, seed, [c() for c in classes])
+    opts = ", ".join(f"{k}={v}" for k, v in parse_options(options).items())
+    click.echo(f"{g.title}, {rules.edition} edition, {len(bots)} players, seed {seed}"
+               + (f", {opts}" if opts else ""))
+    if not quiet:
+        for line in g.transcript(records, names):
+            click.echo(line)
+    click.echo("\nResult:")
+    order = sorted(range(len(bots)), key=lambda s: (result.ranks[s], s))
+    for s in order:
+        faults = f"  ({result.faults[s]} faults)" if result.faults[s] else ""
+        click.echo(f"  {result.ranks[s]:>2}. seat {s} {names[s]:<16} {result.coins[s]:>3} coins{faults}")
+    click.echo(f"Winner: {', '.join(f'seat {s} ({names[s]})' for s in result.winners)} "
+               f"after {result.turns} turns")
+
+
+@cli.command()
+@game_option
+@edition_option
+@rule_option
+@click.option("--players", "-p", type=int, default=4, show_default=True)
+@click.option("--bot", "-b", "bot_specs", multiple=True, default=("planner",), show_default=True,
+              help="Bot spec; repeat to seat different bots in turn (cycled over the seats).")
+@click.option("--games", "-n", type=int, default=1000, show_default=True, help="Games per round.")
+@click.option("--rounds", "-r", type=int, default=5, show_default=True,
+              help="Timed rounds; the median is reported.")
+@click.option("--seed", "-s", type=int, default=0, show_default=True)
+def bench(game: str, edition: str | None, options: tuple[str, ...], players: int,
+          bot_specs: tuple[str, ...], games: int, rounds: int, seed: int) -> None:
+    """Measure games per second on one core (no logging, no workers)."""
+    from .bench import games_per_second
+
+    specs = [bot_specs[i % len(bot_specs)] for i in range(players)]
+    g, rules, classes = _setup(game, edition, players, options, specs)
+    if games < 1 or rounds < 1:
+        raise UsageError("--games and --rounds must be at least 1")
+    rates = games_per_second(g, rules, classes, games, rounds, seed)
+    rates.sort()
+    median = rates[len(rates) // 2]
+    click.echo(f"{g.name} {rules.edition}, {players} players, bots {', '.join(specs)}")
+    click.echo(f"{median:,.0f} games/s on one core (median of {rounds} rounds of {games}; "
+               f"min {rates[0]:,.0f}, max {rates[-1]:,.0f})")
+
+
+@cli.command("bots")
+def bots_command() -> None:
+    """List the registered bots (entry-point group bohnarena.bots)."""
+    rows = list_bots()
+    if not rows:
+        click.echo("no bots registered")
+    for b in rows:
+        click.echo(f"{b.name:<16} {b.spec:<44} {b.origin} {b.version}")
+
+
+def main() -> None:
+    cli(prog_name="bohnarena")
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
