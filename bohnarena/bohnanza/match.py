@@ -160,10 +160,8 @@ class Match:
         cards: list[int] = []
         t.drafts.append(cards)
         for _ in range(t.players + 1):
-            card = t.draw()
-            if card is None:
+            if not t.draw(cards, None, harvester):
                 break
-            cards.append(card)
         t.records.append(("drafted", harvester, tuple(cards)))
         seat = harvester
         for _ in range(t.players):
@@ -240,7 +238,8 @@ class Match:
             t.revealed.pop(i)
 
     # -- turns --------------------------------------------------------------
-    def play(self) -> MatchResult:
+    def seat_all(self) -> None:
+        """Start every seat's agent; each gets its own seeded random stream."""
         t = self.table
         for s, agent in enumerate(self.seats):
             fault = agent.start(s, self.rules, random.Random(derive_seed(self.seed, "bot", s)))
@@ -249,6 +248,10 @@ class Match:
                 self._fault(s, "start", fault)
             self._anytime[s] = "anytime" in agent.asks
         self._any_anytime = any(self._anytime)
+
+    def play(self) -> MatchResult:
+        t = self.table
+        self.seat_all()
         self.deal()
         try:
             while t.turn < MAX_TURNS:
@@ -298,13 +301,8 @@ class Match:
 
         self._phase(2)
         for _ in range(self.rules.reveal):
-            card = t.draw()
-            if card is None:
-                break
-            t.revealed.append(card)
-            t.records.append(("revealed", a, card))
-            if t.ended:  # phases 2 and 3 are still played, with what was revealed
-                break
+            if not t.draw(t.revealed, "revealed", a) or t.ended:
+                break  # phases 2 and 3 are still played, with what was revealed
         self.trading()
         if t.revealed:
             t.records.append(("kept", a, tuple(t.revealed)))
@@ -324,13 +322,8 @@ class Match:
 
         self._phase(4)
         for _ in range(self.rules.draw):
-            card = t.draw()
-            if card is None:
-                break
-            hand.append(card)
-            t.records.append(("drew", a, card))
-            if t.ended:
-                raise GameOver
+            if not t.draw(hand, "drew", a) or t.ended:
+                raise GameOver  # the game ends there
 
     def finish(self) -> MatchResult:
         """Final harvest of every field (no protection, no draft), then ranks."""

@@ -79,8 +79,10 @@ class Table:
         self._draft_at = [v.draft_at for v in rules.varieties]
 
     # -- the draw pile ------------------------------------------------------
-    def draw(self) -> int | None:
-        """The top card of the draw pile, or ``None`` once the game has ended.
+    def draw(self, zone: list[int], kind: str | None, seat: int) -> bool:
+        """Move the top card of the draw pile onto ``zone`` and record
+        ``(kind, seat, card)`` (unless ``kind`` is None). False once the game
+        has ended and nothing can be drawn.
 
         Drawing the last card counts an exhaustion; below the edition's limit
         the discard pile is shuffled into a new draw pile. An empty discard
@@ -88,8 +90,11 @@ class Table:
         """
         deck = self.deck
         if not deck:
-            return None
+            return False
         card = deck.pop()
+        zone.append(card)
+        if kind is not None:
+            self.records.append((kind, seat, card))
         while not deck and not self.ended:
             self.exhaustions += 1
             self.records.append(("exhausted", -1, self.exhaustions))
@@ -100,7 +105,7 @@ class Table:
                 self.discard.clear()
                 self.rng.shuffle(deck)
                 self.records.append(("reshuffled", -1, len(deck)))
-        return card
+        return True
 
     # -- fields -------------------------------------------------------------
     def fields_for(self, seat: int, card: int) -> list[int]:
