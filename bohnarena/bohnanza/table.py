@@ -8,7 +8,9 @@ field only ever holds one variety; ``EMPTY`` marks an empty field.
 from __future__ import annotations
 
 import random
+from collections import Counter
 from collections.abc import Callable
+from itertools import chain
 
 from ..seeding import derive_seed
 from .rules import RuleSet
@@ -158,14 +160,10 @@ class Table:
     # -- bookkeeping --------------------------------------------------------
     def census(self) -> list[int]:
         """Cards of each variety over all zones (must equal the deck, always)."""
-        count = [0] * len(self.rules.deck)
-        zones = [self.deck, self.discard, self.revealed, *self.hands, *self.trade,
-                 *self.coins, *self.drafts]
-        for zone in zones:
-            for card in zone:
-                count[card] += 1
+        count = Counter(chain(self.deck, self.discard, self.revealed, *self.hands, *self.trade,
+                              *self.coins, *self.drafts))
         for seat_fields in self.fields:
             for v, c in seat_fields:
                 if c:
                     count[v] += c
-        return count
+        return [count[v] for v in range(len(self.rules.deck))]
