@@ -131,6 +131,62 @@ def bench(game: str, edition: str | None, options: tuple[str, ...], players: int
                f"min {rates[0]:,.0f}, max {rates[-1]:,.0f})")
 
 
+@cli.command()
+@click.argument("league_file", type=click.Path(dir_okay=False))
+@click.option("--out", "-o", type=click.Path(file_okay=False), default=None,
+              help="Results directory. Default: results/<league name>/.")
+@click.option("--workers", "-j", type=click.IntRange(min=1), default=None,
+              help="Worker processes. Default: the league's [run] workers, else all cores.")
+@click.option("--restart", is_flag=True,
+              help="Discard the results directory's earlier run and start over.")
+@click.option("--no-moves", is_flag=True, help="Do not log moves (matches and ranking only).")
+@click.option("--progress/--no-progress", default=None,
+              help="Progress bar. Default: only when stderr is a terminal.")
+def run(league_file: str, out: str | None, workers: int | None, restart: bool, no_moves: bool,
+        progress: bool | None) -> None:
+    """Run a league: every table, deal and seat rotation, across processes.
+
+    Running it again on the same results directory plays only what is
+    missing (after Ctrl-C, a crash or kill -9). Exit code 0 when every match
+    was played, 1 when some could not be, 130 when interrupted.
+    """
+    from .runner import run_league
+
+    summary = run_league(league_file, out, workers, restart, False if no_moves else None, progress)
+    if summary.interrupted:
+        click.echo(f"Interrupted: {summary.done_before + summary.played} of {summary.total} matches "
+                   f"are saved in {summary.out}; run the same command again to resume.", err=True)
+        sys.exit(130)
+    if summary.ranking is not None:
+        click.echo(summary.ranking.to_text())
+    click.echo(f"{summary.played} matches played now, {summary.done_before} before; "
+               f"results in {summary.out}")
+    if summary.errors:
+        click.echo(f"Error: {len(summary.errors)} matches could not be played "
+                   f"(see {summary.out / 'errors.json'}): {summary.errors[0][1]}", err=True)
+        sys.exit(1)
+
+
+@cli.command("rank")
+@click.argument("results_dir", type=click.Path(file_okay=False))
+@click.option("--format", "fmt", type=click.Choice(["text", "markdown", "csv", "json"]),
+              default="text", show_default=True)
+def rank_command(results_dir: str, fmt: str) -> None:
+    """Rank the bots of a results directory with TrueSkill."""
+    from .league import load_league
+    from .rating import rank
+    from .store import ResultsError, RunDir
+
+    store = RunDir(results_dir)
+    if not store.is_run():
+        raise ResultsError(f"{results_dir} is not a bohnarena results directory")
+    store.meta()
+    league = load_league(store.path / "league.toml")
+    ranking = rank(store.matches(), list(league.bots))
+    click.echo({"text": ranking.to_text, "markdown": ranking.to_markdown, "csv": ranking.to_csv,
+                "json": ranking.to_json}[fmt]().rstrip("\n"))
+
+
 @cli.command("bots")
 def bots_command() -> None:
     """List the registered bots (entry-point group bohnarena.bots)."""

@@ -1,0 +1,45 @@
+"""Where batches run. A backend hands out ``concurrent.futures`` executors;
+the runner only submits tasks and reads futures, so another backend (a
+cluster) plugs in beside the local process pool."""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+from concurrent.futures import Executor, ProcessPoolExecutor
+from typing import Protocol
+
+
+class Backend(Protocol):
+    #: How many tasks run at once (the runner keeps about twice that in flight).
+    workers: int
+
+    def executor(self) -> Executor:
+        """A fresh executor; called again after the previous one broke."""
+        ...
+
+    def close(self) -> None: ...
+
+
+class LocalPool:
+    """Worker processes on this machine.
+
+    Uses the ``fork`` start method, which multiprocessing-logging needs to
+    carry worker log records to the run log. A worker that dies breaks the
+    pool: its futures raise ``BrokenProcessPool`` instead of hanging.
+    """
+
+    def __init__(self, workers: int = 0) -> None:
+        self.workers = workers or os.cpu_count() or 1
+        self._pool: ProcessPoolExecutor | None = None
+
+    def executor(self) -> Executor:
+        self.close()
+        self._pool = ProcessPoolExecutor(max_workers=self.workers,
+                                         mp_context=multiprocessing.get_context("fork"))
+        return self._pool
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=True)
+            self._pool = None

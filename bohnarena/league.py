@@ -1,0 +1,100 @@
+"""League files: what a league is, read from TOML and checked up front."""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .errors import UsageError
+from .game import get_game
+
+TOP_KEYS = {"name", "game", "edition", "players", "deals", "seed", "rules", "bots", "run"}
+RUN_KEYS = {"batch_size", "moves", "workers"}
+NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+
+
+class LeagueError(UsageError):
+    """A league file that cannot be run as written."""
+
+
+@dataclass(frozen=True)
+class League:
+    name: str
+    game: str
+    edition: str
+    players: int
+    deals: int
+    seed: int
+    bots: dict[str, str]  # league name -> spec, in file order
+    rules: dict[str, Any] = field(default_factory=dict)
+    batch_size: int = 0  # 0: chosen by the runner
+    moves: bool = True
+    workers: int = 0  # 0: all cores
+    source: str = ""  # the file's text, frozen into the results
+
+
+def load_league(path: str | Path) -> League:
+    p = Path(path)
+    try:
+        text = p.read_text("utf-8")
+    except OSError as e:
+        raise LeagueError(f"cannot read league file {p}: {e.strerror or e}") from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise LeagueError(f"{p} is not valid TOML: {e}") from None
+    return parse_league(data, text, str(p))
+
+
+def _get(data: dict[str, Any], key: str, kind: type | tuple[type, ...], where: str,
+         default: Any = ...) -> Any:
+    if key not in data:
+        if default is ...:
+            raise LeagueError(f"{where}: missing key {key!r}")
+        return default
+    value = data[key]
+    if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+        names = kind.__name__ if isinstance(kind, type) else " or ".join(k.__name__ for k in kind)
+        raise LeagueError(f"{where}: {key} must be {names}, not {value!r}")
+    return value
+
+
+def parse_league(data: dict[str, Any], text: str = "", where: str = "league") -> League:
+    unknown = sorted(set(data) - TOP_KEYS)
+    if unknown:
+        raise LeagueError(f"{where}: unknown key {unknown[0]!r} (known: {', '.join(sorted(TOP_KEYS))})")
+    name = _get(data, "name", str, where)
+    if not NAME.match(name):
+        raise LeagueError(f"{where}: name {name!r} must be letters, digits, '.', '_' or '-'")
+    game = get_game(_get(data, "game", str, where, "bohnanza"))
+    edition = _get(data, "edition", str, where, game.editions()[0])
+    if edition not in game.editions():
+        raise LeagueError(f"{where}: unknown edition {edition!r} (known: {', '.join(game.editions())})")
+    players = _get(data, "players", int, where)
+    deals = _get(data, "deals", int, where)
+    seed = _get(data, "seed", int, where, 0)
+    if deals < 1:
+        raise LeagueError(f"{where}: deals must be at least 1")
+    rules = _get(data, "rules", dict, where, {})
+    game.rules(edition, players, rules)  # checks player count and rule options
+    bots = _get(data, "bots", dict, where)
+    if not bots:
+        raise LeagueError(f"{where}: [bots] is empty")
+    for bot, spec in bots.items():
+        if not isinstance(spec, str) or not NAME.match(bot):
+            raise LeagueError(f"{where}: bot {bot!r} must be a name = \"spec\" string")
+    run = _get(data, "run", dict, where, {})
+    unknown = sorted(set(run) - RUN_KEYS)
+    if unknown:
+        raise LeagueError(f"{where}: unknown key run.{unknown[0]} (known: {', '.join(sorted(RUN_KEYS))})")
+    batch = _get(run, "batch_size", int, f"{where} [run]", 0)
+    workers = _get(run, "workers", int, f"{where} [run]", 0)
+    if batch < 0 or workers < 0:
+        raise LeagueError(f"{where}: run.batch_size and run.workers must not be negative")
+    return League(name=name, game=game.name, edition=edition, players=players, deals=deals,
+                  seed=seed, bots=dict(bots), rules=dict(rules), batch_size=batch,
+                  moves=_get(run, "moves", bool, f"{where} [run]", True), workers=workers,
+                  source=text)

@@ -1,0 +1,120 @@
+"""Arrow tables for match results and move records (any game).
+
+The moves table is one row per record: ``match_id``, ``seq`` (the record's
+position in its match), ``kind``, ``seat``, then the game's value columns;
+a column a record kind does not use is null. See docs/logs.md.
+"""
+
+from __future__ import annotations
+
+import array
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from itertools import accumulate, chain, repeat
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+#: Bumped whenever the layout of the written tables changes.
+LOG_FORMAT = 1
+
+MATCHES_SCHEMA = pa.schema([
+    ("match_id", pa.int64()),
+    ("table", pa.int32()),
+    ("deal", pa.int32()),
+    ("rotation", pa.int32()),
+    ("seed", pa.uint64()),
+    ("seats", pa.list_(pa.string())),     # bot name per seat, seat 0 starts
+    ("coins", pa.list_(pa.int32())),
+    ("ranks", pa.list_(pa.int32())),      # 1 is first
+    ("winners", pa.list_(pa.int32())),    # seats
+    ("turns", pa.int32()),
+    ("faults", pa.list_(pa.int32())),
+    ("duration_s", pa.float64()),
+])
+
+_I32 = pa.int32()
+_TYPES = {"int": _I32, "ints": pa.list_(_I32), "str": pa.string()}
+_KEYS = [pa.field("match_id", pa.int64()), pa.field("seq", _I32),
+         pa.field("kind", pa.string()), pa.field("seat", _I32)]
+
+
+def moves_schema(columns: Mapping[str, str]) -> pa.Schema:
+    return pa.schema(_KEYS + [pa.field(name, _TYPES[kind]) for name, kind in columns.items()])
+
+
+def matches_table(rows: Sequence[Mapping[str, Any]]) -> pa.Table:
+    return pa.Table.from_pylist(list(rows), schema=MATCHES_SCHEMA)
+
+
+# Python ints to Arrow through array.array buffers: a C loop, no per-value objects.
+def _buffer(values: array.array, kind: pa.DataType) -> pa.Array:
+    return pa.Array.from_buffers(kind, len(values), [None, pa.py_buffer(values)])
+
+
+def _ints(col: Sequence[int]) -> pa.Array:
+    return _buffer(array.array("i", col), _I32)
+
+
+def _lists(col: Sequence[Sequence[int]]) -> pa.Array:
+    offsets = array.array("i", [0])
+    offsets.extend(accumulate(map(len, col)))
+    return pa.ListArray.from_arrays(_buffer(offsets, _I32),
+                                    _buffer(array.array("i", chain.from_iterable(col)), _I32))
+
+
+_CONVERT: dict[str, Callable[[Sequence[Any]], pa.Array]] = {
+    "int": _ints, "ints": _lists, "str": lambda col: pa.array(col, pa.string())}
+
+
+def moves_table(matches: Iterable[tuple[int, Sequence[tuple]]], layout: Mapping[str, Sequence[str]],
+                columns: Mapping[str, str]) -> pa.Table:
+    """Records of several matches as one table, in (match_id, seq) order.
+
+    Records are grouped by kind so that each kind's values become columns
+    by one transpose (zip) and buffer copies, not a Python step per value;
+    a stable sort of the kind codes then puts the rows back in order.
+    """
+    groups: dict[str, list[tuple]] = defaultdict(list)
+    ids, seqs, codes = array.array("q"), array.array("i"), array.array("b")
+    code: dict[str, int] = {}
+    for match_id, records in matches:
+        n = len(records)
+        ids.extend(repeat(match_id, n))
+        seqs.extend(range(n))
+        for rec in records:
+            groups[rec[0]].append(rec)
+        codes.extend([code.setdefault(rec[0], len(code)) for rec in records])
+    if not ids:
+        return moves_schema(columns).empty_table()
+    kinds = list(code)
+    parts = []
+    for kind in kinds:
+        rows = groups[kind]
+        cols = list(zip(*rows))
+        named = dict(zip(layout[kind], cols[2:]))
+        arrays = [_ints(cols[1])]
+        for name, kind_of in columns.items():
+            values = named.get(name)
+            arrays.append(pa.nulls(len(rows), _TYPES[kind_of]) if values is None
+                          else _CONVERT[kind_of](values))
+        parts.append(arrays)
+    merged = [pa.concat_arrays([p[j] for p in parts]) for j in range(len(parts[0]))]
+    kind_codes = _buffer(codes, pa.int8())
+    # Row g of the log sits at position inv[g] of the kind-grouped arrays.
+    inv = pc.sort_indices(pc.sort_indices(kind_codes))
+    values = pa.table(merged, names=["seat", *columns]).take(inv)
+    kind_col = pa.DictionaryArray.from_arrays(kind_codes, pa.array(kinds, pa.string()))
+    head = [_buffer(ids, pa.int64()), _buffer(seqs, _I32), kind_col.cast(pa.string())]
+    return pa.Table.from_arrays(head + values.columns, schema=moves_schema(columns))
+
+
+def records_of(table: pa.Table, layout: Mapping[str, Sequence[str]]) -> list[tuple]:
+    """The record tuples of a moves table (one match, in seq order)."""
+    out = []
+    for row in table.to_pylist():
+        names = layout[row["kind"]]
+        values = tuple(tuple(v) if isinstance(v, list) else v for v in (row[n] for n in names))
+        out.append((row["kind"], row["seat"], *values))
+    return out

@@ -1,0 +1,149 @@
+"""TrueSkill ranking of a league's finished matches.
+
+Each match is one free-for-all: every seat is a one-player team, ranked by
+its finishing place. Places come from the game's result, where the edition's
+tie-break already orders equal coins; seats the tie-break leaves tied are
+rated as a draw. Matches are rated in match-id order, so the ratings are the
+same whatever the worker count or the order matches finished in.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import pyarrow as pa
+import trueskill
+
+Z95 = 1.959963984540054
+
+
+@dataclass
+class BotStanding:
+    bot: str
+    mu: float = 25.0
+    sigma: float = 25.0 / 3
+    matches: int = 0
+    wins: int = 0
+    coins: int = 0
+    places: int = 0
+    faults: int = 0
+
+    @property
+    def score(self) -> float:
+        """The conservative rating, mu - 3 sigma."""
+        return self.mu - 3 * self.sigma
+
+    @property
+    def win_rate(self) -> float:
+        return self.wins / self.matches if self.matches else 0.0
+
+    @property
+    def win_interval(self) -> tuple[float, float]:
+        """Wilson 95% interval of the win rate."""
+        n = self.matches
+        if not n:
+            return 0.0, 0.0
+        p = self.win_rate
+        centre = (p + Z95 ** 2 / (2 * n)) / (1 + Z95 ** 2 / n)
+        half = Z95 * math.sqrt(p * (1 - p) / n + Z95 ** 2 / (4 * n * n)) / (1 + Z95 ** 2 / n)
+        return max(0.0, centre - half), min(1.0, centre + half)
+
+    def row(self) -> dict[str, Any]:
+        lo, hi = self.win_interval
+        n = self.matches or 1
+        return {"bot": self.bot, "mu": round(self.mu, 3), "sigma": round(self.sigma, 3),
+                "score": round(self.score, 3), "matches": self.matches, "wins": self.wins,
+                "win_rate": round(self.win_rate, 4), "win_rate_low": round(lo, 4),
+                "win_rate_high": round(hi, 4), "mean_coins": round(self.coins / n, 3),
+                "mean_place": round(self.places / n, 3), "faults": self.faults}
+
+
+@dataclass
+class Ranking:
+    standings: list[BotStanding]
+    seat_wins: list[int] = field(default_factory=list)
+    seat_matches: int = 0
+
+    def rows(self) -> list[dict[str, Any]]:
+        return [s.row() for s in self.standings]
+
+    def seat_rows(self) -> list[dict[str, Any]]:
+        n = self.seat_matches or 1
+        return [{"seat": s, "wins": w, "win_rate": round(w / n, 4)} for s, w in enumerate(self.seat_wins)]
+
+    def to_json(self) -> str:
+        return json.dumps({"bots": self.rows(), "seats": self.seat_rows(),
+                           "matches": self.seat_matches}, indent=2)
+
+    def to_csv(self) -> str:
+        out = io.StringIO()
+        rows = self.rows()
+        writer = csv.DictWriter(out, fieldnames=list(rows[0]) if rows else ["bot"])
+        writer.writeheader()
+        writer.writerows(rows)
+        return out.getvalue()
+
+    def to_markdown(self) -> str:
+        head = ["#", "bot", "score", "mu", "sigma", "matches", "wins", "win rate (95% CI)",
+                "mean coins", "mean place", "faults"]
+        lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+        for i, r in enumerate(self.rows(), 1):
+            ci = f"{r['win_rate']:.1%} ({r['win_rate_low']:.1%}-{r['win_rate_high']:.1%})"
+            lines.append("| " + " | ".join(map(str, [
+                i, r["bot"], f"{r['score']:.2f}", f"{r['mu']:.2f}", f"{r['sigma']:.2f}", r["matches"],
+                r["wins"], ci, f"{r['mean_coins']:.2f}", f"{r['mean_place']:.2f}", r["faults"]])) + " |")
+        lines += ["", "Win rate by seat (seat 0 starts):", "",
+                  "| seat | wins | win rate |", "|---|---|---|"]
+        lines += [f"| {r['seat']} | {r['wins']} | {r['win_rate']:.1%} |" for r in self.seat_rows()]
+        return "\n".join(lines) + "\n"
+
+    def to_text(self) -> str:
+        rows = self.rows()
+        out = [f"{'#':>2}  {'bot':<16} {'score':>7} {'mu':>7} {'sigma':>6} {'matches':>7} "
+               f"{'win rate (95% CI)':>22} {'coins':>6} {'place':>6} {'faults':>6}"]
+        for i, r in enumerate(rows, 1):
+            ci = f"{r['win_rate']:.1%} ({r['win_rate_low']:.0%}-{r['win_rate_high']:.0%})"
+            out.append(f"{i:>2}  {r['bot']:<16} {r['score']:>7.2f} {r['mu']:>7.2f} {r['sigma']:>6.2f} "
+                       f"{r['matches']:>7} {ci:>22} {r['mean_coins']:>6.2f} {r['mean_place']:>6.2f} "
+                       f"{r['faults']:>6}")
+        seats = "  ".join(f"{r['seat']}: {r['win_rate']:.1%}" for r in self.seat_rows())
+        out.append(f"Win rate by seat: {seats}")
+        return "\n".join(out)
+
+
+def rank(matches: pa.Table, bots: Sequence[str]) -> Ranking:
+    """Rate ``matches`` (a matches table) in match-id order."""
+    env = trueskill.TrueSkill()  # the library's defaults: mu 25, sigma 25/3, draw probability 0.1
+    ratings = {b: env.create_rating() for b in bots}
+    standing = {b: BotStanding(b) for b in bots}
+    table = matches.sort_by("match_id").select(["seats", "ranks", "coins", "winners", "faults"])
+    seat_wins: list[int] = []
+    count = 0
+    for row in table.to_pylist():
+        seats, ranks = row["seats"], row["ranks"]
+        count += 1
+        if len(seat_wins) < len(seats):
+            seat_wins += [0] * (len(seats) - len(seat_wins))
+        for w in row["winners"]:
+            seat_wins[w] += 1
+        # Teams are seats; a bot may fill two seats of one table (fewer bots than seats).
+        new = env.rate([(ratings[b],) for b in seats], ranks=[r - 1 for r in ranks])
+        for s, b in enumerate(seats):
+            ratings[b] = new[s][0]
+            st = standing[b]
+            st.matches += 1
+            st.wins += s in row["winners"]
+            st.coins += row["coins"][s]
+            st.places += ranks[s]
+            st.faults += row["faults"][s]
+    for b, r in ratings.items():
+        standing[b].mu, standing[b].sigma = r.mu, r.sigma
+    order = sorted(standing.values(), key=lambda s: (-s.score, s.bot))
+    return Ranking(order, seat_wins, count)
+

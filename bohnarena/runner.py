@@ -1,0 +1,213 @@
+"""Running a league: schedule, batches, execution, commits, resume, ranking.
+
+Nothing here knows a game's rules: matches are played by
+:func:`bohnarena.worker.play_batch` through the game interface.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import inspect
+import json
+import logging
+import sys
+from collections import deque
+from collections.abc import Iterable, Iterator
+from concurrent.futures import FIRST_COMPLETED, Future, wait
+from concurrent.futures.process import BrokenProcessPool
+from contextlib import contextmanager
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+import multiprocessing_logging
+from tqdm import tqdm
+
+from . import __version__
+from .execution import Backend, LocalPool
+from .game import get_game
+from .league import League, load_league
+from .logbook import LOG_FORMAT
+from .plugins import load_bot
+from .rating import Ranking, rank
+from .schedule import MatchSpec, match_count, schedule
+from .store import RunDir, write_text
+from .worker import BatchTask, play_batch
+
+log = logging.getLogger("bohnarena")
+MAX_BATCH = 200
+
+
+@dataclass
+class RunSummary:
+    out: Path
+    total: int
+    done_before: int
+    played: int = 0
+    errors: list[tuple[int, str]] = field(default_factory=list)
+    ranking: Ranking | None = None
+    interrupted: bool = False
+
+    @property
+    def complete(self) -> bool:
+        return not self.errors and not self.interrupted and self.done_before + self.played == self.total
+
+
+def source_hash(cls: type) -> str:
+    """A hash of the file that defines a bot class (and the class's name)."""
+    try:
+        data = Path(inspect.getfile(cls)).read_bytes()
+    except (OSError, TypeError):
+        data = b""
+    return hashlib.blake2b(data + cls.__qualname__.encode(), digest_size=16).hexdigest()
+
+
+def batch_size(league: League, pending: int, workers: int) -> int:
+    if league.batch_size:
+        return league.batch_size
+    # About 8 batches per worker keeps every core busy to the end; the cap
+    # bounds what a dead worker can cost.
+    return max(1, min(MAX_BATCH, -(-pending // (workers * 8))))
+
+
+def batches(pending: Iterable[MatchSpec], size: int) -> Iterator[tuple[MatchSpec, ...]]:
+    """Runs of consecutive match ids, at most ``size`` long (a part file
+    covers one id range, see store.py)."""
+    run: list[MatchSpec] = []
+    for m in pending:
+        if run and (len(run) == size or m.id != run[-1].id + 1):
+            yield tuple(run)
+            run = []
+        run.append(m)
+    if run:
+        yield tuple(run)
+
+
+@contextmanager
+def run_log(path: Path) -> Iterator[None]:
+    """Log to ``path`` from the parent and (through multiprocessing-logging)
+    from every forked worker."""
+    handler = logging.FileHandler(path, encoding="utf-8")
+    handler.setFormatter(logging.Formatter("%(asctime)s %(processName)s %(levelname)s %(message)s"))
+    log.addHandler(handler)
+    log.setLevel(logging.INFO)
+    log.propagate = False
+    try:
+        multiprocessing_logging.install_mp_handler(log)
+    except AssertionError:  # a start method other than fork: log from the parent only
+        pass
+    try:
+        yield
+    finally:
+        for h in list(log.handlers):
+            log.removeHandler(h)
+            h.close()
+
+
+def run_league(path: str | Path, out: str | Path | None = None, workers: int | None = None,
+               restart: bool = False, moves: bool | None = None, progress: bool | None = None,
+               backend: Backend | None = None) -> RunSummary:
+    league = load_league(path)
+    if moves is not None:
+        league = replace(league, moves=moves)
+    game = get_game(league.game)
+    hashes = {name: source_hash(load_bot(spec, game.bot_base)) for name, spec in league.bots.items()}
+    store = RunDir(out or Path("results") / league.name)
+    meta = {"bohnarena": __version__, "log_format": LOG_FORMAT, "game": league.game,
+            "edition": league.edition, "bots": hashes, "matches": match_count(
+                list(league.bots), league.players, league.deals)}
+    store.open_for_run(league.source, meta, restart)
+    backend = backend or LocalPool(workers if workers is not None else league.workers)
+    done = store.done_ids()
+    summary = RunSummary(store.path, meta["matches"], len(done))
+    with run_log(store.path / "run.log"):
+        log.info("league %s: %d matches, %d already done, %d workers",
+                 league.name, summary.total, len(done), backend.workers)
+        pending = [m for m in schedule(list(league.bots), league.players, league.deals, league.seed)
+                   if m.id not in done]
+        size = batch_size(league, len(pending), backend.workers)
+        tasks = [BatchTask(league.game, league.edition, league.players, league.rules,
+                           league.bots, b, league.moves) for b in batches(pending, size)]
+        try:
+            _execute(tasks, backend, store, summary, progress)
+        except KeyboardInterrupt:
+            summary.interrupted = True
+            log.warning("interrupted after %d matches", summary.played)
+        finally:
+            backend.close()
+        write_text(store.path / "errors.json", json.dumps(
+            [{"match_id": i, "reason": r} for i, r in sorted(summary.errors)], indent=2))
+        if summary.complete:
+            store.compact(summary.total)
+        if not summary.interrupted:
+            summary.ranking = write_ranking(store, list(league.bots))
+        log.info("played %d matches, %d errored", summary.played, len(summary.errors))
+    return summary
+
+
+def _execute(tasks: list[BatchTask], backend: Backend, store: RunDir, summary: RunSummary,
+             progress: bool | None) -> None:
+    """Run every task; a task whose process dies is retried alone, once."""
+    queue = deque(tasks)
+    suspects: deque[BatchTask] = deque()  # were in flight when a worker died
+    inflight: dict[Future, tuple[BatchTask, int, bool]] = {}
+    generation = 0
+    executor = backend.executor()
+    cap = 2 * backend.workers
+    # progress None: a bar only on a terminal
+    bar = tqdm(total=sum(len(t.matches) for t in tasks), unit="match",
+               disable=None if progress is None else not progress, file=sys.stderr,
+               dynamic_ncols=True)
+    try:
+        while queue or suspects or inflight:
+            if suspects:
+                if not inflight:  # alone, so a death can be pinned on it
+                    t = suspects.popleft()
+                    inflight[executor.submit(play_batch, t)] = (t, generation, True)
+            else:
+                while queue and len(inflight) < cap:
+                    t = queue.popleft()
+                    inflight[executor.submit(play_batch, t)] = (t, generation, False)
+            finished, _ = wait(inflight, return_when=FIRST_COMPLETED)
+            broke = False
+            for f in finished:
+                task, gen, alone = inflight.pop(f)
+                try:
+                    result = f.result()
+                except BrokenProcessPool:
+                    broke = broke or gen == generation
+                    _failed(task, alone, "a worker process died", suspects, summary, bar)
+                except Exception as e:  # the task itself raised: same treatment
+                    _failed(task, alone, f"{type(e).__name__}: {e}", suspects, summary, bar)
+                else:
+                    store.commit(task.first, task.last, result.matches, result.moves)
+                    summary.played += result.matches.num_rows
+                    summary.errors += result.errors
+                    bar.update(len(task.matches))
+            if broke:
+                generation += 1
+                executor = backend.executor()
+    finally:
+        bar.close()
+
+
+def _failed(task: BatchTask, alone: bool, reason: str, suspects: deque[BatchTask],
+            summary: RunSummary, bar: tqdm) -> None:
+    if not alone:
+        suspects.append(task)  # maybe only a bystander of another batch's crash
+        return
+    if task.tries == 0:
+        log.warning("batch %d-%d failed alone (%s); retrying once", task.first, task.last, reason)
+        suspects.appendleft(replace(task, tries=1))
+        return
+    log.error("batch %d-%d failed twice (%s); its matches are recorded as errored",
+              task.first, task.last, reason)
+    summary.errors += [(m.id, reason) for m in task.matches]
+    bar.update(len(task.matches))
+
+
+def write_ranking(store: RunDir, bots: list[str]) -> Ranking:
+    ranking = rank(store.matches(), bots)
+    write_text(store.path / "ranking.csv", ranking.to_csv())
+    write_text(store.path / "ranking.json", ranking.to_json())
+    write_text(store.path / "ranking.md", ranking.to_markdown())
+    return ranking

@@ -1,0 +1,180 @@
+"""A league's results directory.
+
+Layout::
+
+    league.toml        the league file, frozen at the first run
+    run.json           bohnarena version, log format, bot source hashes
+    run.log            the run log (all processes)
+    matches/part-FIRST-LAST.parquet   one row per finished match
+    moves/part-FIRST-LAST.parquet     every record of those matches
+    errors.json        matches that could not be played in the last run
+    ranking.csv|json|md
+
+Every file is written under a temporary name and renamed. A batch commits
+its moves part first and its matches part second, so a match counts as done
+exactly when its row is in ``matches/``. On opening, moves parts without a
+matches part (a run killed in between) and parts whose id range lies inside
+another part's (left over from compaction) are removed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from . import __version__
+from .errors import UsageError
+from .logbook import LOG_FORMAT, MATCHES_SCHEMA
+
+PART = re.compile(r"^part-(\d{9})-(\d{9})\.parquet$")
+MOVES_ROW_GROUP = 64 * 1024  # rows: one match reads one or two row groups
+
+
+class ResultsError(UsageError):
+    """A results directory that cannot be used as asked."""
+
+
+def part_name(first: int, last: int) -> str:
+    return f"part-{first:09d}-{last:09d}.parquet"
+
+
+def _atomic_write(path: Path, write: Any) -> None:
+    tmp = path.with_name(f".tmp-{path.name}")
+    write(tmp)
+    os.replace(tmp, path)
+
+
+def write_text(path: Path, text: str) -> None:
+    _atomic_write(path, lambda tmp: tmp.write_text(text, "utf-8"))
+
+
+class RunDir:
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self.matches_dir = self.path / "matches"
+        self.moves_dir = self.path / "moves"
+
+    # -- opening ------------------------------------------------------------
+    def is_run(self) -> bool:
+        return (self.path / "run.json").is_file() and self.matches_dir.is_dir()
+
+    def open_for_run(self, league_text: str, meta: dict[str, Any], restart: bool) -> None:
+        """Create the directory, or check it belongs to this league and clean it."""
+        if restart and self.path.exists():
+            if not self.is_run() and any(self.path.iterdir()):
+                raise ResultsError(f"{self.path} is not a bohnarena results directory; "
+                                   "refusing to delete it")
+            shutil.rmtree(self.path)
+        try:
+            self.matches_dir.mkdir(parents=True, exist_ok=True)
+            self.moves_dir.mkdir(exist_ok=True)
+            probe = self.path / ".write-test"
+            probe.write_text("")
+            probe.unlink()
+        except OSError as e:
+            raise ResultsError(f"cannot write results to {self.path}: {e.strerror or e}") from None
+        frozen = self.path / "league.toml"
+        if frozen.exists():
+            old = self.meta()
+            if frozen.read_text("utf-8") != league_text:
+                raise ResultsError(f"{self.path} holds a run of a different league file; "
+                                   "use --restart to discard it, or --out for another directory")
+            changed = sorted(b for b, h in meta["bots"].items() if old.get("bots", {}).get(b) != h)
+            if changed:
+                raise ResultsError(f"the source of bot(s) {', '.join(changed)} changed since this run "
+                                   "started; use --restart to discard it, or --out for another directory")
+        else:
+            write_text(frozen, league_text)
+            write_text(self.path / "run.json", json.dumps(meta, indent=2, sort_keys=True))
+        self.clean()
+
+    def meta(self) -> dict[str, Any]:
+        try:
+            meta = json.loads((self.path / "run.json").read_text("utf-8"))
+        except (OSError, ValueError) as e:
+            raise ResultsError(f"{self.path} is not a readable bohnarena run: {e}") from None
+        if meta.get("log_format") != LOG_FORMAT:
+            raise ResultsError(f"{self.path} was written with log format {meta.get('log_format')}; "
+                               f"this bohnarena {__version__} reads format {LOG_FORMAT}")
+        return meta
+
+    def clean(self) -> None:
+        for d in (self.matches_dir, self.moves_dir):
+            for tmp in d.glob(".tmp-*"):
+                tmp.unlink()
+        done = {p.name for p in self.matches_dir.glob("part-*.parquet")}
+        for p in self.moves_dir.glob("part-*.parquet"):
+            if p.name not in done:  # killed between the two commits of a batch
+                p.unlink()
+        for d in (self.matches_dir, self.moves_dir):
+            ranges = sorted(self._ranges(d), key=lambda r: (r[0], -r[1]))
+            widest = -1
+            for first, last, p in ranges:
+                if last <= widest:
+                    p.unlink()  # inside a compacted part written before a crash
+                widest = max(widest, last)
+
+    @staticmethod
+    def _ranges(d: Path) -> Iterator[tuple[int, int, Path]]:
+        for p in d.iterdir():
+            m = PART.match(p.name)
+            if m:
+                yield int(m[1]), int(m[2]), p
+
+    def parts(self, d: Path) -> list[Path]:
+        return [p for _, _, p in sorted(self._ranges(d))]
+
+    # -- writing ------------------------------------------------------------
+    def commit(self, first: int, last: int, matches: pa.Table, moves: pa.Table | None) -> None:
+        name = part_name(first, last)
+        if moves is not None:
+            _atomic_write(self.moves_dir / name,
+                          lambda tmp: pq.write_table(moves, tmp, row_group_size=MOVES_ROW_GROUP))
+        _atomic_write(self.matches_dir / name, lambda tmp: pq.write_table(matches, tmp))
+
+    def compact(self, total: int) -> None:
+        """Merge all parts into one file per table, streaming in id order."""
+        for d in (self.moves_dir, self.matches_dir):  # moves first: see clean()
+            parts = self.parts(d)
+            if len(parts) <= 1:
+                continue
+            target = d / part_name(0, total - 1)
+
+            def merge(tmp: Path, parts: list[Path] = parts) -> None:
+                schema = pq.read_schema(parts[0])
+                with pq.ParquetWriter(tmp, schema) as out:
+                    pending: list[pa.Table] = []
+                    rows = 0
+                    for p in parts:
+                        t = pq.read_table(p)
+                        pending.append(t)
+                        rows += t.num_rows
+                        if rows >= MOVES_ROW_GROUP:
+                            out.write_table(pa.concat_tables(pending), row_group_size=MOVES_ROW_GROUP)
+                            pending, rows = [], 0
+                    if pending:
+                        out.write_table(pa.concat_tables(pending), row_group_size=MOVES_ROW_GROUP)
+            _atomic_write(target, merge)
+        self.clean()
+
+    # -- reading ------------------------------------------------------------
+    def done_ids(self) -> set[int]:
+        ids: set[int] = set()
+        for p in self.parts(self.matches_dir):
+            ids.update(pq.read_table(p, columns=["match_id"]).column(0).to_pylist())
+        return ids
+
+    def matches(self) -> pa.Table:
+        parts = self.parts(self.matches_dir)
+        if not parts:
+            return MATCHES_SCHEMA.empty_table()
+        t = pa.concat_tables([pq.read_table(p) for p in parts])
+        return t.sort_by("match_id")
