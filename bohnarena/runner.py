@@ -157,16 +157,27 @@ def _execute(tasks: list[BatchTask], backend: Backend, store: RunDir, summary: R
     bar = tqdm(total=sum(len(t.matches) for t in tasks), unit="match",
                disable=None if progress is None else not progress, file=sys.stderr,
                dynamic_ncols=True)
+    def submit(task: BatchTask, alone: bool) -> bool:
+        nonlocal executor, generation
+        try:
+            inflight[executor.submit(play_batch, task)] = (task, generation, alone)
+            return True
+        except BrokenProcessPool:  # broke before we saw it: start again, task first
+            (suspects if alone else queue).appendleft(task)
+            generation += 1
+            executor = backend.executor()
+            return False
+
     try:
         while queue or suspects or inflight:
             if suspects:
                 if not inflight:  # alone, so a death can be pinned on it
-                    t = suspects.popleft()
-                    inflight[executor.submit(play_batch, t)] = (t, generation, True)
+                    submit(suspects.popleft(), True)
             else:
-                while queue and len(inflight) < cap:
-                    t = queue.popleft()
-                    inflight[executor.submit(play_batch, t)] = (t, generation, False)
+                while queue and len(inflight) < cap and submit(queue.popleft(), False):
+                    pass
+            if not inflight:
+                continue
             finished, _ = wait(inflight, return_when=FIRST_COMPLETED)
             broke = False
             for f in finished:

@@ -1,0 +1,22 @@
+"""Bots that misbehave on purpose, for the runner's tests."""
+
+import os
+
+from bohnarena.bohnanza import Bot
+
+
+class ExitInSeatZero(Bot):
+    """Kills its worker process whenever it plays the start seat."""
+
+    def plant_second(self, view):
+        if view.seat == 0:
+            os._exit(3)
+        return False
+
+
+class RaiseAlways(Bot):
+    def plant_second(self, view):
+        raise RuntimeError("always")
+
+    def plant(self, view, card):
+        raise RuntimeError("always")

@@ -1,0 +1,178 @@
+"""Running leagues: results on disk, determinism across worker counts,
+resume, dying workers and faults."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+import pytest
+from click.testing import CliRunner
+
+from bohnarena.cli import cli
+from bohnarena.runner import run_league
+from bohnarena.store import RunDir
+
+from .conftest import hostile
+
+
+def table(path, sub):
+    return pq.read_table(Path(path) / sub)
+
+
+def content(out):
+    """Matches (without wall-clock durations) and moves of a run."""
+    matches = table(out, "matches").sort_by("match_id").drop_columns(["duration_s"])
+    moves = table(out, "moves").sort_by([("match_id", "ascending"), ("seq", "ascending")])
+    return matches, moves
+
+
+def test_run_writes_matches_moves_ranking_and_frozen_league(league, tmp_path):
+    path = league(deals=2)
+    out = tmp_path / "out"
+    s = run_league(path, out, workers=2, progress=False)
+    assert s.complete and s.played == 6
+    assert (out / "league.toml").read_text() == path.read_text()
+    meta = json.loads((out / "run.json").read_text())
+    assert set(meta["bots"]) == {"trader", "planner", "random"} and meta["bohnarena"]
+    m = table(out, "matches")
+    assert m.num_rows == 6 and sorted(m.column("match_id").to_pylist()) == list(range(6))
+    assert {"table", "deal", "rotation", "seed", "seats", "coins", "ranks", "winners", "turns",
+            "faults", "duration_s"} <= set(m.column_names)
+    moves = table(out, "moves")
+    assert set(moves.column("match_id").to_pylist()) == set(range(6))
+    for name in ("ranking.csv", "ranking.json", "ranking.md", "run.log", "errors.json"):
+        assert (out / name).is_file()
+    assert len(list((out / "moves").glob("*.parquet"))) == 1  # compacted when complete
+    assert not list(out.rglob(".tmp-*"))
+
+
+def test_workers_1_and_2_give_identical_matches_moves_and_ranking(league, tmp_path):
+    path = league(deals=4, extra="[run]\nbatch_size = 2\n")
+    one = run_league(path, tmp_path / "w1", workers=1, progress=False)
+    two = run_league(path, tmp_path / "w2", workers=2, progress=False)
+    a, b = content(tmp_path / "w1"), content(tmp_path / "w2")
+    assert a[0].equals(b[0]) and a[1].equals(b[1])
+    assert one.ranking.rows() == two.ranking.rows()
+    assert (tmp_path / "w1" / "ranking.csv").read_bytes() == (tmp_path / "w2" / "ranking.csv").read_bytes()
+
+
+def test_resume_plays_only_what_is_missing_and_counts_nothing_twice(league, tmp_path):
+    path = league(deals=4, extra="[run]\nbatch_size = 1\n")
+    out = tmp_path / "out"
+    run_league(path, tmp_path / "whole", workers=2, progress=False)
+    run_league(path, out, workers=1, progress=False)
+    store = RunDir(out)
+    (part,) = store.matches_dir.glob("*.parquet")
+    (moves_part,) = store.moves_dir.glob("*.parquet")
+    full, moves = pq.read_table(part), pq.read_table(moves_part)
+    part.unlink()
+    moves_part.unlink()
+    # What a kill leaves: three committed batches, a batch killed between its
+    # two commits (moves only), and a half-written file.
+    one = lambda t, i: t.filter(pc.equal(t["match_id"], i))
+    for i in (0, 1, 5):
+        store.commit(i, i, one(full, i), one(moves, i))
+    pq.write_table(one(moves, 7), store.moves_dir / "part-000000007-000000007.parquet")
+    (store.matches_dir / ".tmp-part-000000008-000000008.parquet").write_text("half")
+    s = run_league(path, out, workers=2, progress=False)
+    assert s.done_before == 3 and s.played == 9 and s.complete
+    a, b = content(out), content(tmp_path / "whole")
+    assert a[0].equals(b[0]) and a[1].equals(b[1])
+    assert len(set(a[0]["match_id"].to_pylist())) == a[0].num_rows == 12
+
+
+def test_resume_after_kill_9_of_the_whole_run(league, tmp_path):
+    path = league(deals=60, players=3, extra="[run]\nbatch_size = 3\n")
+    out = tmp_path / "out"
+    cmd = [sys.executable, "-m", "bohnarena", "run", str(path), "--out", str(out), "-j", "2"]
+    proc = subprocess.Popen(cmd, start_new_session=True, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    deadline = time.time() + 60
+    while time.time() < deadline and len(list((out / "matches").glob("part-*"))) < 3:
+        time.sleep(0.05)
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    done = RunDir(out).done_ids()
+    assert 0 < len(done) < 180
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert f"{180 - len(done)} matches played now, {len(done)} before" in r.stdout
+    ids = table(out, "matches")["match_id"].to_pylist()
+    assert sorted(ids) == list(range(180))
+    moves_ids = set(table(out, "moves")["match_id"].to_pylist())
+    assert moves_ids == set(range(180))
+
+
+def test_a_dying_worker_costs_only_its_batch(league, tmp_path):
+    path = league(bots={"planner": "planner", "exiter": hostile("ExitInSeatZero"), "random": "random"},
+                  deals=2, extra="[run]\nbatch_size = 1\n")
+    r = CliRunner().invoke(cli, ["run", str(path), "--out", str(tmp_path / "o"), "-j", "2",
+                                 "--no-progress"])
+    assert r.exit_code == 1
+    assert "2 matches could not be played" in r.output and "worker process died" in r.output
+    errors = json.loads((tmp_path / "o" / "errors.json").read_text())
+    dead = {e["match_id"] for e in errors}
+    ids = set(table(tmp_path / "o", "matches")["match_id"].to_pylist())
+    assert len(dead) == 2 and ids == set(range(6)) - dead
+    seats = {m: s for m, s in zip(table(tmp_path / "o", "matches")["match_id"].to_pylist(),
+                                  table(tmp_path / "o", "matches")["seats"].to_pylist())}
+    assert all(s[0] != "exiter" for s in seats.values())
+    # Running again retries exactly the errored matches.
+    r2 = CliRunner().invoke(cli, ["run", str(path), "--out", str(tmp_path / "o"), "-j", "1",
+                                  "--no-progress"])
+    assert r2.exit_code == 1 and "0 matches played now, 4 before" in r2.output
+
+
+def test_a_raising_bot_is_faulted_and_the_league_completes(league, tmp_path):
+    path = league(bots={"planner": "planner", "raiser": hostile("RaiseAlways"), "random": "random"})
+    s = run_league(path, tmp_path / "o", workers=1, progress=False)
+    assert s.complete
+    m = table(tmp_path / "o", "matches").to_pylist()
+    for row in m:
+        for seat, bot in enumerate(row["seats"]):
+            assert (row["faults"][seat] > 0) == (bot == "raiser")
+    rows = {r["bot"]: r for r in s.ranking.rows()}
+    assert rows["raiser"]["faults"] > 0 and rows["planner"]["faults"] == 0
+
+
+def test_changed_league_file_is_an_error_unless_restart(league, tmp_path):
+    path = league(deals=1)
+    out = tmp_path / "o"
+    run_league(path, out, workers=1, progress=False)
+    path.write_text(path.read_text().replace("deals = 1", "deals = 2"))
+    r = CliRunner().invoke(cli, ["run", str(path), "--out", str(out), "--no-progress"])
+    assert r.exit_code == 2 and "different league file" in r.output and "--restart" in r.output
+    r = CliRunner().invoke(cli, ["run", str(path), "--out", str(out), "--restart", "--no-progress"])
+    assert r.exit_code == 0 and "6 matches played now, 0 before" in r.output
+
+
+def test_rank_command_and_trueskill_order(league, tmp_path):
+    path = league(deals=6)
+    run_league(path, tmp_path / "o", workers=2, progress=False)
+    r = CliRunner().invoke(cli, ["rank", str(tmp_path / "o"), "--format", "json"])
+    assert r.exit_code == 0, r.output
+    data = json.loads(r.output)
+    order = [b["bot"] for b in data["bots"]]
+    assert order[0] == "trader" and order[-1] == "random"  # trader > planner > random
+    assert data["bots"][0]["score"] > data["bots"][1]["score"]
+    assert len(data["seats"]) == 3 and sum(s["wins"] for s in data["seats"]) >= data["matches"]
+
+
+def test_parquet_reads_in_pandas_polars_and_duckdb(league, tmp_path):
+    import duckdb
+    import pandas as pd
+    import polars as pl
+
+    run_league(league(deals=1), tmp_path / "o", workers=1, progress=False)
+    out = tmp_path / "o"
+    assert len(pd.read_parquet(out / "matches")) == 3
+    assert pl.read_parquet(str(out / "moves" / "*.parquet")).height > 100
+    n = duckdb.sql(f"select count(*) from read_parquet('{out}/moves/*.parquet') "
+                   f"where match_id = 1 and kind = 'harvested'").fetchall()[0][0]
+    assert n > 0
