@@ -9,10 +9,15 @@ import os
 from concurrent.futures import Executor, ProcessPoolExecutor
 from typing import Protocol
 
+from .logbook import warm_up
+
 
 class Backend(Protocol):
     #: How many tasks run at once (the runner keeps about twice that in flight).
     workers: int
+    #: Workers can write into the results directory (they then write their
+    #: own Parquet parts; otherwise they send tables back).
+    shares_disk: bool
 
     def executor(self) -> Executor:
         """A fresh executor; called again after the previous one broke."""
@@ -29,12 +34,15 @@ class LocalPool:
     pool: its futures raise ``BrokenProcessPool`` instead of hanging.
     """
 
+    shares_disk = True
+
     def __init__(self, workers: int = 0) -> None:
         self.workers = workers or os.cpu_count() or 1
         self._pool: ProcessPoolExecutor | None = None
 
     def executor(self) -> Executor:
         self.close()
+        warm_up()  # forked workers inherit loaded Arrow kernels
         self._pool = ProcessPoolExecutor(max_workers=self.workers,
                                          mp_context=multiprocessing.get_context("fork"))
         return self._pool

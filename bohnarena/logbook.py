@@ -8,9 +8,10 @@ a column a record kind does not use is null. See docs/logs.md.
 from __future__ import annotations
 
 import array
-from collections import defaultdict
+from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from itertools import accumulate, chain, repeat
+from itertools import accumulate, chain
+from operator import itemgetter
 from typing import Any
 
 import pyarrow as pa
@@ -72,28 +73,33 @@ def moves_table(matches: Iterable[tuple[int, Sequence[tuple]]], layout: Mapping[
                 columns: Mapping[str, str]) -> pa.Table:
     """Records of several matches as one table, in (match_id, seq) order.
 
-    Records are grouped by kind so that each kind's values become columns
-    by one transpose (zip) and buffer copies, not a Python step per value;
-    a stable sort of the kind codes then puts the rows back in order.
+    The records are sorted by kind (a stable C++ sort of kind codes) so that
+    each kind's values become columns by one transpose (zip) and buffer
+    copies, not a Python step per value; the inverse permutation then puts
+    the rows back in log order.
     """
-    groups: dict[str, list[tuple]] = defaultdict(list)
-    ids, seqs, codes = array.array("q"), array.array("i"), array.array("b")
-    code: dict[str, int] = {}
-    for match_id, records in matches:
-        n = len(records)
-        ids.extend(repeat(match_id, n))
-        seqs.extend(range(n))
-        for rec in records:
-            groups[rec[0]].append(rec)
-        codes.extend([code.setdefault(rec[0], len(code)) for rec in records])
-    if not ids:
+    kinds = list(layout)
+    code = {kind: i for i, kind in enumerate(kinds)}
+    records: list[tuple] = []
+    ids, seqs = array.array("q"), array.array("i")
+    for match_id, recs in matches:
+        n = len(recs)
+        records.extend(recs)
+        ids.extend(array.array("q", (match_id,)) * n)
+        seqs.extend(_seq(n))
+    if not records:
         return moves_schema(columns).empty_table()
-    kinds = list(code)
-    parts = []
-    for kind in kinds:
-        rows = groups[kind]
+    codes = array.array("b", map(code.__getitem__, map(itemgetter(0), records)))
+    kind_codes = _buffer(codes, pa.int8())
+    order = pc.sort_indices(kind_codes)
+    grouped = itemgetter(*order.to_pylist())(records) if len(records) > 1 else (records[0],)
+    counts = Counter(codes)
+    parts, at = [], 0
+    for c in sorted(counts):
+        rows = grouped[at:at + counts[c]]
+        at += counts[c]
         cols = list(zip(*rows))
-        named = dict(zip(layout[kind], cols[2:]))
+        named = dict(zip(layout[kinds[c]], cols[2:]))
         arrays = [_ints(cols[1])]
         for name, kind_of in columns.items():
             values = named.get(name)
@@ -101,13 +107,25 @@ def moves_table(matches: Iterable[tuple[int, Sequence[tuple]]], layout: Mapping[
                           else _CONVERT[kind_of](values))
         parts.append(arrays)
     merged = [pa.concat_arrays([p[j] for p in parts]) for j in range(len(parts[0]))]
-    kind_codes = _buffer(codes, pa.int8())
-    # Row g of the log sits at position inv[g] of the kind-grouped arrays.
-    inv = pc.sort_indices(pc.sort_indices(kind_codes))
-    values = pa.table(merged, names=["seat", *columns]).take(inv)
+    values = pa.table(merged, names=["seat", *columns]).take(pc.sort_indices(order))
     kind_col = pa.DictionaryArray.from_arrays(kind_codes, pa.array(kinds, pa.string()))
     head = [_buffer(ids, pa.int64()), _buffer(seqs, _I32), kind_col.cast(pa.string())]
     return pa.Table.from_arrays(head + values.columns, schema=moves_schema(columns))
+
+
+_SEQ = array.array("i", range(4096))
+
+
+def _seq(n: int) -> array.array:
+    global _SEQ
+    if n > len(_SEQ):
+        _SEQ = array.array("i", range(2 * n))
+    return _SEQ[:n]
+
+
+def warm_up() -> None:
+    """Load the Arrow compute kernels once, before worker processes fork."""
+    moves_table([(0, [("x", 0, 1)])], {"x": ("n",)}, {"n": "int"})
 
 
 def records_of(table: pa.Table, layout: Mapping[str, Sequence[str]]) -> list[tuple]:

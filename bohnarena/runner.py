@@ -11,6 +11,7 @@ import inspect
 import json
 import logging
 import sys
+import time
 from collections import deque
 from collections.abc import Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, wait
@@ -46,6 +47,7 @@ class RunSummary:
     errors: list[tuple[int, str]] = field(default_factory=list)
     ranking: Ranking | None = None
     interrupted: bool = False
+    play_seconds: float = 0.0  # wall time of the playing phase (without ranking and compaction)
 
     @property
     def complete(self) -> bool:
@@ -125,8 +127,10 @@ def run_league(path: str | Path, out: str | Path | None = None, workers: int | N
         pending = [m for m in schedule(list(league.bots), league.players, league.deals, league.seed)
                    if m.id not in done]
         size = batch_size(league, len(pending), backend.workers)
+        spool = str(store.path) if backend.shares_disk else None
         tasks = [BatchTask(league.game, league.edition, league.players, league.rules,
-                           league.bots, b, league.moves) for b in batches(pending, size)]
+                           league.bots, b, league.moves, spool) for b in batches(pending, size)]
+        start = time.perf_counter()
         try:
             _execute(tasks, backend, store, summary, progress)
         except KeyboardInterrupt:
@@ -134,6 +138,7 @@ def run_league(path: str | Path, out: str | Path | None = None, workers: int | N
             log.warning("interrupted after %d matches", summary.played)
         finally:
             backend.close()
+            summary.play_seconds = time.perf_counter() - start
         write_text(store.path / "errors.json", json.dumps(
             [{"match_id": i, "reason": r} for i, r in sorted(summary.errors)], indent=2))
         if summary.complete:
@@ -191,7 +196,7 @@ def _execute(tasks: list[BatchTask], backend: Backend, store: RunDir, summary: R
                     _failed(task, alone, f"{type(e).__name__}: {e}", suspects, summary, bar)
                 else:
                     store.commit(task.first, task.last, result.matches, result.moves)
-                    summary.played += result.matches.num_rows
+                    summary.played += result.played
                     summary.errors += result.errors
                     bar.update(len(task.matches))
             if broke:

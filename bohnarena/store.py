@@ -36,6 +36,7 @@ from .logbook import LOG_FORMAT, MATCHES_SCHEMA
 
 PART = re.compile(r"^part-(\d{9})-(\d{9})\.parquet$")
 MOVES_ROW_GROUP = 64 * 1024  # rows: one match reads one or two row groups
+COMPRESSION = "zstd"  # smaller than snappy and as fast to write here (benchmarks/)
 
 
 class ResultsError(UsageError):
@@ -50,6 +51,10 @@ def _atomic_write(path: Path, write: Any) -> None:
     tmp = path.with_name(f".tmp-{path.name}")
     write(tmp)
     os.replace(tmp, path)
+
+
+def write_part(path: Path, table: pa.Table) -> None:
+    pq.write_table(table, path, row_group_size=MOVES_ROW_GROUP, compression=COMPRESSION)
 
 
 def write_text(path: Path, text: str) -> None:
@@ -133,12 +138,24 @@ class RunDir:
         return [p for _, _, p in sorted(self._ranges(d))]
 
     # -- writing ------------------------------------------------------------
-    def commit(self, first: int, last: int, matches: pa.Table, moves: pa.Table | None) -> None:
+    def commit(self, first: int, last: int, matches: pa.Table | Path,
+               moves: pa.Table | Path | None) -> None:
+        """Commit a batch's tables, or files a worker spooled into this directory."""
         name = part_name(first, last)
-        if moves is not None:
-            _atomic_write(self.moves_dir / name,
-                          lambda tmp: pq.write_table(moves, tmp, row_group_size=MOVES_ROW_GROUP))
-        _atomic_write(self.matches_dir / name, lambda tmp: pq.write_table(matches, tmp))
+        for table, d in ((moves, self.moves_dir), (matches, self.matches_dir)):  # moves first
+            if isinstance(table, Path):
+                os.replace(table, d / name)
+            elif table is not None:
+                _atomic_write(d / name, lambda tmp, t=table: write_part(tmp, t))
+
+    def spool(self, tag: str, matches: pa.Table, moves: pa.Table | None) -> tuple[Path, Path | None]:
+        """Write a batch under temporary names (a worker's half of a commit)."""
+        paths = (self.matches_dir / f".tmp-{tag}.parquet",
+                 None if moves is None else self.moves_dir / f".tmp-{tag}.parquet")
+        write_part(paths[0], matches)
+        if moves is not None and paths[1] is not None:
+            write_part(paths[1], moves)
+        return paths
 
     def compact(self, total: int) -> None:
         """Merge all parts into one file per table, streaming in id order."""
@@ -150,7 +167,7 @@ class RunDir:
 
             def merge(tmp: Path, parts: list[Path] = parts) -> None:
                 schema = pq.read_schema(parts[0])
-                with pq.ParquetWriter(tmp, schema) as out:
+                with pq.ParquetWriter(tmp, schema, compression=COMPRESSION) as out:
                     pending: list[pa.Table] = []
                     rows = 0
                     for p in parts:

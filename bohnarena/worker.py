@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import gc
 import logging
+import os
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
@@ -19,6 +21,7 @@ from .game import get_game
 from .logbook import matches_table, moves_table
 from .plugins import load_bot
 from .schedule import MatchSpec
+from .store import RunDir
 
 log = logging.getLogger("bohnarena.worker")
 _classes: dict[tuple[str, str], type] = {}  # (game, spec) -> class, per process
@@ -33,6 +36,9 @@ class BatchTask:
     bots: dict[str, str]  # league bot name -> spec
     matches: tuple[MatchSpec, ...]
     moves: bool = True
+    #: A results directory the worker can write to: it spools its parts
+    #: there instead of sending the tables back.
+    spool: str | None = None
     tries: int = field(default=0, compare=False)
 
     @property
@@ -46,8 +52,9 @@ class BatchTask:
 
 @dataclass
 class BatchResult:
-    matches: pa.Table
-    moves: pa.Table | None
+    played: int
+    matches: pa.Table | Path  # the table, or the file it was spooled to
+    moves: pa.Table | Path | None
     errors: list[tuple[int, str]]  # (match id, reason): matches that could not be played
 
 
@@ -96,4 +103,9 @@ def _play(task: BatchTask) -> BatchResult:
         if task.moves:
             logs.append((m.id, records))
     moves = moves_table(logs, game.layout, game.columns) if task.moves else None
-    return BatchResult(matches_table(rows), moves, errors)
+    matches = matches_table(rows)
+    if task.spool is None:
+        return BatchResult(len(rows), matches, moves, errors)
+    tag = f"{task.first:09d}-{task.last:09d}-{os.getpid()}"
+    matches_file, moves_file = RunDir(task.spool).spool(tag, matches, moves)
+    return BatchResult(len(rows), matches_file, moves_file, errors)

@@ -281,8 +281,7 @@ class Match:
 
     def _phase(self, n: int) -> None:
         t = self.table
-        t.phase = n
-        t.records.append(("phase", t.active, n))
+        t.phase = n  # not recorded: a phase is implied by the records around it
         self.boundary()
 
     def play_turn(self) -> None:
@@ -329,7 +328,7 @@ class Match:
         """Final harvest of every field (no protection, no draft), then ranks."""
         t = self.table
         t.phase = FINAL_PHASE
-        t.records.append(("phase", -1, FINAL_PHASE))
+        t.records.append(("final_harvest", -1))
         for s in range(t.players):
             for f, (_, count) in enumerate(t.fields[s]):
                 if count:

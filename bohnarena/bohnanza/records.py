@@ -24,7 +24,6 @@ EVENTS: dict[str, tuple[str, ...]] = {
     "seat": ("text",),                    # decisions this seat's agent answers itself
     "dealt": ("cards",),                  # cards dealt to the seat, front first
     "turn": ("n",),                       # seat is the active player of turn n
-    "phase": ("n",),                      # the active seat's phase n begins
     "planted": ("card", "field", "n"),    # n: 0 from hand, 1 from trade area, 2 from a draft
     "revealed": ("card",),
     "drew": ("card",),
@@ -40,6 +39,7 @@ EVENTS: dict[str, tuple[str, ...]] = {
     "picked": ("card", "field"),          # draft card planted in field, or field -1: discarded
     "draft_coin": ("card",),              # the draft's last card onto the harvester's coin pile
     "fault": ("decision", "text"),        # the seat's answer was replaced by the default
+    "final_harvest": (),                  # the game is over: every field is harvested
     "ended": ("values",),                 # final coins of every seat
 }
 

@@ -7,7 +7,6 @@ from typing import Any
 
 from .records import as_dict
 from .rules import varieties
-from .table import FINAL_PHASE
 
 SOURCES = {0: "from hand", 1: "from trade area", 2: "from the draft"}
 
@@ -55,14 +54,12 @@ def transcript(records: Iterable[Sequence[Any]], names: Sequence[str]) -> Iterat
         "draft_coin": lambda r: f"    the last card ({bean(r['card'])}) goes to "
                                 f"{who(r['seat'])}'s coin pile",
         "fault": lambda r: f"  FAULT {who(r['seat'])} in {r['decision']}: {r['text']}",
+        "final_harvest": lambda r: "\n== The game ends: every field is harvested ==",
         "ended": lambda r: "\n== Final harvest done. Coins: "
                            + ", ".join(f"{who(s)} {c}" for s, c in enumerate(r["values"])) + " ==",
     }
     for rec in records:
         kind = rec[0]
-        if kind == "phase" and rec[2] == FINAL_PHASE:
-            yield "\n== The game ends: every field is harvested =="
-            continue
         fmt = say.get(kind)
         if fmt is not None:
             yield fmt(as_dict(rec))

@@ -1,0 +1,79 @@
+"""League throughput and memory: matches per second by worker count and
+with move logging on or off, and peak resident memory of the parent and of
+the workers.
+
+    python benchmarks/league_bench.py                      # the default suite
+    python benchmarks/league_bench.py --deals 25000 --only 2:moves   # a 100,000-match league
+
+Prints one line per configuration (median of --repeat runs).
+"""
+
+from __future__ import annotations
+
+import argparse
+import resource
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from bohnarena.runner import run_league
+
+LEAGUE = """name = "bench"
+edition = "classic"
+players = 4
+deals = {deals}
+seed = 1
+
+[bots]
+a = "{bot}"
+b = "{bot}"
+c = "{bot}"
+d = "{bot}"
+"""
+
+
+def once(league: Path, workers: int, moves: bool) -> tuple[float, float]:
+    """Matches per second while playing, and over the whole run (ranking included)."""
+    with tempfile.TemporaryDirectory() as out:
+        start = time.perf_counter()
+        s = run_league(league, out, workers=workers, moves=moves, progress=False)
+        elapsed = time.perf_counter() - start
+    assert s.complete
+    return s.played / s.play_seconds, s.played / elapsed
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--deals", type=int, default=500, help="deals (matches = 4 x deals)")
+    ap.add_argument("--bot", default="planner")
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--only", default="", help="one configuration, WORKERS:moves|nomoves")
+    args = ap.parse_args()
+    configs = [(1, True), (2, True), (1, False), (2, False)]
+    if args.only:
+        w, m = args.only.split(":")
+        configs = [(int(w), m == "moves")]
+    with tempfile.TemporaryDirectory() as d:
+        league = Path(d) / "bench.toml"
+        league.write_text(LEAGUE.format(deals=args.deals, bot=args.bot))
+        rates = {}
+        for workers, moves in configs:
+            runs = [once(league, workers, moves) for _ in range(args.repeat)]
+            rates[(workers, moves)] = statistics.median(r[0] for r in runs)
+            total = statistics.median(r[1] for r in runs)
+            print(f"workers={workers} moves={'on ' if moves else 'off'} {4 * args.deals} matches: "
+                  f"{rates[(workers, moves)]:7.0f} matches/s playing, {total:7.0f} overall "
+                  f"(with ranking and compaction; median of {args.repeat})", flush=True)
+    if (1, True) in rates and (2, True) in rates:
+        print(f"speed-up 2 workers / 1 worker (moves on): {rates[(2, True)] / rates[(1, True)]:.2f}x")
+    if (2, True) in rates and (2, False) in rates:
+        print(f"cost of move logging (2 workers): {1 - rates[(2, True)] / rates[(2, False)]:.1%}")
+    me = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    print(f"peak resident memory: parent {me:.0f} MB, largest worker {kids:.0f} MB")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
