@@ -11,10 +11,12 @@ Prints one line per configuration (median of --repeat runs).
 from __future__ import annotations
 
 import argparse
+import os
 import resource
 import statistics
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -32,6 +34,44 @@ b = "{bot}"
 c = "{bot}"
 d = "{bot}"
 """
+
+
+class MemorySampler(threading.Thread):
+    """Peak proportional set size (PSS) of this process and its children:
+    shared pages (forked workers share the parent's) are counted once."""
+
+    def __init__(self) -> None:
+        super().__init__(daemon=True)
+        self.peak_total = self.peak_parent = 0.0
+        self.stop = threading.Event()
+
+    @staticmethod
+    def pss_mb(pid: int) -> float:
+        try:
+            for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
+                if line.startswith("Pss:"):
+                    return int(line.split()[1]) / 1024
+        except OSError:
+            pass
+        return 0.0
+
+    @staticmethod
+    def children(pid: int) -> list[int]:
+        out = []
+        for task in Path(f"/proc/{pid}/task").iterdir():
+            try:
+                out += [int(c) for c in (task / "children").read_text().split()]
+            except OSError:
+                pass
+        return out
+
+    def run(self) -> None:
+        me = os.getpid()
+        while not self.stop.wait(0.2):
+            parent = self.pss_mb(me)
+            total = parent + sum(self.pss_mb(c) for c in self.children(me))
+            self.peak_parent = max(self.peak_parent, parent)
+            self.peak_total = max(self.peak_total, total)
 
 
 def once(league: Path, workers: int, moves: bool) -> tuple[float, float]:
@@ -55,6 +95,8 @@ def main() -> None:
     if args.only:
         w, m = args.only.split(":")
         configs = [(int(w), m == "moves")]
+    sampler = MemorySampler()
+    sampler.start()
     with tempfile.TemporaryDirectory() as d:
         league = Path(d) / "bench.toml"
         league.write_text(LEAGUE.format(deals=args.deals, bot=args.bot))
@@ -70,9 +112,11 @@ def main() -> None:
         print(f"speed-up 2 workers / 1 worker (moves on): {rates[(2, True)] / rates[(1, True)]:.2f}x")
     if (2, True) in rates and (2, False) in rates:
         print(f"cost of move logging (2 workers): {1 - rates[(2, True)] / rates[(2, False)]:.1%}")
+    sampler.stop.set()
     me = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     kids = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
-    print(f"peak resident memory: parent {me:.0f} MB, largest worker {kids:.0f} MB")
+    print(f"peak memory: parent {sampler.peak_parent:.0f} MB PSS ({me:.0f} MB RSS); parent and "
+          f"workers together {sampler.peak_total:.0f} MB PSS (largest worker RSS {kids:.0f} MB)")
 
 
 if __name__ == "__main__":

@@ -174,7 +174,7 @@ def run(league_file: str, out: str | None, workers: int | None, restart: bool, n
 def rank_command(results_dir: str, fmt: str) -> None:
     """Rank the bots of a results directory with TrueSkill."""
     from .league import load_league
-    from .rating import rank
+    from .rating import RANK_COLUMNS, rank
     from .store import ResultsError, RunDir
 
     store = RunDir(results_dir)
@@ -182,7 +182,7 @@ def rank_command(results_dir: str, fmt: str) -> None:
         raise ResultsError(f"{results_dir} is not a bohnarena results directory")
     store.meta()
     league = load_league(store.path / "league.toml")
-    ranking = rank(store.matches(), list(league.bots))
+    ranking = rank(store.iter_matches(RANK_COLUMNS), list(league.bots))
     click.echo({"text": ranking.to_text, "markdown": ranking.to_markdown, "csv": ranking.to_csv,
                 "json": ranking.to_json}[fmt]().rstrip("\n"))
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import signal
 from concurrent.futures import Executor, ProcessPoolExecutor
 from typing import Protocol
 
@@ -23,7 +24,9 @@ class Backend(Protocol):
         """A fresh executor; called again after the previous one broke."""
         ...
 
-    def close(self) -> None: ...
+    def close(self, now: bool = False) -> None:
+        """Release the workers; ``now``: without waiting for running tasks."""
+        ...
 
 
 class LocalPool:
@@ -44,10 +47,21 @@ class LocalPool:
         self.close()
         warm_up()  # forked workers inherit loaded Arrow kernels
         self._pool = ProcessPoolExecutor(max_workers=self.workers,
-                                         mp_context=multiprocessing.get_context("fork"))
+                                         mp_context=multiprocessing.get_context("fork"),
+                                         initializer=_ignore_interrupts)
         return self._pool
 
-    def close(self) -> None:
-        if self._pool is not None:
-            self._pool.shutdown(wait=True, cancel_futures=True)
-            self._pool = None
+    def close(self, now: bool = False) -> None:
+        """Shut the pool down; ``now`` stops the workers mid-batch (after Ctrl-C)."""
+        pool, self._pool = self._pool, None
+        if pool is None:
+            return
+        if now:
+            for process in list(getattr(pool, "_processes", {}).values()):
+                process.terminate()
+        pool.shutdown(wait=not now, cancel_futures=True)
+
+
+def _ignore_interrupts() -> None:
+    # Ctrl-C reaches the whole process group; the parent alone decides what stops.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)

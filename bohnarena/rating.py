@@ -5,6 +5,8 @@ its finishing place. Places come from the game's result, where the edition's
 tie-break already orders equal coins; seats the tie-break leaves tied are
 rated as a draw. Matches are rated in match-id order, so the ratings are the
 same whatever the worker count or the order matches finished in.
+
+RANK_COLUMNS are the matches-table columns the ranking reads.
 """
 
 from __future__ import annotations
@@ -13,14 +15,14 @@ import csv
 import io
 import json
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-import pyarrow as pa
 import trueskill
 
 Z95 = 1.959963984540054
+RANK_COLUMNS = ["seats", "ranks", "coins", "winners", "faults"]
 
 
 @dataclass
@@ -117,15 +119,14 @@ class Ranking:
         return "\n".join(out)
 
 
-def rank(matches: pa.Table, bots: Sequence[str]) -> Ranking:
-    """Rate ``matches`` (a matches table) in match-id order."""
+def rank(matches: Iterable[Mapping[str, Any]], bots: Sequence[str]) -> Ranking:
+    """Rate ``matches`` (rows of the matches table), which come in match-id order."""
     env = trueskill.TrueSkill()  # the library's defaults: mu 25, sigma 25/3, draw probability 0.1
     ratings = {b: env.create_rating() for b in bots}
     standing = {b: BotStanding(b) for b in bots}
-    table = matches.sort_by("match_id").select(["seats", "ranks", "coins", "winners", "faults"])
     seat_wins: list[int] = []
     count = 0
-    for row in table.to_pylist():
+    for row in matches:
         seats, ranks = row["seats"], row["ranks"]
         count += 1
         if len(seat_wins) < len(seats):

@@ -29,7 +29,7 @@ from .game import get_game
 from .league import League, load_league
 from .logbook import LOG_FORMAT
 from .plugins import load_bot
-from .rating import Ranking, rank
+from .rating import RANK_COLUMNS, Ranking, rank
 from .schedule import MatchSpec, match_count, schedule
 from .store import RunDir, write_text
 from .worker import BatchTask, play_batch
@@ -115,29 +115,42 @@ def run_league(path: str | Path, out: str | Path | None = None, workers: int | N
     hashes = {name: source_hash(load_bot(spec, game.bot_base)) for name, spec in league.bots.items()}
     store = RunDir(out or Path("results") / league.name)
     meta = {"bohnarena": __version__, "log_format": LOG_FORMAT, "game": league.game,
-            "edition": league.edition, "bots": hashes, "matches": match_count(
-                list(league.bots), league.players, league.deals)}
+            "edition": league.edition, "bots": hashes}
     store.open_for_run(league.source, meta, restart)
-    backend = backend or LocalPool(workers if workers is not None else league.workers)
+    try:
+        return _run(league, store, backend or LocalPool(workers if workers is not None
+                                                        else league.workers), progress)
+    finally:
+        store.close()
+
+
+def _run(league: League, store: RunDir, backend: Backend, progress: bool | None) -> RunSummary:
     done = store.done_ids()
-    summary = RunSummary(store.path, meta["matches"], len(done))
+    summary = RunSummary(store.path, match_count(list(league.bots), league.players, league.deals),
+                         len(done))
     with run_log(store.path / "run.log"):
         log.info("league %s: %d matches, %d already done, %d workers",
                  league.name, summary.total, len(done), backend.workers)
-        pending = [m for m in schedule(list(league.bots), league.players, league.deals, league.seed)
-                   if m.id not in done]
-        size = batch_size(league, len(pending), backend.workers)
+        # The schedule is generated lazily: the parent's memory does not grow with the league.
+        pending = (m for m in schedule(list(league.bots), league.players, league.deals, league.seed)
+                   if m.id not in done)
+        todo = summary.total - len(done)
+        size = batch_size(league, todo, backend.workers)
         spool = str(store.path) if backend.shares_disk else None
-        tasks = [BatchTask(league.game, league.edition, league.players, league.rules,
-                           league.bots, b, league.moves, spool) for b in batches(pending, size)]
+        tasks = (BatchTask(league.game, league.edition, league.players, league.rules,
+                           league.bots, b, league.moves, spool) for b in batches(pending, size))
         start = time.perf_counter()
+        # progress None: a bar only when stderr is a terminal
+        bar = tqdm(total=todo, unit="match", disable=None if progress is None else not progress,
+                   file=sys.stderr, dynamic_ncols=True)
         try:
-            _execute(tasks, backend, store, summary, progress)
+            Dispatcher(backend, store, summary, bar).run(tasks)
         except KeyboardInterrupt:
             summary.interrupted = True
             log.warning("interrupted after %d matches", summary.played)
         finally:
-            backend.close()
+            bar.close()
+            backend.close(now=summary.interrupted)
             summary.play_seconds = time.perf_counter() - start
         write_text(store.path / "errors.json", json.dumps(
             [{"match_id": i, "reason": r} for i, r in sorted(summary.errors)], indent=2))
@@ -149,80 +162,86 @@ def run_league(path: str | Path, out: str | Path | None = None, workers: int | N
     return summary
 
 
-def _execute(tasks: list[BatchTask], backend: Backend, store: RunDir, summary: RunSummary,
-             progress: bool | None) -> None:
-    """Run every task; a task whose process dies is retried alone, once."""
-    queue = deque(tasks)
-    suspects: deque[BatchTask] = deque()  # were in flight when a worker died
-    inflight: dict[Future, tuple[BatchTask, int, bool]] = {}
-    generation = 0
-    executor = backend.executor()
-    cap = 2 * backend.workers
-    # progress None: a bar only on a terminal
-    bar = tqdm(total=sum(len(t.matches) for t in tasks), unit="match",
-               disable=None if progress is None else not progress, file=sys.stderr,
-               dynamic_ncols=True)
-    def submit(task: BatchTask, alone: bool) -> bool:
-        nonlocal executor, generation
+class Dispatcher:
+    """Keeps the backend busy with batches and commits what finishes.
+
+    A task whose worker died is retried alone (so that a death is pinned on
+    the right batch) and once more if it fails alone; then its matches are
+    recorded as errored.
+    """
+
+    def __init__(self, backend: Backend, store: RunDir, summary: RunSummary, bar: tqdm) -> None:
+        self.backend, self.store, self.summary, self.bar = backend, store, summary, bar
+        self.retry: deque[BatchTask] = deque()  # pushed back after a failed submit
+        self.suspects: deque[BatchTask] = deque()  # in flight when a worker died
+        self.inflight: dict[Future, tuple[BatchTask, int, bool]] = {}
+        self.generation = 0
+        self.executor = backend.executor()
+
+    def run(self, tasks: Iterator[BatchTask]) -> None:
+        cap = 2 * self.backend.workers
+        while True:
+            if self.suspects:
+                if not self.inflight:  # alone, so a death can be pinned on it
+                    self.submit(self.suspects.popleft(), alone=True)
+            else:
+                while len(self.inflight) < cap:
+                    task = self.retry.popleft() if self.retry else next(tasks, None)
+                    if task is None or not self.submit(task, alone=False):
+                        break
+            if not self.inflight:
+                if self.suspects or self.retry:
+                    continue
+                return
+            finished, _ = wait(self.inflight, return_when=FIRST_COMPLETED)
+            if any([self.collect(f) for f in finished]):
+                self.restart()
+
+    def submit(self, task: BatchTask, alone: bool) -> bool:
         try:
-            inflight[executor.submit(play_batch, task)] = (task, generation, alone)
+            self.inflight[self.executor.submit(play_batch, task)] = (task, self.generation, alone)
             return True
-        except BrokenProcessPool:  # broke before we saw it: start again, task first
-            (suspects if alone else queue).appendleft(task)
-            generation += 1
-            executor = backend.executor()
+        except BrokenProcessPool:  # it broke before a future told us: task first, afresh
+            (self.suspects if alone else self.retry).appendleft(task)
+            self.restart()
             return False
 
-    try:
-        while queue or suspects or inflight:
-            if suspects:
-                if not inflight:  # alone, so a death can be pinned on it
-                    submit(suspects.popleft(), True)
-            else:
-                while queue and len(inflight) < cap and submit(queue.popleft(), False):
-                    pass
-            if not inflight:
-                continue
-            finished, _ = wait(inflight, return_when=FIRST_COMPLETED)
-            broke = False
-            for f in finished:
-                task, gen, alone = inflight.pop(f)
-                try:
-                    result = f.result()
-                except BrokenProcessPool:
-                    broke = broke or gen == generation
-                    _failed(task, alone, "a worker process died", suspects, summary, bar)
-                except Exception as e:  # the task itself raised: same treatment
-                    _failed(task, alone, f"{type(e).__name__}: {e}", suspects, summary, bar)
-                else:
-                    store.commit(task.first, task.last, result.matches, result.moves)
-                    summary.played += result.played
-                    summary.errors += result.errors
-                    bar.update(len(task.matches))
-            if broke:
-                generation += 1
-                executor = backend.executor()
-    finally:
-        bar.close()
+    def restart(self) -> None:
+        self.generation += 1
+        self.executor = self.backend.executor()
 
+    def collect(self, future: Future) -> bool:
+        """Commit or requeue a finished task; True if it shows the current pool broke."""
+        task, generation, alone = self.inflight.pop(future)
+        try:
+            result = future.result()
+        except BrokenProcessPool:
+            self.failed(task, alone, "a worker process died")
+            return generation == self.generation
+        except Exception as e:  # the task itself raised: treated the same way
+            self.failed(task, alone, f"{type(e).__name__}: {e}")
+            return False
+        self.store.commit(task.first, task.last, result.matches, result.moves)
+        self.summary.played += result.played
+        self.summary.errors += result.errors
+        self.bar.update(len(task.matches))
+        return False
 
-def _failed(task: BatchTask, alone: bool, reason: str, suspects: deque[BatchTask],
-            summary: RunSummary, bar: tqdm) -> None:
-    if not alone:
-        suspects.append(task)  # maybe only a bystander of another batch's crash
-        return
-    if task.tries == 0:
-        log.warning("batch %d-%d failed alone (%s); retrying once", task.first, task.last, reason)
-        suspects.appendleft(replace(task, tries=1))
-        return
-    log.error("batch %d-%d failed twice (%s); its matches are recorded as errored",
-              task.first, task.last, reason)
-    summary.errors += [(m.id, reason) for m in task.matches]
-    bar.update(len(task.matches))
+    def failed(self, task: BatchTask, alone: bool, reason: str) -> None:
+        if not alone:
+            self.suspects.append(task)  # maybe only a bystander of another batch's crash
+        elif task.tries == 0:
+            log.warning("batch %d-%d failed alone (%s); retrying once", task.first, task.last, reason)
+            self.suspects.appendleft(replace(task, tries=1))
+        else:
+            log.error("batch %d-%d failed twice (%s); its matches are recorded as errored",
+                      task.first, task.last, reason)
+            self.summary.errors += [(m.id, reason) for m in task.matches]
+            self.bar.update(len(task.matches))
 
 
 def write_ranking(store: RunDir, bots: list[str]) -> Ranking:
-    ranking = rank(store.matches(), bots)
+    ranking = rank(store.iter_matches(RANK_COLUMNS), bots)
     write_text(store.path / "ranking.csv", ranking.to_csv())
     write_text(store.path / "ranking.json", ranking.to_json())
     write_text(store.path / "ranking.md", ranking.to_markdown())

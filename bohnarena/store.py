@@ -19,13 +19,14 @@ another part's (left over from compaction) are removed.
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import re
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -66,6 +67,7 @@ class RunDir:
         self.path = Path(path)
         self.matches_dir = self.path / "matches"
         self.moves_dir = self.path / "moves"
+        self._lock: IO[str] | None = None
 
     # -- opening ------------------------------------------------------------
     def is_run(self) -> bool:
@@ -81,11 +83,14 @@ class RunDir:
         try:
             self.matches_dir.mkdir(parents=True, exist_ok=True)
             self.moves_dir.mkdir(exist_ok=True)
-            probe = self.path / ".write-test"
-            probe.write_text("")
-            probe.unlink()
+            self._lock = open(self.path / ".lock", "w")  # noqa: SIM115 (held until close())
         except OSError as e:
             raise ResultsError(f"cannot write results to {self.path}: {e.strerror or e}") from None
+        try:
+            fcntl.flock(self._lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            self.close()
+            raise ResultsError(f"another bohnarena run is using {self.path}") from None
         frozen = self.path / "league.toml"
         if frozen.exists():
             old = self.meta()
@@ -100,6 +105,12 @@ class RunDir:
             write_text(frozen, league_text)
             write_text(self.path / "run.json", json.dumps(meta, indent=2, sort_keys=True))
         self.clean()
+
+    def close(self) -> None:
+        """Release the directory for other runs."""
+        lock, self._lock = self._lock, None
+        if lock is not None:
+            lock.close()
 
     def meta(self) -> dict[str, Any]:
         try:
@@ -189,9 +200,10 @@ class RunDir:
             ids.update(pq.read_table(p, columns=["match_id"]).column(0).to_pylist())
         return ids
 
-    def matches(self) -> pa.Table:
-        parts = self.parts(self.matches_dir)
-        if not parts:
-            return MATCHES_SCHEMA.empty_table()
-        t = pa.concat_tables([pq.read_table(p) for p in parts])
-        return t.sort_by("match_id")
+    def iter_matches(self, columns: list[str] | None = None,
+                     chunk: int = 8192) -> Iterator[dict[str, Any]]:
+        """Every finished match as a dict, in match-id order, a chunk at a time
+        (parts cover disjoint id ranges and hold their rows in id order)."""
+        for p in self.parts(self.matches_dir):
+            for batch in pq.ParquetFile(p).iter_batches(batch_size=chunk, columns=columns):
+                yield from batch.to_pylist()

@@ -109,6 +109,38 @@ def test_resume_after_kill_9_of_the_whole_run(league, tmp_path):
     assert moves_ids == set(range(180))
 
 
+def test_ctrl_c_stops_cleanly_and_the_run_resumes(league, tmp_path):
+    path = league(deals=300, players=3, extra="[run]\nbatch_size = 5\n")
+    out = tmp_path / "out"
+    cmd = [sys.executable, "-m", "bohnarena", "run", str(path), "--out", str(out), "-j", "2"]
+    proc = subprocess.Popen(cmd, start_new_session=True, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 60
+    while time.time() < deadline and len(list((out / "matches").glob("part-*"))) < 2:
+        time.sleep(0.05)
+    os.killpg(proc.pid, signal.SIGINT)  # what Ctrl-C sends: the whole process group
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130
+    assert "run the same command again to resume" in err
+    done = RunDir(out).done_ids()
+    assert 0 < len(done) < 900
+    r = subprocess.run(cmd + ["--no-progress"], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert sorted(table(out, "matches")["match_id"].to_pylist()) == list(range(900))
+
+
+def test_two_runs_cannot_share_a_results_directory(league, tmp_path):
+    from bohnarena.store import ResultsError
+    path = league(deals=1)
+    first = RunDir(tmp_path / "o")
+    first.open_for_run(path.read_text(), {"bots": {}, "log_format": 1}, restart=False)
+    try:
+        with pytest.raises(ResultsError, match="another bohnarena run"):
+            run_league(path, tmp_path / "o", workers=1, progress=False)
+    finally:
+        first.close()
+
+
 def test_a_dying_worker_costs_only_its_batch(league, tmp_path):
     path = league(bots={"planner": "planner", "exiter": hostile("ExitInSeatZero"), "random": "random"},
                   deals=2, extra="[run]\nbatch_size = 1\n")
