@@ -187,6 +187,66 @@ def rank_command(results_dir: str, fmt: str) -> None:
                 "json": ranking.to_json}[fmt]().rstrip("\n"))
 
 
+@cli.command()
+@click.argument("results_dir", type=click.Path(file_okay=False))
+@click.option("--match", "-m", "match_id", type=int, help="The match id to show or check.")
+@click.option("--at", type=click.IntRange(min=0), default=None, metavar="N",
+              help="Show the whole table as it stood after move N.")
+@click.option("--seat", type=int, default=None, help="Show only what seat S could see.")
+@click.option("--json", "as_json", is_flag=True, help="JSON lines instead of text.")
+@click.option("--verify", is_flag=True,
+              help="Rebuild the match from its seed and logged decisions through the rules; "
+                   "exit 1 at the first difference.")
+@click.option("--rerun", is_flag=True,
+              help="Play the match again with the same bots and seed; exit 1 at the first "
+                   "move that differs.")
+@click.option("--verify-all", is_flag=True, help="Verify every match of the run, in parallel.")
+@click.option("--workers", "-j", type=click.IntRange(min=1), default=None,
+              help="Worker processes for --verify-all (default: all cores).")
+def replay(results_dir: str, match_id: int | None, at: int | None, seat: int | None,
+           as_json: bool, verify: bool, rerun: bool, verify_all: bool, workers: int | None) -> None:
+    """Replay a logged match move by move, from the Parquet logs alone.
+
+    \b
+    Examples:
+      bohnarena replay results/quickstart --match 7
+      bohnarena replay results/quickstart --match 7 --at 120 --seat 2
+      bohnarena replay results/quickstart --match 7 --verify
+      bohnarena replay results/quickstart --verify-all
+    """
+    from . import replay as rp
+
+    if verify_all:
+        checked, failures = rp.verify_all(results_dir, workers or 0)
+        for mid, problem in failures[:10]:
+            click.echo(f"match {mid}: {problem}")
+        click.echo(f"verified {checked} matches: "
+                   + ("every one replays to its logged result" if not failures
+                      else f"{len(failures)} do not"))
+        sys.exit(1 if failures else 0)
+    if match_id is None:
+        raise UsageError("give --match ID (or --verify-all)")
+    run = rp.Run.open(results_dir)
+    row, log = run.match(match_id)
+    seat = rp.parse_seat(seat, len(row["seats"]))
+    names = row["seats"]
+    if verify or rerun:
+        problem = run.check(row, log) if verify else None
+        if problem is None and rerun:
+            problem = run.rerun(row, log)
+        what = "the bots replay" if rerun else "the log replays under the rules"
+        click.echo(f"match {match_id}: " + (problem or f"OK, {what} move for move ({len(log)} moves)"))
+        sys.exit(1 if problem else 0)
+    if at is not None:
+        if at >= len(log):
+            raise UsageError(f"match {match_id} has {len(log)} moves (0-{len(log) - 1})")
+        lines = run.game.table_at(run.rules, row["seed"], log, at, names, seat, as_json)
+    else:
+        lines = run.game.replay_lines(run.rules, row["seed"], log, names, seat, as_json)
+    for line in lines:
+        click.echo(line)
+
+
 @cli.command("bots")
 def bots_command() -> None:
     """List the registered bots (entry-point group bohnarena.bots)."""

@@ -30,6 +30,9 @@ class MatchResult:
 class Game(Protocol):
     name: str
     title: str
+    #: Bumped whenever a change alters how a seeded match plays out or is
+    #: recorded: results of different versions are never mixed or replayed.
+    version: int
     #: Record layouts: kind -> names of the values after (kind, seat).
     layout: Mapping[str, tuple[str, ...]]
     #: Value columns of the records and their kind ("int", "ints", "str").

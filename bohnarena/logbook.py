@@ -129,10 +129,15 @@ def warm_up() -> None:
 
 
 def records_of(table: pa.Table, layout: Mapping[str, Sequence[str]]) -> list[tuple]:
-    """The record tuples of a moves table (one match, in seq order)."""
+    """The record tuples of a moves table, in its row order."""
+    columns = {name: table.column(name).to_pylist()
+               for name in table.column_names if name not in ("match_id", "seq")}
+    kinds, seats = columns["kind"], columns["seat"]
     out = []
-    for row in table.to_pylist():
-        names = layout[row["kind"]]
-        values = tuple(tuple(v) if isinstance(v, list) else v for v in (row[n] for n in names))
-        out.append((row["kind"], row["seat"], *values))
+    for i, kind in enumerate(kinds):
+        names = layout.get(kind)
+        if names is None:
+            raise ValueError(f"unknown record kind {kind!r}")
+        values = (columns[n][i] for n in names)
+        out.append((kind, seats[i], *(tuple(v) if isinstance(v, list) else v for v in values)))
     return out

@@ -115,7 +115,7 @@ def run_league(path: str | Path, out: str | Path | None = None, workers: int | N
     hashes = {name: source_hash(load_bot(spec, game.bot_base)) for name, spec in league.bots.items()}
     store = RunDir(out or Path("results") / league.name)
     meta = {"bohnarena": __version__, "log_format": LOG_FORMAT, "game": league.game,
-            "edition": league.edition, "bots": hashes}
+            "rules_version": game.version, "edition": league.edition, "bots": hashes}
     store.open_for_run(league.source, meta, restart)
     try:
         return _run(league, store, backend or LocalPool(workers if workers is not None

@@ -97,6 +97,11 @@ class RunDir:
             if frozen.read_text("utf-8") != league_text:
                 raise ResultsError(f"{self.path} holds a run of a different league file; "
                                    "use --restart to discard it, or --out for another directory")
+            if old.get("rules_version") != meta["rules_version"]:
+                raise ResultsError(f"{self.path} was played under rules version "
+                                   f"{old.get('rules_version')}, this bohnarena plays version "
+                                   f"{meta['rules_version']}; use --restart to discard it, or "
+                                   "--out for another directory")
             changed = sorted(b for b, h in meta["bots"].items() if old.get("bots", {}).get(b) != h)
             if changed:
                 raise ResultsError(f"the source of bot(s) {', '.join(changed)} changed since this run "

@@ -61,22 +61,24 @@ LAYOUT: dict[str, tuple[str, ...]] = {**EVENTS, **DECISIONS}
 _PRIVATE = {"dealt": 2, "drew": 2}  # kind -> index of the value only its seat sees
 
 
-def public_history(records: Sequence[tuple], seat: int) -> tuple[tuple, ...]:
-    """The events ``seat`` could have seen at a real table, in order.
+def public(rec: tuple, seat: int) -> tuple | None:
+    """``rec`` as ``seat`` saw it at the table, or None if it saw nothing of it.
 
-    Decisions are left out (their visible effects are events); other seats'
-    dealt and drawn cards are masked as -1.
+    Other seats' decisions are unseen (their visible effects are events);
+    other seats' dealt and drawn cards are masked as -1.
     """
-    out = []
-    for rec in records:
-        kind = rec[0]
-        if kind in DECISIONS or kind == "seat":
-            continue
-        if kind in _PRIVATE and rec[1] != seat:
-            hidden = rec[2]
-            rec = (kind, rec[1], tuple(-1 for _ in hidden) if isinstance(hidden, tuple) else -1)
-        out.append(rec)
-    return tuple(out)
+    kind = rec[0]
+    if kind == "seat" or (kind in DECISIONS and rec[1] != seat):
+        return None
+    if kind in _PRIVATE and rec[1] != seat:
+        hidden = rec[2]
+        return (kind, rec[1], tuple(-1 for _ in hidden) if isinstance(hidden, tuple) else -1)
+    return rec
+
+
+def public_history(records: Sequence[tuple], seat: int) -> tuple[tuple, ...]:
+    """The records ``seat`` could have seen, in order (see :func:`public`)."""
+    return tuple(p for p in (public(r, seat) for r in records) if p is not None)
 
 
 def as_dict(rec: Sequence[Any]) -> dict[str, Any]:

@@ -133,7 +133,7 @@ def test_two_runs_cannot_share_a_results_directory(league, tmp_path):
     from bohnarena.store import ResultsError
     path = league(deals=1)
     first = RunDir(tmp_path / "o")
-    first.open_for_run(path.read_text(), {"bots": {}, "log_format": 1}, restart=False)
+    first.open_for_run(path.read_text(), {"bots": {}, "log_format": 1, "rules_version": 1}, restart=False)
     try:
         with pytest.raises(ResultsError, match="another bohnarena run"):
             run_league(path, tmp_path / "o", workers=1, progress=False)

@@ -1,0 +1,172 @@
+"""Replaying logged matches from a results directory (any game).
+
+Reading a match, checking it against the rules (``verify``), playing it
+again with its bots (``rerun``) and checking a whole run in parallel.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator, Sequence
+from concurrent.futures import as_completed
+from dataclasses import dataclass
+from itertools import groupby
+from operator import itemgetter
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.dataset as ds
+from tqdm import tqdm
+
+from .errors import UsageError
+from .execution import LocalPool
+from .game import Game, get_game
+from .league import League, load_league
+from .logbook import records_of
+from .plugins import load_bot
+from .store import ResultsError, RunDir
+
+
+@dataclass
+class Run:
+    """A results directory opened for reading."""
+
+    store: RunDir
+    league: League
+    game: Game
+    rules: Any
+
+    @classmethod
+    def open(cls, path: str | Path) -> Run:
+        store = RunDir(path)
+        if not store.is_run() or not (store.path / "league.toml").is_file():
+            raise ResultsError(f"{path} is not a bohnarena results directory")
+        meta = store.meta()  # refuses other log formats
+        league = load_league(store.path / "league.toml")
+        game = get_game(league.game)
+        if meta.get("rules_version") != game.version:
+            raise ResultsError(f"{path} was played under {game.name} rules version "
+                               f"{meta.get('rules_version')}; this bohnarena has version "
+                               f"{game.version}, so its matches cannot be replayed here")
+        return cls(store, league, game, game.rules(league.edition, league.players, league.rules))
+
+    def _dataset(self, sub: Path) -> ds.Dataset:
+        parts = self.store.parts(sub)
+        if not parts:
+            raise ResultsError(f"{sub} holds no finished matches")
+        try:
+            return ds.dataset([str(p) for p in parts], format="parquet")
+        except (pa.ArrowException, OSError) as e:
+            raise _unreadable(sub, e) from None
+
+    def _read(self, sub: Path, first: int, last: int) -> pa.Table:
+        where = (pc.field("match_id") >= first) & (pc.field("match_id") <= last)
+        try:
+            return self._dataset(sub).to_table(filter=where)
+        except (pa.ArrowException, OSError) as e:
+            raise _unreadable(sub, e) from None
+
+    def rows(self, first: int, last: int) -> list[dict[str, Any]]:
+        return self._read(self.store.matches_dir, first, last).sort_by("match_id").to_pylist()
+
+    def logs(self, first: int, last: int) -> dict[int, list[tuple]]:
+        moves = self._read(self.store.moves_dir, first, last)
+        moves = moves.sort_by([("match_id", "ascending"), ("seq", "ascending")])
+        try:
+            recs = records_of(moves, self.game.layout)
+        except ValueError as e:
+            raise ResultsError(f"{self.store.moves_dir}: {e}") from None
+        pairs = zip(moves.column("match_id").to_pylist(), recs)
+        return {mid: [rec for _, rec in group] for mid, group in groupby(pairs, key=itemgetter(0))}
+
+    def match(self, match_id: int) -> tuple[dict[str, Any], list[tuple]]:
+        rows = self.rows(match_id, match_id)
+        if not rows:
+            raise ResultsError(f"no finished match {match_id} in {self.store.path}")
+        log = self.logs(match_id, match_id).get(match_id)
+        if not log:
+            raise ResultsError(f"match {match_id} has no move log (run with moves off?)")
+        return rows[0], log
+
+    def check(self, row: dict[str, Any], log: Sequence[tuple]) -> str | None:
+        """None when the log replays under the rules to the recorded result."""
+        result, problem = self.game.verify(self.rules, row["seed"], log)
+        if problem is not None:
+            return problem
+        assert result is not None
+        recorded = {k: row[k] for k in ("coins", "ranks", "winners", "turns", "faults")}
+        replayed = {"coins": list(result.coins), "ranks": list(result.ranks),
+                    "winners": list(result.winners), "turns": result.turns,
+                    "faults": list(result.faults)}
+        for key, value in recorded.items():
+            if value != replayed[key]:
+                return f"the matches table has {key} {value}, the replay gives {replayed[key]}"
+        return None
+
+    def rerun(self, row: dict[str, Any], log: Sequence[tuple]) -> str | None:
+        """Play the match again with its bots; None when every move is the same."""
+        bots = [load_bot(self.league.bots[name], self.game.bot_base)() for name in row["seats"]]
+        _, again = self.game.play(self.rules, row["seed"], bots)
+        for i, (a, b) in enumerate(zip(log, again)):
+            if tuple(a) != tuple(b):
+                return f"move {i}: the log has {tuple(a)!r}, the bots now play {tuple(b)!r}"
+        if len(log) != len(again):
+            return f"the log has {len(log)} moves, the bots now play {len(again)}"
+        return None
+
+
+def _unreadable(where: Path, e: Exception) -> ResultsError:
+    first_line = (str(e).strip().splitlines() or [type(e).__name__])[0]
+    return ResultsError(f"cannot read {where} (corrupt or truncated?): {first_line}")
+
+
+def check_range(path: str, first: int, last: int) -> list[tuple[int, str | None]]:
+    """Verify every match with an id in [first, last] (a worker task)."""
+    run = Run.open(path)
+    logs = run.logs(first, last)
+    out = []
+    for row in run.rows(first, last):
+        log = logs.get(row["match_id"])
+        out.append((row["match_id"], "no move log" if not log else run.check(row, log)))
+    return out
+
+
+def verify_all(path: str | Path, workers: int = 0, chunk: int = 200,
+               progress: bool | None = None) -> tuple[int, list[tuple[int, str]]]:
+    """Verify every finished match of a run in parallel; (checked, failures)."""
+    run = Run.open(path)
+    ids = sorted(run.store.done_ids())
+    if not ids:
+        raise ResultsError(f"{path} holds no finished matches")
+    ranges = list(_ranges(ids, chunk))
+    pool = LocalPool(workers)
+    failures: list[tuple[int, str]] = []
+    checked = 0
+    bar = tqdm(total=len(ids), unit="match", disable=None if progress is None else not progress,
+               file=sys.stderr)
+    try:
+        executor = pool.executor()
+        futures = [executor.submit(check_range, str(run.store.path), a, b) for a, b in ranges]
+        for f in as_completed(futures):
+            results = f.result()
+            checked += len(results)
+            failures += [(i, p) for i, p in results if p is not None]
+            bar.update(len(results))
+    finally:
+        bar.close()
+        pool.close()
+    return checked, sorted(failures)
+
+
+def _ranges(ids: Sequence[int], chunk: int) -> Iterator[tuple[int, int]]:
+    for i in range(0, len(ids), chunk):
+        part = ids[i:i + chunk]
+        yield part[0], part[-1]
+
+
+def parse_seat(seat: int | None, players: int) -> int | None:
+    if seat is not None and not 0 <= seat < players:
+        raise UsageError(f"--seat must be between 0 and {players - 1}")
+    return seat

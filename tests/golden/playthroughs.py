@@ -1,0 +1,63 @@
+"""Golden playthroughs: seeded matches whose full transcripts are stored
+beside this file. A rules change shows up as a readable diff of them.
+
+Regenerate them on purpose (after a deliberate rules change, with a bump of
+RULES_VERSION) with:
+
+    python -m tests.golden.playthroughs
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from bohnarena.bohnanza import play_match, ruleset
+from bohnarena.bohnanza.game import GAME
+from bohnarena.plugins import load_bot
+
+HERE = Path(__file__).parent
+
+
+@dataclass(frozen=True)
+class Golden:
+    name: str
+    edition: str
+    seed: int
+    bots: tuple[str, ...]
+    options: dict = field(default_factory=dict)
+    shows: tuple[str, ...] = ()  # record kinds this playthrough exists to show
+
+    @property
+    def path(self) -> Path:
+        return HERE / f"{self.name}.txt"
+
+    def play(self) -> tuple[list[tuple], list[str]]:
+        rules = ruleset(self.edition, len(self.bots), **self.options)
+        bots = [load_bot(b, GAME.bot_base)() for b in self.bots]
+        _, records = play_match(rules, self.seed, bots)
+        head = [f"# {self.name}: {self.edition}, seed {self.seed}, bots {', '.join(self.bots)}"
+                + (f", options {self.options}" if self.options else "")]
+        return records, head + list(GAME.replay_lines(rules, self.seed, records, self.bots))
+
+
+GOLDEN = [
+    Golden("classic-4p-ends-in-phase-2", "classic", 0, ("trader", "planner", "random", "trader"),
+           shows=("traded", "reshuffled")),
+    Golden("anniversary-3p-jumping-draft", "anniversary", 0, ("trader", "planner", "trader"),
+           {"extra_bean": "jumping"}, shows=("drafted", "picked", "draft_coin")),
+    Golden("riogrande-4p-third-field", "riogrande", 0, ("planner", "trader", "planner", "random"),
+           shows=("bought_field",)),
+    Golden("riogrande-3p-two-exhaustions", "riogrande", 1, ("trader", "planner", "random")),
+]
+
+
+def main() -> None:
+    for g in GOLDEN:
+        _, lines = g.play()
+        g.path.write_text("\n".join(lines) + "\n", "utf-8")
+        print(f"wrote {g.path} ({len(lines)} lines)")
+
+
+if __name__ == "__main__":
+    main()

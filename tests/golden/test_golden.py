@@ -1,0 +1,31 @@
+"""Golden playthroughs replay to the stored transcripts, and show what they
+were chosen for."""
+
+import pytest
+
+from bohnarena.bohnanza import ruleset
+from bohnarena.bohnanza.replay import verify
+
+from .playthroughs import GOLDEN
+
+
+@pytest.mark.parametrize("golden", GOLDEN, ids=lambda g: g.name)
+def test_playthrough_matches_its_golden_transcript(golden):
+    records, lines = golden.play()
+    expected = golden.path.read_text("utf-8").splitlines()
+    assert "\n".join(lines).splitlines() == expected, f"{golden.path.name} changed: run python -m tests.golden.playthroughs " \
+                              "after a deliberate rules change"
+    kinds = {r[0] for r in records}
+    assert set(golden.shows) <= kinds
+    rules = ruleset(golden.edition, len(golden.bots), **golden.options)
+    assert verify(rules, golden.seed, records)[1] is None
+
+
+def test_one_playthrough_ends_during_phase_2_after_one_revealed_card():
+    golden = GOLDEN[0]
+    records, _ = golden.play()
+    last = max(i for i, r in enumerate(records) if r[0] == "exhausted")
+    turn = max(i for i, r in enumerate(records[:last]) if r[0] == "turn")
+    assert [r[0] for r in records[turn:last]].count("revealed") == 1
+    assert not [r for r in records[last:] if r[0] in ("drew", "turn")]
+    assert [r for r in records[last:] if r[0] == "planted"]  # phase 3 was still played
