@@ -10,7 +10,9 @@
   every bot plays every seat of the same shuffled deck.
 
 A match is identified by ``(table, deal, rotation)``; its integer id is
-``(table * deals + deal) * players + rotation``. Its seed is
+``(deal * tables + table) * players + rotation``: deal-major, so that any
+stretch of ids (what TrueSkill saw last, what an interrupted run finished)
+covers every table alike. Its seed is
 ``derive_seed(master seed, "deal", deal)``: the same deck for every table and
 rotation of a deal (that is what makes the deals duplicate), never dependent
 on worker count or the order matches run in.
@@ -47,13 +49,14 @@ def deal_seed(master: int, deal: int) -> int:
 
 def schedule(bots: Sequence[str], players: int, deals: int, master_seed: int) -> Iterator[MatchSpec]:
     """Every match of the league, in id order."""
-    seeds = [deal_seed(master_seed, d) for d in range(deals)]
+    all_tables = tables(bots, players)
     match_id = 0
-    for t, table in enumerate(tables(bots, players)):
-        for d in range(deals):
+    for d in range(deals):
+        seed = deal_seed(master_seed, d)
+        for t, table in enumerate(all_tables):
             for r in range(players):
                 seats = tuple(table[(s - r) % players] for s in range(players))
-                yield MatchSpec(match_id, t, d, r, seeds[d], seats)
+                yield MatchSpec(match_id, t, d, r, seed, seats)
                 match_id += 1
 
 

@@ -208,3 +208,13 @@ def test_parquet_reads_in_pandas_polars_and_duckdb(league, tmp_path):
     n = duckdb.sql(f"select count(*) from read_parquet('{out}/moves/*.parquet') "
                    f"where match_id = 1 and kind = 'harvested'").fetchall()[0][0]
     assert n > 0
+
+
+def test_identical_bots_rate_alike_and_above_random(league, tmp_path):
+    path = league(players=3, deals=25, bots={"planner": "planner", "random": "random",
+                                             "planner-b": "planner", "random-b": "random"})
+    s = run_league(path, tmp_path / "o", workers=2, progress=False)
+    score = {r["bot"]: r["score"] for r in s.ranking.rows()}
+    gap = min(score["planner"], score["planner-b"]) - max(score["random"], score["random-b"])
+    assert gap > 0
+    assert abs(score["planner"] - score["planner-b"]) < gap
