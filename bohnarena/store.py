@@ -33,7 +33,7 @@ import pyarrow.parquet as pq
 
 from . import __version__
 from .errors import UsageError
-from .logbook import LOG_FORMAT, MATCHES_SCHEMA
+from .logbook import LOG_FORMAT
 
 PART = re.compile(r"^part-(\d{9})-(\d{9})\.parquet$")
 MOVES_ROW_GROUP = 64 * 1024  # rows: one match reads one or two row groups

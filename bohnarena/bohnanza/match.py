@@ -14,60 +14,96 @@ When seats are asked (the "at any time" rule made concrete):
 from __future__ import annotations
 
 import random
+import time
 from collections.abc import Sequence
 from typing import Any, Protocol
 
-from ..seeding import derive_seed
 from ..game import MatchResult
+from ..limits import DecisionTimeout, Limits, Watchdog
+from ..seeding import derive_seed
 from .bot import Bot, Offer, Proposal
 from .decisions import DECISIONS, ref_cards
 from .rules import RuleSet
-from .table import FINAL_PHASE, FROM_DRAFT, FROM_HAND, FROM_TRADE_AREA, GameOver, Table
+from .table import FINAL_PHASE, FROM_HAND, FROM_TRADE_AREA, GameOver, Table
 from .view import SeatView
 
 MAX_TURNS = 100_000  # a guard against engine bugs only; real games end far sooner
 
 
 class Seat(Protocol):
-    """Who answers a seat's decisions: a live bot, or a log being replayed."""
+    """Who answers a seat's decisions: a live bot (in this process or in a
+    sandbox process), or a log being replayed."""
 
     asks: frozenset[str]
 
-    def start(self, seat: int, rules: RuleSet, rng: random.Random) -> str | None: ...
+    def start(self, seat: int, rules: RuleSet, seed: int) -> str | None:
+        """Prepare for a match; ``seed`` seeds the bot's own random stream.
+        Returns a fault reason or None."""
+        ...
 
     def decide(self, kind: str, view: SeatView, args: tuple) -> tuple[Any, str | None]:
         """Returns ``(answer, fault)``; a fault (a reason) voids the answer."""
+        ...
+
+    def forfeits(self, faults: int) -> bool:
+        """After a fault: does the seat's bot forfeit the match now?"""
         ...
 
     def end(self, result: MatchResult) -> str | None: ...
 
 
 class BotSeat:
-    """A live bot in a seat. Exceptions become faults, never crashes."""
+    """A bot in this process. Exceptions become faults, never crashes; with
+    ``limits`` and an active ``watchdog`` a slow decision is interrupted."""
 
-    def __init__(self, bot: Bot) -> None:
+    def __init__(self, bot: Bot, limits: Limits | None = None,
+                 watchdog: Watchdog | None = None, timed: bool = False) -> None:
         self.bot = bot
+        self.limits = limits
+        self.watchdog = watchdog
+        self.timed = timed or limits is not None
         self.asks: frozenset[str] = frozenset()
+        self.spent = 0.0  # seconds of decisions this match (the time bank)
+        self.times: list[float] = []  # seconds per decision (when timed)
 
-    def start(self, seat: int, rules: RuleSet, rng: random.Random) -> str | None:
-        asks, fault = _guard(self.bot.decisions, rules)
+    def start(self, seat: int, rules: RuleSet, seed: int) -> str | None:
+        asks, fault = self._call(self.bot.decisions, rules)
         if fault is None and not (isinstance(asks, frozenset) and asks <= set(DECISIONS)):
-            fault = "decisions() must return a frozenset of decision names"
+            fault = "malformed: decisions() must return a frozenset of decision names"
         self.asks = frozenset() if fault else asks
-        return fault or _guard(self.bot.start, seat, rules, rng)[1]
+        return fault or self._call(self.bot.start, seat, rules, random.Random(seed))[1]
 
     def decide(self, kind: str, view: SeatView, args: tuple) -> tuple[Any, str | None]:
-        return _guard(getattr(self.bot, kind), view, *args)
+        return self._call(getattr(self.bot, kind), view, *args)
+
+    def forfeits(self, faults: int) -> bool:
+        lim = self.limits
+        return lim is not None and (faults >= lim.max_faults or self.spent > lim.match_seconds)
 
     def end(self, result: MatchResult) -> str | None:
-        return _guard(self.bot.end, result)[1]
+        return self._call(self.bot.end, result)[1]
 
-
-def _guard(fn: Any, *args: Any) -> tuple[Any, str | None]:
-    try:
-        return fn(*args), None
-    except Exception as e:  # a bot's bug is a fault, never the league's crash
-        return None, f"raised {type(e).__name__}: {e}"[:300]
+    def _call(self, fn: Any, *args: Any) -> tuple[Any, str | None]:
+        if not self.timed:  # the fast path: trusted bots, no limits
+            try:
+                return fn(*args), None
+            except Exception as e:
+                return None, f"raised {type(e).__name__}: {e}"[:300]
+        lim, dog = self.limits, self.watchdog
+        start = time.perf_counter()
+        try:
+            if lim is not None and dog is not None and dog.active:
+                with dog.limit(lim.decision_seconds):
+                    return fn(*args), None
+            return fn(*args), None
+        except DecisionTimeout:
+            return None, f"timeout: no answer within {lim.decision_seconds:g} s" if lim else "timeout"
+        except Exception as e:  # a bot's bug is a fault, never the league's crash
+            return None, f"raised {type(e).__name__}: {e}"[:300]
+        finally:
+            took = time.perf_counter() - start
+            self.spent += took
+            self.times.append(took)
 
 
 class Match:
@@ -79,6 +115,8 @@ class Match:
         self.seats = list(seats)
         self.table = Table(rules, seed)
         self.faults = [0] * rules.players
+        self.forfeited: set[int] = set()
+        self._asks: list[frozenset[str]] = [frozenset()] * rules.players
         self._anytime = [False] * rules.players
         self._any_anytime = False
 
@@ -94,7 +132,7 @@ class Match:
         spec = DECISIONS[kind]
         view = SeatView(t, seat)
         agent = self.seats[seat]
-        if kind not in agent.asks:
+        if kind not in self._asks[seat]:
             return spec.default(None, view, *args)
         answer, fault = agent.decide(kind, view, args)
         if fault is None:
@@ -112,6 +150,12 @@ class Match:
     def _fault(self, seat: int, kind: str, reason: str) -> None:
         self.faults[seat] += 1
         self.table.records.append(("fault", seat, kind, reason))
+        if seat not in self.forfeited and self.seats[seat].forfeits(self.faults[seat]):
+            # The seat plays on with default answers and is ranked last.
+            self.forfeited.add(seat)
+            self.table.records.append(("forfeit", seat))
+            self._asks[seat] = frozenset()
+            self._anytime[seat] = False
 
     def window(self, seat: int) -> None:
         """A harvest window for one seat (see the module docstring)."""
@@ -242,11 +286,12 @@ class Match:
         """Start every seat's agent; each gets its own seeded random stream."""
         t = self.table
         for s, agent in enumerate(self.seats):
-            fault = agent.start(s, self.rules, random.Random(derive_seed(self.seed, "bot", s)))
+            fault = agent.start(s, self.rules, derive_seed(self.seed, "bot", s))
             t.records.append(("seat", s, ",".join(sorted(agent.asks))))
+            self._asks[s] = agent.asks
+            self._anytime[s] = "anytime" in agent.asks
             if fault:
                 self._fault(s, "start", fault)
-            self._anytime[s] = "anytime" in agent.asks
         self._any_anytime = any(self._anytime)
 
     def play(self) -> MatchResult:
@@ -336,13 +381,16 @@ class Match:
         coins = tuple(len(p) for p in t.coins)
         t.records.append(("ended", -1, coins))
         breaks = {"seat": lambda s: s, "hand": lambda s: len(t.hands[s])}
-        keys = [(coins[s], *(breaks[b](s) for b in self.rules.tie_break)) for s in range(t.players)]
+        keys = [(s not in self.forfeited, coins[s], *(breaks[b](s) for b in self.rules.tie_break))
+                for s in range(t.players)]
         ranks = tuple(1 + sum(k > keys[s] for k in keys) for s in range(t.players))
         return MatchResult(coins, ranks, tuple(s for s in range(t.players) if ranks[s] == 1),
                            t.turn, tuple(self.faults))
 
 
-def play_match(rules: RuleSet, seed: int, bots: Sequence[Bot]) -> tuple[MatchResult, list[tuple]]:
-    """Play one match of live bots; returns the result and the record stream."""
-    match = Match(rules, seed, [BotSeat(b) for b in bots])
+def play_match(rules: RuleSet, seed: int,
+               players: Sequence[Bot | Seat]) -> tuple[MatchResult, list[tuple]]:
+    """Play one match; each player is a Bot (run in this process, unlimited)
+    or a ready Seat. Returns the result and the record stream."""
+    match = Match(rules, seed, [BotSeat(p) if isinstance(p, Bot) else p for p in players])
     return match.play(), match.records

@@ -39,6 +39,7 @@ EVENTS: dict[str, tuple[str, ...]] = {
     "picked": ("card", "field"),          # draft card planted in field, or field -1: discarded
     "draft_coin": ("card",),              # the draft's last card onto the harvester's coin pile
     "fault": ("decision", "text"),        # the seat's answer was replaced by the default
+    "forfeit": (),                        # too many faults: default answers from now on, ranked last
     "final_harvest": (),                  # the game is over: every field is harvested
     "ended": ("values",),                 # final coins of every seat
 }

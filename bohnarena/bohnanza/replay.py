@@ -9,7 +9,6 @@ streams differ, and :class:`Divergence` names the first move where they do.
 
 from __future__ import annotations
 
-import random
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -74,7 +73,7 @@ class LogSeat:
             return rec[3]
         return None
 
-    def start(self, seat: int, rules: RuleSet, rng: random.Random) -> str | None:
+    def start(self, seat: int, rules: RuleSet, seed: int) -> str | None:
         rec = self._at()  # the engine records ("seat", seat, asks) next
         if rec is None or rec[0] != "seat" or rec[1] != seat:
             raise Divergence(len(self.made), rec, ("seat", seat, "..."))
@@ -91,6 +90,10 @@ class LogSeat:
         if kind == "anytime":
             return None, None  # an empty harvest window leaves no record
         raise Divergence(len(self.made), rec, f"(seat {self.seat} answers {kind})")
+
+    def forfeits(self, faults: int) -> bool:
+        rec = self._at()  # right after the fault the engine just recorded
+        return rec is not None and rec[0] == "forfeit" and rec[1] == self.seat
 
     def end(self, result: MatchResult) -> str | None:
         return self._fault("end")

@@ -58,6 +58,8 @@ class Narrator:
             "draft_coin": lambda r: f"    the last card ({bean(r['card'])}) goes to "
                                     f"{who(r['seat'])}'s coin pile",
             "fault": lambda r: f"  FAULT {who(r['seat'])} in {r['decision']}: {r['text']}",
+            "forfeit": lambda r: f"  {who(r['seat'])} FORFEITS: default answers from now on, "
+                                 "ranked last",
             "final_harvest": lambda r: "\n== The game ends: every field is harvested ==",
             "ended": lambda r: "\n== Final coins: " + ", ".join(
                 f"{who(s)} {c}" for s, c in enumerate(r["values"])) + " ==",

@@ -5,7 +5,7 @@ import pytest
 from bohnarena.bohnanza import Bot, Match, play_match, ruleset
 from bohnarena.bohnanza.match import BotSeat
 
-from .helpers import V, cards, census_ok, kinds, rig
+from .helpers import cards, census_ok, kinds, rig
 
 
 def short_pile(m, keep):

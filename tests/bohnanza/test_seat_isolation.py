@@ -7,7 +7,7 @@ from bohnarena.bohnanza.records import public_history
 from bohnarena_bots.random_bot import RandomBot
 from bohnarena_bots.trader import TraderBot
 
-from .helpers import V, cards, kinds, rig, scripted
+from .helpers import V, cards, rig, scripted
 
 PUBLIC = {"seat", "rules", "players", "active", "turn", "phase", "hand", "my_fields",
           "my_trade_area", "my_coins", "fields", "trade_areas", "revealed", "coins",

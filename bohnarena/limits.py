@@ -1,0 +1,89 @@
+"""Limits on bots, and the in-process watchdog that enforces decision time."""
+
+from __future__ import annotations
+
+import signal
+import threading
+import time
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass, fields
+from typing import Any
+
+from .errors import UsageError
+
+ISOLATIONS = ("inprocess", "subprocess")
+
+
+@dataclass(frozen=True)
+class Limits:
+    """What a bot may use. Defaults in docs/writing-a-bot.md; a league's
+    ``[limits]`` table overrides them."""
+
+    decision_seconds: float = 2.0   # one decision
+    match_seconds: float = 120.0    # all decisions of one match (the time bank)
+    memory_mb: int = 1024           # address space of a subprocess bot
+    output_kb: int = 1024           # one message from a subprocess bot; its stderr log
+    max_faults: int = 100           # faults in one match before the bot forfeits
+
+    @classmethod
+    def parse(cls, data: Mapping[str, Any], where: str = "[limits]") -> Limits:
+        known = {f.name: f.type for f in fields(cls)}
+        for key, value in data.items():
+            if key not in known:
+                raise UsageError(f"{where}: unknown limit {key!r} (known: {', '.join(known)})")
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
+                raise UsageError(f"{where}: {key} must be a positive number")
+            if known[key] == "int" and not isinstance(value, int):
+                raise UsageError(f"{where}: {key} must be a whole number")
+        return cls(**data)
+
+
+class DecisionTimeout(BaseException):
+    """Raised inside a bot's decision that ran past its time limit.
+
+    A BaseException, so that a bot's ``except Exception`` does not swallow it.
+    """
+
+
+class Watchdog:
+    """Interrupts an in-process decision that runs past its deadline.
+
+    One periodic SIGALRM timer per match (no system call per decision):
+    each tick checks the deadline of the decision in progress. Signals reach
+    only the main thread; elsewhere the watchdog is off and decisions run
+    unlimited (``active`` is False).
+    """
+
+    TICK = 0.05
+
+    def __init__(self) -> None:
+        self.deadline: float | None = None
+        self.active = False
+        self._previous: Any = None
+
+    def __enter__(self) -> Watchdog:
+        if threading.current_thread() is threading.main_thread():
+            self._previous = signal.signal(signal.SIGALRM, self._alarm)
+            signal.setitimer(signal.ITIMER_REAL, self.TICK, self.TICK)
+            self.active = True
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.active:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, self._previous)
+            self.active = False
+
+    def _alarm(self, signum: int, frame: Any) -> None:
+        if self.deadline is not None and time.perf_counter() > self.deadline:
+            self.deadline = None
+            raise DecisionTimeout
+
+    @contextmanager
+    def limit(self, seconds: float) -> Iterator[None]:
+        self.deadline = time.perf_counter() + seconds
+        try:
+            yield
+        finally:
+            self.deadline = None
