@@ -49,7 +49,13 @@ class Game(Protocol):
         """A rule set; raises :class:`~bohnarena.errors.RulesError` on bad input."""
         ...
 
-    def play(self, rules: Any, seed: int, bots: Sequence[Any]) -> tuple[MatchResult, list[tuple]]:
+    def play(self, rules: Any, seed: int, players: Sequence[Any]) -> tuple[MatchResult, list[tuple]]:
+        """Play a match; each player is a bot instance or a seat from make_seat()."""
+        ...
+
+    def make_seat(self, entry: Any, limits: Any = None, watchdog: Any = None,
+                  log: Any = None) -> Any:
+        """A seat for a league's bot entry (in this process or sandboxed)."""
         ...
 
     def transcript(self, records: Iterable[Sequence[Any]], names: Sequence[str]) -> Iterator[str]:

@@ -10,14 +10,28 @@ from typing import Any
 
 from .errors import UsageError
 from .game import get_game
+from .limits import ISOLATIONS, Limits
 
-TOP_KEYS = {"name", "game", "edition", "players", "deals", "seed", "rules", "bots", "run"}
-RUN_KEYS = {"batch_size", "moves", "workers"}
+TOP_KEYS = {"name", "game", "edition", "players", "deals", "seed", "rules", "bots", "run", "limits"}
+RUN_KEYS = {"batch_size", "moves", "workers", "isolation"}
+BOT_KEYS = {"spec", "command", "isolation"}
 NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 
 
 class LeagueError(UsageError):
     """A league file that cannot be run as written."""
+
+
+@dataclass(frozen=True)
+class BotEntry:
+    """One bot of a league: a Python bot (``spec``) run in this process or
+    in a sandbox process, or any program speaking the JSON-lines protocol
+    (``command``, always a sandbox process)."""
+
+    name: str
+    spec: str | None = None
+    command: tuple[str, ...] | None = None
+    isolation: str = "inprocess"
 
 
 @dataclass(frozen=True)
@@ -28,8 +42,9 @@ class League:
     players: int
     deals: int
     seed: int
-    bots: dict[str, str]  # league name -> spec, in file order
+    bots: dict[str, BotEntry]  # by league name, in file order
     rules: dict[str, Any] = field(default_factory=dict)
+    limits: Limits = field(default_factory=Limits)
     batch_size: int = 0  # 0: chosen by the runner
     moves: bool = True
     workers: int = 0  # 0: all cores
@@ -80,13 +95,12 @@ def parse_league(data: dict[str, Any], text: str = "", where: str = "league") ->
         raise LeagueError(f"{where}: deals must be at least 1")
     rules = _get(data, "rules", dict, where, {})
     game.rules(edition, players, rules)  # checks player count and rule options
-    bots = _get(data, "bots", dict, where)
-    if not bots:
-        raise LeagueError(f"{where}: [bots] is empty")
-    for bot, spec in bots.items():
-        if not isinstance(spec, str) or not NAME.match(bot):
-            raise LeagueError(f"{where}: bot {bot!r} must be a name = \"spec\" string")
     run = _get(data, "run", dict, where, {})
+    isolation = _get(run, "isolation", str, f"{where} [run]", "inprocess")
+    raw = _get(data, "bots", dict, where)
+    if not raw:
+        raise LeagueError(f"{where}: [bots] is empty")
+    bots = {name: _bot_entry(name, value, isolation, where) for name, value in raw.items()}
     unknown = sorted(set(run) - RUN_KEYS)
     if unknown:
         raise LeagueError(f"{where}: unknown key run.{unknown[0]} (known: {', '.join(sorted(RUN_KEYS))})")
@@ -95,6 +109,32 @@ def parse_league(data: dict[str, Any], text: str = "", where: str = "league") ->
     if batch < 0 or workers < 0:
         raise LeagueError(f"{where}: run.batch_size and run.workers must not be negative")
     return League(name=name, game=game.name, edition=edition, players=players, deals=deals,
-                  seed=seed, bots=dict(bots), rules=dict(rules), batch_size=batch,
+                  seed=seed, bots=bots, rules=dict(rules), batch_size=batch,
+                  limits=Limits.parse(_get(data, "limits", dict, where, {}), f"{where} [limits]"),
                   moves=_get(run, "moves", bool, f"{where} [run]", True), workers=workers,
                   source=text)
+
+
+def _bot_entry(name: str, value: Any, isolation: str, where: str) -> BotEntry:
+    if not NAME.match(name):
+        raise LeagueError(f"{where}: bot name {name!r} must be letters, digits, '.', '_' or '-'")
+    if isinstance(value, str):
+        value = {"spec": value}
+    if not isinstance(value, dict):
+        raise LeagueError(f"{where}: bot {name!r} must be a spec string or a table")
+    unknown = sorted(set(value) - BOT_KEYS)
+    if unknown:
+        raise LeagueError(f"{where}: bot {name!r}: unknown key {unknown[0]!r} "
+                          f"(known: {', '.join(sorted(BOT_KEYS))})")
+    spec, command = value.get("spec"), value.get("command")
+    if (spec is None) == (command is None):
+        raise LeagueError(f"{where}: bot {name!r} needs exactly one of spec or command")
+    if spec is not None and not isinstance(spec, str):
+        raise LeagueError(f"{where}: bot {name!r}: spec must be a string")
+    if command is not None and (not isinstance(command, list) or not command
+                                or not all(isinstance(c, str) for c in command)):
+        raise LeagueError(f"{where}: bot {name!r}: command must be a list of strings")
+    mode = "subprocess" if command is not None else value.get("isolation", isolation)
+    if mode not in ISOLATIONS:
+        raise LeagueError(f"{where}: bot {name!r}: isolation must be one of {', '.join(ISOLATIONS)}")
+    return BotEntry(name, spec, tuple(command) if command else None, mode)

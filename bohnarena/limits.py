@@ -5,8 +5,7 @@ from __future__ import annotations
 import signal
 import threading
 import time
-from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from typing import Any
 
@@ -47,7 +46,8 @@ class DecisionTimeout(BaseException):
 
 
 class Watchdog:
-    """Interrupts an in-process decision that runs past its deadline.
+    """Interrupts an in-process decision that runs past its ``deadline``
+    (set by the caller around each decision, a perf_counter time).
 
     One periodic SIGALRM timer per match (no system call per decision):
     each tick checks the deadline of the decision in progress. Signals reach
@@ -79,11 +79,3 @@ class Watchdog:
         if self.deadline is not None and time.perf_counter() > self.deadline:
             self.deadline = None
             raise DecisionTimeout
-
-    @contextmanager
-    def limit(self, seconds: float) -> Iterator[None]:
-        self.deadline = time.perf_counter() + seconds
-        try:
-            yield
-        finally:
-            self.deadline = None

@@ -15,6 +15,7 @@ import importlib
 import importlib.util
 import sys
 from dataclasses import dataclass
+from functools import cache
 from importlib.metadata import EntryPoint, entry_points
 from pathlib import Path
 
@@ -31,7 +32,9 @@ class BotInfo:
     version: str
 
 
+@cache
 def registered() -> dict[str, EntryPoint]:
+    """Registered bots (read once per process)."""
     return {ep.name: ep for ep in entry_points(group=GROUP)}
 
 
@@ -43,8 +46,10 @@ def list_bots() -> list[BotInfo]:
     return out
 
 
+@cache
 def load_bot(spec: str, base: type) -> type:
-    """The bot class named by ``spec``; it must subclass ``base``."""
+    """The bot class named by ``spec``; it must subclass ``base``. Cached per
+    process (a failure is not cached)."""
     spec = spec.strip()
     if not spec:
         raise BotLoadError("empty bot spec")
@@ -113,3 +118,26 @@ def _load_file(path: str) -> object:
 
 def bot_name(cls: type) -> str:
     return getattr(cls, "name", "") or cls.__name__
+
+
+def sandboxed_source(spec: str) -> bytes:
+    """The source of a bot that will run in a sandbox, read without importing
+    it: the file of a ``file.py:Class`` spec, else the module's file."""
+    where = spec.rpartition(":")[0] if ":" in spec else ""
+    if where.endswith(".py"):
+        path = Path(where).expanduser()
+        if not path.is_file():
+            raise BotLoadError(f"bot file {where} does not exist")
+        return path.read_bytes() + spec.encode()
+    if not where:
+        ep = registered().get(spec)
+        if ep is None:
+            raise BotLoadError(f"unknown bot {spec!r}")
+        where = ep.value.partition(":")[0]
+    try:
+        found = importlib.util.find_spec(where)
+    except (ImportError, ValueError) as e:
+        raise BotLoadError(f"cannot find module {where}: {e}") from None
+    if found is None or not found.origin or not Path(found.origin).is_file():
+        raise BotLoadError(f"cannot find module {where}")
+    return Path(found.origin).read_bytes() + spec.encode()

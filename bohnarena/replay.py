@@ -25,7 +25,6 @@ from .execution import LocalPool
 from .game import Game, get_game
 from .league import League, load_league
 from .logbook import records_of
-from .plugins import load_bot
 from .store import ResultsError, RunDir
 
 
@@ -107,8 +106,9 @@ class Run:
 
     def rerun(self, row: dict[str, Any], log: Sequence[tuple]) -> str | None:
         """Play the match again with its bots; None when every move is the same."""
-        bots = [load_bot(self.league.bots[name], self.game.bot_base)() for name in row["seats"]]
-        _, again = self.game.play(self.rules, row["seed"], bots)
+        seats = [self.game.make_seat(self.league.bots[name], self.league.limits)
+                 for name in row["seats"]]
+        _, again = self.game.play(self.rules, row["seed"], seats)
         for i, (a, b) in enumerate(zip(log, again)):
             if tuple(a) != tuple(b):
                 return f"move {i}: the log has {tuple(a)!r}, the bots now play {tuple(b)!r}"

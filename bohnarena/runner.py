@@ -26,9 +26,9 @@ from tqdm import tqdm
 from . import __version__
 from .execution import Backend, LocalPool
 from .game import get_game
-from .league import League, load_league
+from .league import BotEntry, League, load_league
 from .logbook import LOG_FORMAT
-from .plugins import load_bot
+from .plugins import load_bot, sandboxed_source
 from .rating import RANK_COLUMNS, Ranking, rank
 from .schedule import MatchSpec, match_count, schedule
 from .store import RunDir, write_text
@@ -54,13 +54,23 @@ class RunSummary:
         return not self.errors and not self.interrupted and self.done_before + self.played == self.total
 
 
-def source_hash(cls: type) -> str:
-    """A hash of the file that defines a bot class (and the class's name)."""
-    try:
-        data = Path(inspect.getfile(cls)).read_bytes()
-    except (OSError, TypeError):
-        data = b""
-    return hashlib.blake2b(data + cls.__qualname__.encode(), digest_size=16).hexdigest()
+def source_hash(entry: BotEntry, base: type) -> str:
+    """A hash of a bot's source: the file defining its class, or the command
+    line and every file it names. Loading the class here also checks its spec
+    before anything is written; a sandboxed bot's code is never imported
+    here, only its file read."""
+    if entry.command is not None:
+        parts = [" ".join(entry.command).encode()]
+        parts += [Path(a).read_bytes() for a in entry.command if Path(a).is_file()]
+    elif entry.isolation == "inprocess":
+        cls = load_bot(entry.spec or "", base)
+        try:
+            parts = [Path(inspect.getfile(cls)).read_bytes(), cls.__qualname__.encode()]
+        except (OSError, TypeError):
+            parts = [cls.__qualname__.encode()]
+    else:
+        parts = [sandboxed_source(entry.spec or "")]
+    return hashlib.blake2b(b"\0".join(parts), digest_size=16).hexdigest()
 
 
 def batch_size(league: League, pending: int, workers: int) -> int:
@@ -112,7 +122,7 @@ def run_league(path: str | Path, out: str | Path | None = None, workers: int | N
     if moves is not None:
         league = replace(league, moves=moves)
     game = get_game(league.game)
-    hashes = {name: source_hash(load_bot(spec, game.bot_base)) for name, spec in league.bots.items()}
+    hashes = {name: source_hash(entry, game.bot_base) for name, entry in league.bots.items()}
     store = RunDir(out or Path("results") / league.name)
     meta = {"bohnarena": __version__, "log_format": LOG_FORMAT, "game": league.game,
             "rules_version": game.version, "edition": league.edition, "bots": hashes}
@@ -138,7 +148,8 @@ def _run(league: League, store: RunDir, backend: Backend, progress: bool | None)
         size = batch_size(league, todo, backend.workers)
         spool = str(store.path) if backend.shares_disk else None
         tasks = (BatchTask(league.game, league.edition, league.players, league.rules,
-                           league.bots, b, league.moves, spool) for b in batches(pending, size))
+                           league.bots, b, league.moves, spool, league.limits)
+                 for b in batches(pending, size))
         start = time.perf_counter()
         # progress None: a bar only when stderr is a terminal
         bar = tqdm(total=todo, unit="match", disable=None if progress is None else not progress,

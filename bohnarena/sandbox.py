@@ -14,12 +14,15 @@ import resource
 import selectors
 import signal
 import subprocess
+import tempfile
 import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import IO, Any
 
 from .limits import Limits
+
+LOG_CAP_FACTOR = 16
 
 
 class BotFault(Exception):
@@ -52,8 +55,10 @@ class BotProcess:
             resource.setrlimit(resource.RLIMIT_FSIZE, (output, output))
 
         if self.log is not None:
+            # This match's stderr; appended to the bot's log when the process ends.
             self.log.parent.mkdir(parents=True, exist_ok=True)
-            self._stderr = open(self.log, "ab")  # noqa: SIM115 (closed in close())
+            self._stderr = tempfile.NamedTemporaryFile(  # noqa: SIM115 (closed in close())
+                dir=self.log.parent, prefix=f".{self.log.name}.", suffix=".tmp")
         try:
             self.popen = subprocess.Popen(
                 self.command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
@@ -131,5 +136,19 @@ class BotProcess:
                     except OSError:
                         pass
         if self._stderr is not None:
-            self._stderr.close()
+            self._keep_stderr(self._stderr)
+            self._stderr.close()  # deletes the temporary file
             self._stderr = None
+
+    def _keep_stderr(self, tmp: IO[bytes]) -> None:
+        """Append this process's stderr to the bot's log, which stops growing
+        at LOG_CAP_FACTOR times the output limit."""
+        assert self.log is not None
+        tmp.seek(0)
+        text = tmp.read()
+        cap = LOG_CAP_FACTOR * self.limits.output_kb * 1024
+        size = self.log.stat().st_size if self.log.exists() else 0
+        if text and size < cap:
+            with open(self.log, "ab") as log:  # one write: whole chunks from each process
+                log.write(f"--- {' '.join(self.command)} (pid {os.getpid()})\n".encode()
+                          + text[:cap - size] + b"\n")

@@ -19,12 +19,12 @@ import pyarrow as pa
 
 from .game import get_game
 from .logbook import matches_table, moves_table
-from .plugins import load_bot
+from .league import BotEntry
+from .limits import Limits, Watchdog
 from .schedule import MatchSpec
 from .store import RunDir
 
 log = logging.getLogger("bohnarena.worker")
-_classes: dict[tuple[str, str], type] = {}  # (game, spec) -> class, per process
 
 
 @dataclass(frozen=True)
@@ -33,12 +33,13 @@ class BatchTask:
     edition: str
     players: int
     rules: dict[str, Any]
-    bots: dict[str, str]  # league bot name -> spec
+    bots: dict[str, BotEntry]
     matches: tuple[MatchSpec, ...]
     moves: bool = True
     #: A results directory the worker can write to: it spools its parts
     #: there instead of sending the tables back.
     spool: str | None = None
+    limits: Limits = field(default_factory=Limits)
     tries: int = field(default=0, compare=False)
 
     @property
@@ -58,13 +59,6 @@ class BatchResult:
     errors: list[tuple[int, str]]  # (match id, reason): matches that could not be played
 
 
-def bot_class(game: str, spec: str) -> type:
-    key = (game, spec)
-    if key not in _classes:
-        _classes[key] = load_bot(spec, get_game(game).bot_base)
-    return _classes[key]
-
-
 def play_batch(task: BatchTask) -> BatchResult:
     # Records are many small tuples kept until the batch is logged: the
     # cyclic collector would rescan them over and over for nothing.
@@ -80,14 +74,19 @@ def play_batch(task: BatchTask) -> BatchResult:
 def _play(task: BatchTask) -> BatchResult:
     game = get_game(task.game)
     rules = game.rules(task.edition, task.players, task.rules)
-    classes = {name: bot_class(task.game, spec) for name, spec in task.bots.items()}
+    logs_dir = Path(task.spool) / "bots" if task.spool else None
     rows: list[dict[str, Any]] = []
-    logs: list[tuple[int, list[tuple]]] = []
+    records_by_match: list[tuple[int, list[tuple]]] = []
     errors: list[tuple[int, str]] = []
+    watchdog = Watchdog()
     for m in task.matches:
         start = time.perf_counter()
         try:
-            result, records = game.play(rules, m.seed, [classes[name]() for name in m.seats])
+            with watchdog:
+                seats = [game.make_seat(task.bots[name], task.limits, watchdog,
+                                        logs_dir / f"{name}.log" if logs_dir else None)
+                         for name in m.seats]
+                result, records = game.play(rules, m.seed, seats)
         except Exception as e:  # an engine bug or a bot constructor: this match only
             errors.append((m.id, f"{type(e).__name__}: {e}"[:500]))
             log.error("match %d failed: %s: %s", m.id, type(e).__name__, e)
@@ -101,8 +100,8 @@ def _play(task: BatchTask) -> BatchResult:
         if any(result.faults):
             log.info("match %d: faults per seat %s", m.id, list(result.faults))
         if task.moves:
-            logs.append((m.id, records))
-    moves = moves_table(logs, game.layout, game.columns) if task.moves else None
+            records_by_match.append((m.id, records))
+    moves = moves_table(records_by_match, game.layout, game.columns) if task.moves else None
     matches = matches_table(rows)
     if task.spool is None:
         return BatchResult(len(rows), matches, moves, errors)

@@ -3,13 +3,19 @@
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from ..game import MatchResult
+from ..league import BotEntry
+from ..limits import Limits, Watchdog
+from ..plugins import load_bot
 from . import records, replay, rules, transcript
 from .bot import Bot
-from .match import play_match
+from .match import BotSeat, play_match
+from .wire import ProcessSeat
 
 
 class Bohnanza:
@@ -35,6 +41,15 @@ class Bohnanza:
 
     def transcript(self, recs: Iterable[Sequence[Any]], names: Sequence[str]) -> Iterator[str]:
         return transcript.transcript(recs, names)
+
+    def make_seat(self, entry: BotEntry, limits: Limits | None = None,
+                  watchdog: Watchdog | None = None, log: Path | None = None) -> Any:
+        """A seat for a league's bot: in this process, or in a sandbox process."""
+        if entry.isolation == "inprocess":
+            assert entry.spec is not None
+            return BotSeat(load_bot(entry.spec, Bot)(), limits, watchdog)
+        command = entry.command or (sys.executable, "-m", "bohnarena.bohnanza.host", entry.spec)
+        return ProcessSeat(command, limits or Limits(), log)
 
     # -- replay -------------------------------------------------------------
     def verify(self, ruleset: rules.RuleSet, seed: int,

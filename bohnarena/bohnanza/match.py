@@ -91,19 +91,21 @@ class BotSeat:
                 return None, f"raised {type(e).__name__}: {e}"[:300]
         lim, dog = self.limits, self.watchdog
         start = time.perf_counter()
+        if lim is not None and dog is not None and dog.active:
+            dog.deadline = start + lim.decision_seconds
         try:
-            if lim is not None and dog is not None and dog.active:
-                with dog.limit(lim.decision_seconds):
-                    return fn(*args), None
-            return fn(*args), None
-        except DecisionTimeout:
+            try:
+                return fn(*args), None
+            finally:
+                if dog is not None:
+                    dog.deadline = None
+                took = time.perf_counter() - start
+                self.spent += took
+                self.times.append(took)
+        except DecisionTimeout:  # also when the alarm lands in the finally block above
             return None, f"timeout: no answer within {lim.decision_seconds:g} s" if lim else "timeout"
         except Exception as e:  # a bot's bug is a fault, never the league's crash
             return None, f"raised {type(e).__name__}: {e}"[:300]
-        finally:
-            took = time.perf_counter() - start
-            self.spent += took
-            self.times.append(took)
 
 
 class Match:
