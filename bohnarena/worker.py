@@ -72,26 +72,44 @@ def play_batch(task: BatchTask) -> BatchResult:
 
 
 def _play(task: BatchTask) -> BatchResult:
-    game = get_game(task.game)
-    rules = game.rules(task.edition, task.players, task.rules)
-    logs_dir = Path(task.spool) / "bots" if task.spool else None
-    rows: list[dict[str, Any]] = []
-    records_by_match: list[tuple[int, list[tuple]]] = []
-    errors: list[tuple[int, str]] = []
-    watchdog = Watchdog()
-    for m in task.matches:
-        start = time.perf_counter()
+    batch = _Batch(task)
+    with Watchdog() as watchdog:
+        for m in task.matches:
+            batch.play(m, watchdog)
+    game = batch.game
+    moves = moves_table(batch.records, game.layout, game.columns) if task.moves else None
+    matches = matches_table(batch.rows)
+    if task.spool is None:
+        return BatchResult(len(batch.rows), matches, moves, batch.errors)
+    tag = f"{task.first:09d}-{task.last:09d}-{os.getpid()}"
+    matches_file, moves_file = RunDir(task.spool).spool(tag, matches, moves)
+    return BatchResult(len(batch.rows), matches_file, moves_file, batch.errors)
+
+
+class _Batch:
+    """The matches of one task, played one by one, with what they produced."""
+
+    def __init__(self, task: BatchTask) -> None:
+        self.task = task
+        self.game = get_game(task.game)
+        self.rules = self.game.rules(task.edition, task.players, task.rules)
+        self.logs_dir = Path(task.spool) / "bots" if task.spool else None
+        self.rows: list[dict[str, Any]] = []
+        self.records: list[tuple[int, list[tuple]]] = []
+        self.errors: list[tuple[int, str]] = []
+
+    def play(self, m: MatchSpec, watchdog: Watchdog) -> None:
+        task, start = self.task, time.perf_counter()
         try:
-            with watchdog:
-                seats = [game.make_seat(task.bots[name], task.limits, watchdog,
-                                        logs_dir / f"{name}.log" if logs_dir else None)
-                         for name in m.seats]
-                result, records = game.play(rules, m.seed, seats)
+            seats = [self.game.make_seat(task.bots[name], task.limits, watchdog,
+                                         self.logs_dir / f"{name}.log" if self.logs_dir else None)
+                     for name in m.seats]
+            result, records = self.game.play(self.rules, m.seed, seats)
         except Exception as e:  # an engine bug or a bot constructor: this match only
-            errors.append((m.id, f"{type(e).__name__}: {e}"[:500]))
+            self.errors.append((m.id, f"{type(e).__name__}: {e}"[:500]))
             log.error("match %d failed: %s: %s", m.id, type(e).__name__, e)
-            continue
-        rows.append({
+            return
+        self.rows.append({
             "match_id": m.id, "table": m.table, "deal": m.deal, "rotation": m.rotation,
             "seed": m.seed, "seats": list(m.seats), "coins": list(result.coins),
             "ranks": list(result.ranks), "winners": list(result.winners), "turns": result.turns,
@@ -100,11 +118,4 @@ def _play(task: BatchTask) -> BatchResult:
         if any(result.faults):
             log.info("match %d: faults per seat %s", m.id, list(result.faults))
         if task.moves:
-            records_by_match.append((m.id, records))
-    moves = moves_table(records_by_match, game.layout, game.columns) if task.moves else None
-    matches = matches_table(rows)
-    if task.spool is None:
-        return BatchResult(len(rows), matches, moves, errors)
-    tag = f"{task.first:09d}-{task.last:09d}-{os.getpid()}"
-    matches_file, moves_file = RunDir(task.spool).spool(tag, matches, moves)
-    return BatchResult(len(rows), matches_file, moves_file, errors)
+            self.records.append((m.id, records))

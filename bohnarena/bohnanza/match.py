@@ -62,9 +62,9 @@ class BotSeat:
         self.limits = limits
         self.watchdog = watchdog
         self.timed = timed or limits is not None
+        self.times: list[float] | None = [] if timed else None  # seconds per decision
         self.asks: frozenset[str] = frozenset()
         self.spent = 0.0  # seconds of decisions this match (the time bank)
-        self.times: list[float] = []  # seconds per decision (when timed)
 
     def start(self, seat: int, rules: RuleSet, seed: int) -> str | None:
         asks, fault = self._call(self.bot.decisions, rules)
@@ -101,7 +101,8 @@ class BotSeat:
                     dog.deadline = None
                 took = time.perf_counter() - start
                 self.spent += took
-                self.times.append(took)
+                if self.times is not None:
+                    self.times.append(took)
         except DecisionTimeout:  # also when the alarm lands in the finally block above
             return None, f"timeout: no answer within {lim.decision_seconds:g} s" if lim else "timeout"
         except Exception as e:  # a bot's bug is a fault, never the league's crash
