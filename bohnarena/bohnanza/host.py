@@ -3,7 +3,9 @@
     python -m bohnarena.bohnanza.host SPEC
 
 loads the bot class named by SPEC and answers the engine's messages on
-stdin/stdout. The bot sees a JsonView, which has the SeatView API.
+stdin/stdout. The bot sees a JsonView, which has the SeatView API. An
+exception in the bot is answered as ``{"error": ...}`` (a fault) and the
+process serves on.
 """
 
 from __future__ import annotations
@@ -16,39 +18,50 @@ from typing import Any
 from ..game import MatchResult
 from ..plugins import load_bot
 from .bot import Bot
+from .rules import RuleSet
 from .wire import JsonView, answer_json, args_from_json, rules_from_json
 
 
-def serve(bot_class: type[Bot], stdin: Any = sys.stdin, stdout: Any = sys.stdout) -> None:
-    bot: Bot | None = None
-    rules = None
-    history: list[tuple] = []
-    reply: dict[str, Any]
-    for line in stdin:
-        msg = json.loads(line)
-        kind = msg["type"]
+class Host:
+    def __init__(self, bot_class: type[Bot]) -> None:
+        self.bot_class = bot_class
+        self.bot: Bot | None = None
+        self.rules: RuleSet | None = None
+        self.history: list[tuple] = []
+
+    def handle(self, msg: dict[str, Any]) -> dict[str, Any] | None:
+        kind = msg.get("type")
         if kind == "start":
-            rules = rules_from_json(msg["rules"])
-            bot = bot_class()
-            history.clear()
-            bot.start(msg["seat"], rules, random.Random(msg["seed"]))
-            reply = {"decisions": sorted(bot.decisions(rules))}
-        elif kind == "decide":
-            assert bot is not None and rules is not None
-            history.extend(tuple(e.values()) for e in msg["events"])
-            view = JsonView(msg["view"], rules, tuple(history))
+            self.rules = rules_from_json(msg["rules"])
+            self.bot = self.bot_class()
+            self.history.clear()
+            self.bot.start(msg["seat"], self.rules, random.Random(msg["seed"]))
+            return {"decisions": sorted(self.bot.decisions(self.rules))}
+        if kind == "decide":
+            assert self.bot is not None and self.rules is not None
+            self.history.extend(tuple(e.values()) for e in msg["events"])
+            view = JsonView(msg["view"], self.rules, tuple(self.history))
             decision = msg["decision"]
-            answer = getattr(bot, decision)(view, *args_from_json(decision, msg["args"]))
-            reply = {"answer": answer_json(answer)}
-        elif kind == "end":
-            if bot is not None:
-                bot.end(MatchResult(tuple(msg["coins"]), tuple(msg["ranks"]), tuple(msg["winners"]),
-                                    0, ()))
-            continue
-        else:
-            reply = {"error": f"unknown message type {kind!r}"}
-        stdout.write(json.dumps(reply, separators=(",", ":")) + "\n")
-        stdout.flush()
+            answer = getattr(self.bot, decision)(view, *args_from_json(decision, msg["args"]))
+            return {"answer": answer_json(answer)}
+        if kind == "end":
+            if self.bot is not None:
+                self.bot.end(MatchResult(tuple(msg["coins"]), tuple(msg["ranks"]),
+                                         tuple(msg["winners"]), 0, ()))
+            return None
+        return {"error": f"unknown message type {kind!r}"}
+
+
+def serve(bot_class: type[Bot], stdin: Any = sys.stdin, stdout: Any = sys.stdout) -> None:
+    host = Host(bot_class)
+    for line in stdin:
+        try:
+            reply = host.handle(json.loads(line))
+        except Exception as e:  # the bot's bug: a fault, and the process serves on
+            reply = {"error": f"raised {type(e).__name__}: {e}"[:300]}
+        if reply is not None:
+            stdout.write(json.dumps(reply, separators=(",", ":")) + "\n")
+            stdout.flush()
 
 
 def main() -> None:

@@ -122,6 +122,8 @@ class ProcessSeat:
             reply = self._request({"type": "start", "protocol": PROTOCOL, "seat": seat,
                                    "rules": rules_json(rules), "seed": seed},
                                   startup=True)
+            if "error" in reply:
+                raise BotFault("start", str(reply["error"]))
             asks = reply.get("decisions")
             asks = set(DECISIONS) if asks is None else set(asks)
             if not asks <= set(DECISIONS):
@@ -147,6 +149,8 @@ class ProcessSeat:
         except BotFault as f:
             self._lose()
             return None, str(f)
+        if "error" in reply:
+            return None, str(reply["error"])[:300]
         try:
             return answer_from_json(kind, reply.get("answer")), None
         except (ValueError, TypeError, KeyError, AttributeError) as e:
