@@ -247,6 +247,67 @@ def replay(results_dir: str, match_id: int | None, at: int | None, seat: int | N
         click.echo(line)
 
 
+@cli.command("check-bot")
+@click.argument("spec")
+@click.option("--game", type=click.Choice(sorted(GAMES)), default="bohnanza", show_default=True)
+@click.option("--isolation", type=click.Choice(["inprocess", "subprocess"]), default="inprocess",
+              show_default=True, help="Where the bot runs while it is checked.")
+@click.option("--command", "is_command", is_flag=True,
+              help="SPEC is a command line (a bot in any language), run as a subprocess.")
+@click.option("--decision-seconds", type=float, default=None,
+              help="Time limit per decision (default: the league default).")
+@click.option("--seed", type=int, default=0, show_default=True)
+def check_bot(spec: str, game: str, isolation: str, is_command: bool,
+              decision_seconds: float | None, seed: int) -> None:
+    """Check that a bot conforms: it plays every seat of every player count
+    of every edition against the shipped bots, twice, and must never answer
+    illegally, raise or time out, and must play the same moves for the same
+    seed. Exit code 0 only when it passes.
+    """
+    import shlex
+
+    from .conformance import check_bot as run_check
+    from .league import BotEntry
+    from .limits import Limits
+    from .plugins import sandboxed_source
+
+    g = get_game(game)
+    if is_command:
+        entry = BotEntry("candidate", command=tuple(shlex.split(spec)), isolation="subprocess")
+    else:
+        if isolation == "inprocess":
+            load_bot(spec, g.bot_base)
+        else:
+            sandboxed_source(spec)
+        entry = BotEntry("candidate", spec=spec, isolation=isolation)
+    limits = Limits() if decision_seconds is None else Limits(decision_seconds=decision_seconds)
+    report = run_check(g, entry, limits, seed)
+    for line in report.lines():
+        click.echo(line)
+    sys.exit(0 if report.passed else 1)
+
+
+@cli.command("new-bot")
+@click.argument("name")
+@click.option("--dir", "parent", type=click.Path(file_okay=False), default=".", show_default=True,
+              help="Where to create the NAME directory.")
+def new_bot(name: str, parent: str) -> None:
+    """Create a pip-installable bot plugin package NAME (entry point, bot
+    module, a conformance test and a league file), ready to edit.
+
+    \b
+    From nothing to a ranked bot:
+      bohnarena new-bot mybot
+      pip install -e mybot
+      bohnarena run mybot/league.toml
+    """
+    from .newbot import create
+
+    target, module = create(name, parent)
+    click.echo(f"created {target}: edit {target / module / 'bot.py'}, then\n"
+               f"  pip install -e {target}\n  bohnarena run {target / 'league.toml'}")
+
+
 @cli.command("bots")
 def bots_command() -> None:
     """List the registered bots (entry-point group bohnarena.bots)."""

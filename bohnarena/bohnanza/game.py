@@ -42,12 +42,25 @@ class Bohnanza:
     def transcript(self, recs: Iterable[Sequence[Any]], names: Sequence[str]) -> Iterator[str]:
         return transcript.transcript(recs, names)
 
+    shipped_bots = ("planner", "trader", "random")
+
+    def conformance_configs(self) -> list[tuple[str, int, dict[str, Any]]]:
+        """Every edition, player count and bean choice a bot must handle."""
+        out = []
+        for edition in self.editions():
+            choices = rules.editions()[edition].get("extra_bean_choices") or [None]
+            for players in self.player_counts(edition):
+                for extra in choices:
+                    out.append((edition, players, {"extra_bean": extra} if extra else {}))
+        return out
+
     def make_seat(self, entry: BotEntry, limits: Limits | None = None,
-                  watchdog: Watchdog | None = None, log: Path | None = None) -> Any:
+                  watchdog: Watchdog | None = None, log: Path | None = None,
+                  timed: bool = False) -> Any:
         """A seat for a league's bot: in this process, or in a sandbox process."""
         if entry.isolation == "inprocess":
             assert entry.spec is not None
-            return BotSeat(load_bot(entry.spec, Bot)(), limits, watchdog)
+            return BotSeat(load_bot(entry.spec, Bot)(), limits, watchdog, timed)
         command = entry.command or (sys.executable, "-m", "bohnarena.bohnanza.host", entry.spec)
         return ProcessSeat(command, limits or Limits(), log)
 

@@ -1,0 +1,72 @@
+"""Bot discovery, the plugin kit (new-bot) and the conformance check (check-bot)."""
+
+import random
+import tomllib
+
+from click.testing import CliRunner
+
+from bohnarena.bohnanza import Bot
+from bohnarena.cli import cli
+from bohnarena.conformance import check_bot
+from bohnarena.game import get_game
+from bohnarena.league import BotEntry
+from bohnarena.limits import Limits
+
+
+class Coinflip(Bot):
+    """Uses the global random module: not reproducible from the match seed."""
+
+    def plant_second(self, view):
+        return random.random() < 0.5
+
+
+def run(*args):
+    return CliRunner().invoke(cli, list(map(str, args)))
+
+
+def test_check_bot_passes_shipped_bots_and_fails_bad_ones():
+    assert run("check-bot", "trader").exit_code == 0
+    bad = run("check-bot", "tests/hostile/bots.py:Garbage")
+    assert bad.exit_code == 1 and "illegal" in bad.output and "FAIL" in bad.output
+    report = check_bot(get_game("bohnanza"), BotEntry("c", spec=f"{__file__}:Coinflip"), Limits())
+    assert report.nondeterministic and not report.passed
+
+
+def test_check_bot_reports_timeouts_and_times():
+    r = run("check-bot", "tests/hostile/bots.py:SleepsForever", "--decision-seconds", "0.05")
+    assert r.exit_code == 1 and "timeout" in r.output
+    ok = run("check-bot", "planner")
+    assert "decision time: median" in ok.output and "worst" in ok.output
+
+
+def test_check_bot_runs_a_bot_in_another_language():
+    r = run("check-bot", "--command", "bash bots/first_choice.sh")
+    assert r.exit_code == 0, r.output
+
+
+def test_check_bot_bad_spec_is_one_line():
+    r = run("check-bot", "nonesuch")
+    assert r.exit_code == 2 and "unknown bot" in r.output
+
+
+def test_new_bot_writes_a_plugin_package_that_conforms(tmp_path):
+    r = run("new-bot", "my-bot", "--dir", tmp_path)
+    assert r.exit_code == 0, r.output
+    root = tmp_path / "my-bot"
+    project = tomllib.loads((root / "pyproject.toml").read_text())
+    assert project["project"]["entry-points"]["bohnarena.bots"] == {
+        "my-bot": "bohnarena_my_bot.bot:MyBotBot"}
+    assert (root / "tests" / "test_conformance.py").is_file()
+    league = tomllib.loads((root / "league.toml").read_text())
+    assert league["bots"]["my-bot"] == "my-bot"
+    spec = f"{root / 'bohnarena_my_bot' / 'bot.py'}:MyBotBot"
+    assert check_bot(get_game("bohnanza"), BotEntry("m", spec=spec), Limits()).passed
+    again = run("new-bot", "my-bot", "--dir", tmp_path)
+    assert again.exit_code == 2 and "already exists" in again.output
+    assert run("new-bot", "Bad Name").exit_code == 2
+
+
+def test_bots_lists_registered_bots_with_origin_and_version():
+    r = run("bots")
+    line = next(x for x in r.output.splitlines() if x.startswith("trader"))
+    assert "bohnarena_bots.trader:TraderBot" in line and "bohnarena" in line
