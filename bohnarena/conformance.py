@@ -24,13 +24,15 @@ class Report:
     examples: list[str] = field(default_factory=list)
     times: list[float] = field(default_factory=list)
     nondeterministic: list[str] = field(default_factory=list)
+    stopped: str = ""
 
     @property
     def passed(self) -> bool:
         return not self.faults and not self.nondeterministic
 
     def lines(self) -> list[str]:
-        out = [f"matches played: {self.matches} (each twice, for determinism)"]
+        out = [f"matches played: {self.matches} (each twice, for determinism)"
+               + (f"; {self.stopped}" if self.stopped else "")]
         if self.times:
             out.append(f"decision time: median {statistics.median(self.times) * 1e6:.1f} µs, "
                        f"worst {max(self.times) * 1e3:.2f} ms over {len(self.times)} decisions")
@@ -45,7 +47,8 @@ class Report:
 
 
 def check_bot(game: Game, entry: BotEntry, limits: Limits, seed: int = 0,
-              progress: Callable[[str], None] | None = None) -> Report:
+              progress: Callable[[str], None] | None = None, stop_after: int = 20) -> Report:
+    """Stops early once ``stop_after`` faults have shown the bot fails."""
     report = Report()
     opponents = [BotEntry(name, spec=name) for name in game.shipped_bots]
     with Watchdog() as watchdog:
@@ -74,4 +77,7 @@ def check_bot(game: Game, entry: BotEntry, limits: Limits, seed: int = 0,
                             report.examples.append(f"{label}: {rec[2]}: {rec[3]}")
                 if runs[0] != runs[1]:
                     report.nondeterministic.append(label)
+                if sum(report.faults.values()) >= stop_after:
+                    report.stopped = f"stopped early after {stop_after} faults"
+                    return report
     return report
