@@ -218,3 +218,16 @@ def test_identical_bots_rate_alike_and_above_random(league, tmp_path):
     gap = min(score["planner"], score["planner-b"]) - max(score["random"], score["random-b"])
     assert gap > 0
     assert abs(score["planner"] - score["planner-b"]) < gap
+
+
+def test_trueskill_rates_unbroken_ties_as_draws_and_orders_by_place():
+    from bohnarena.rating import rank
+    row = lambda seats, ranks: {"seats": seats, "ranks": ranks, "coins": [5, 5, 1],
+                                "winners": [s for s, r in enumerate(ranks) if r == 1],
+                                "faults": [0, 0, 0]}
+    tied = rank([row(["a", "b", "c"], [1, 1, 3])] * 20, ["a", "b", "c"])
+    by = {s.bot: s for s in tied.standings}
+    assert abs(by["a"].mu - by["b"].mu) < 1e-9 and by["a"].mu > by["c"].mu
+    assert by["a"].wins == by["b"].wins == 20  # a shared first place is a win for both
+    ordered = rank([row(["a", "b", "c"], [1, 2, 3])] * 20, ["c", "b", "a"])
+    assert [s.bot for s in ordered.standings] == ["a", "b", "c"]
