@@ -227,7 +227,7 @@ def test_trueskill_rates_unbroken_ties_as_draws_and_orders_by_place():
                                 "faults": [0, 0, 0]}
     tied = rank([row(["a", "b", "c"], [1, 1, 3])] * 20, ["a", "b", "c"])
     by = {s.bot: s for s in tied.standings}
-    assert abs(by["a"].mu - by["b"].mu) < 1e-9 and by["a"].mu > by["c"].mu
+    assert abs(by["a"].mu - by["b"].mu) < 0.01 and by["a"].mu > by["c"].mu + 5
     assert by["a"].wins == by["b"].wins == 20  # a shared first place is a win for both
     ordered = rank([row(["a", "b", "c"], [1, 2, 3])] * 20, ["c", "b", "a"])
     assert [s.bot for s in ordered.standings] == ["a", "b", "c"]
