@@ -8,12 +8,11 @@ how it is written to (and read back from) a decision record.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 from ..errors import IllegalAnswer
-from .bot import DECISION_METHODS, Accept, Anytime, Bot, DraftPick, Offer, Proposal
+from ..seats import Decision
+from .bot import DECISION_METHODS, Accept, Anytime, DraftPick, Offer, Proposal
 from .table import PROTECTION, Table
 
 
@@ -150,18 +149,6 @@ def _draft(t: Table, seat: int, x: Any, cards: tuple[int, ...]) -> DraftPick:
 # -- records ----------------------------------------------------------------
 def _opt_offer(o: Offer | None) -> tuple:
     return (0, -1, (), ()) if o is None else (1, -1 if o.to is None else o.to, o.give, o.want)
-
-
-@dataclass(frozen=True)
-class Decision:
-    name: str
-    check: Callable[..., Any]
-    encode: Callable[[Any, tuple], tuple]  # (answer, args) -> record values
-    decode: Callable[[tuple], Any]  # record values -> answer
-
-    @property
-    def default(self) -> Callable[..., Any]:
-        return getattr(Bot, self.name)
 
 
 DECISIONS: dict[str, Decision] = {d.name: d for d in (

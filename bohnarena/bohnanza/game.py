@@ -14,7 +14,9 @@ from ..limits import Limits, Watchdog
 from ..plugins import load_bot
 from . import records, replay, rules, transcript
 from .bot import Bot
-from .match import BotSeat, play_match
+from ..seats import BotSeat
+from .decisions import DECISIONS
+from .match import play_match
 from .wire import ProcessSeat
 
 
@@ -60,7 +62,7 @@ class Bohnanza:
         """A seat for a league's bot: in this process, or in a sandbox process."""
         if entry.isolation == "inprocess":
             assert entry.spec is not None
-            return BotSeat(load_bot(entry.spec, Bot)(), limits, watchdog, timed)
+            return BotSeat(load_bot(entry.spec, Bot)(), DECISIONS, limits, watchdog, timed)
         command = entry.command or (sys.executable, "-m", "bohnarena.bohnanza.host", entry.spec)
         return ProcessSeat(command, limits or Limits(), log)
 

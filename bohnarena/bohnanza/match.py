@@ -13,14 +13,11 @@ When seats are asked (the "at any time" rule made concrete):
 
 from __future__ import annotations
 
-import random
-import time
 from collections.abc import Sequence
-from typing import Any, Protocol
+from typing import Any
 
 from ..game import MatchResult
-from ..limits import DecisionTimeout, Limits, Watchdog
-from ..seeding import derive_seed
+from ..seats import BotSeat, Referee, Seat
 from .bot import Bot, Offer, Proposal
 from .decisions import DECISIONS, ref_cards
 from .rules import RuleSet
@@ -30,139 +27,42 @@ from .view import SeatView
 MAX_TURNS = 100_000  # a guard against engine bugs only; real games end far sooner
 
 
-class Seat(Protocol):
-    """Who answers a seat's decisions: a live bot (in this process or in a
-    sandbox process), or a log being replayed."""
-
-    asks: frozenset[str]
-
-    def start(self, seat: int, rules: RuleSet, seed: int) -> str | None:
-        """Prepare for a match; ``seed`` seeds the bot's own random stream.
-        Returns a fault reason or None."""
-        ...
-
-    def decide(self, kind: str, view: SeatView, args: tuple) -> tuple[Any, str | None]:
-        """Returns ``(answer, fault)``; a fault (a reason) voids the answer."""
-        ...
-
-    def forfeits(self, faults: int) -> bool:
-        """After a fault: does the seat's bot forfeit the match now?"""
-        ...
-
-    def end(self, result: MatchResult) -> str | None: ...
-
-
-class BotSeat:
-    """A bot in this process. Exceptions become faults, never crashes; with
-    ``limits`` and an active ``watchdog`` a slow decision is interrupted."""
-
-    def __init__(self, bot: Bot, limits: Limits | None = None,
-                 watchdog: Watchdog | None = None, timed: bool = False) -> None:
-        self.bot = bot
-        self.limits = limits
-        self.watchdog = watchdog
-        self.timed = timed or limits is not None
-        self.times: list[float] | None = [] if timed else None  # seconds per decision
-        self.asks: frozenset[str] = frozenset()
-        self.spent = 0.0  # seconds of decisions this match (the time bank)
-
-    def start(self, seat: int, rules: RuleSet, seed: int) -> str | None:
-        asks, fault = self._call(self.bot.decisions, rules)
-        if fault is None and not (isinstance(asks, frozenset) and asks <= set(DECISIONS)):
-            fault = "malformed: decisions() must return a frozenset of decision names"
-        self.asks = frozenset() if fault else asks
-        return fault or self._call(self.bot.start, seat, rules, random.Random(seed))[1]
-
-    def decide(self, kind: str, view: SeatView, args: tuple) -> tuple[Any, str | None]:
-        return self._call(getattr(self.bot, kind), view, *args)
-
-    def forfeits(self, faults: int) -> bool:
-        lim = self.limits
-        return lim is not None and (faults >= lim.max_faults or self.spent > lim.match_seconds)
-
-    def end(self, result: MatchResult) -> str | None:
-        return self._call(self.bot.end, result)[1]
-
-    def _call(self, fn: Any, *args: Any) -> tuple[Any, str | None]:
-        if not self.timed:  # the fast path: trusted bots, no limits
-            try:
-                return fn(*args), None
-            except Exception as e:
-                return None, f"raised {type(e).__name__}: {e}"[:300]
-        lim, dog = self.limits, self.watchdog
-        start = time.perf_counter()
-        if lim is not None and dog is not None and dog.active:
-            dog.deadline = start + lim.decision_seconds
-        try:
-            try:
-                return fn(*args), None
-            finally:
-                if dog is not None:
-                    dog.deadline = None
-                took = time.perf_counter() - start
-                self.spent += took
-                if self.times is not None:
-                    self.times.append(took)
-        except DecisionTimeout:  # also when the alarm lands in the finally block above
-            return None, f"timeout: no answer within {lim.decision_seconds:g} s" if lim else "timeout"
-        except Exception as e:  # a bot's bug is a fault, never the league's crash
-            return None, f"raised {type(e).__name__}: {e}"[:300]
-
-
 class Match:
-    def __init__(self, rules: RuleSet, seed: int, seats: Sequence[Seat]) -> None:
+    def __init__(self, rules: RuleSet, seed: int, players: Sequence[Bot | Seat]) -> None:
+        """Each player is a Bot (run in this process, unlimited) or a ready Seat."""
+        seats = [BotSeat(p, DECISIONS) if isinstance(p, Bot) else p for p in players]
         if len(seats) != rules.players:
             raise ValueError(f"{len(seats)} seats for a {rules.players}-player rule set")
         self.rules = rules
         self.seed = seed
-        self.seats = list(seats)
         self.table = Table(rules, seed)
-        self.faults = [0] * rules.players
-        self.forfeited: set[int] = set()
-        self._asks: list[frozenset[str]] = [frozenset()] * rules.players
+        self.referee = Referee(seats, DECISIONS, Bot, self.table, SeatView)
         self._anytime = [False] * rules.players
         self._any_anytime = False
 
     @property
+    def seats(self) -> list[Seat]:
+        return self.referee.seats
+
+    @property
     def records(self) -> list[tuple]:
         return self.table.records
+
+    @property
+    def faults(self) -> list[int]:
+        return self.referee.faults
 
     # -- asking -------------------------------------------------------------
     def ask(self, seat: int, kind: str, *args: Any) -> Any:
         t = self.table
         if t.ended and t.phase not in (2, 3):
             raise GameOver
-        spec = DECISIONS[kind]
-        view = SeatView(t, seat)
-        agent = self.seats[seat]
-        if kind not in self._asks[seat]:
-            return spec.default(None, view, *args)
-        answer, fault = agent.decide(kind, view, args)
-        if fault is None:
-            try:
-                answer = spec.check(t, seat, answer, *args)
-            except Exception as e:  # IllegalAnswer, or a malformed object's own error
-                fault = f"illegal: {e}"[:300]
-        if fault is not None:
-            self._fault(seat, kind, fault)
-            answer = spec.default(None, view, *args)
-        if answer or kind != "anytime":  # an empty harvest window leaves no trace
-            t.records.append((kind, seat, *spec.encode(answer, args)))
-        return answer
-
-    def _fault(self, seat: int, kind: str, reason: str) -> None:
-        self.faults[seat] += 1
-        self.table.records.append(("fault", seat, kind, reason))
-        if seat not in self.forfeited and self.seats[seat].forfeits(self.faults[seat]):
-            # The seat plays on with default answers and is ranked last.
-            self.forfeited.add(seat)
-            self.table.records.append(("forfeit", seat))
-            self._asks[seat] = frozenset()
-            self._anytime[seat] = False
+        # An empty harvest window leaves no trace in the log.
+        return self.referee.ask(seat, kind, args, kind != "anytime")
 
     def window(self, seat: int) -> None:
         """A harvest window for one seat (see the module docstring)."""
-        if not self._anytime[seat]:
+        if not self._anytime[seat] or "anytime" not in self.referee.asks[seat]:
             return
         t = self.table
         answer = self.ask(seat, "anytime")
@@ -286,15 +186,8 @@ class Match:
 
     # -- turns --------------------------------------------------------------
     def seat_all(self) -> None:
-        """Start every seat's agent; each gets its own seeded random stream."""
-        t = self.table
-        for s, agent in enumerate(self.seats):
-            fault = agent.start(s, self.rules, derive_seed(self.seed, "bot", s))
-            t.records.append(("seat", s, ",".join(sorted(agent.asks))))
-            self._asks[s] = agent.asks
-            self._anytime[s] = "anytime" in agent.asks
-            if fault:
-                self._fault(s, "start", fault)
+        self.referee.seat_all(self.rules, self.seed)
+        self._anytime = ["anytime" in asks for asks in self.referee.asks]
         self._any_anytime = any(self._anytime)
 
     def play(self) -> MatchResult:
@@ -311,10 +204,7 @@ class Match:
         except GameOver:
             pass
         result = self.finish()
-        for s, agent in enumerate(self.seats):
-            fault = agent.end(result)
-            if fault:
-                self._fault(s, "end", fault)
+        self.referee.end_all(result)
         return result
 
     def deal(self) -> None:
@@ -384,7 +274,8 @@ class Match:
         coins = tuple(len(p) for p in t.coins)
         t.records.append(("ended", -1, coins))
         breaks = {"seat": lambda s: s, "hand": lambda s: len(t.hands[s])}
-        keys = [(s not in self.forfeited, coins[s], *(breaks[b](s) for b in self.rules.tie_break))
+        keys = [(s not in self.referee.forfeited, coins[s],
+                 *(breaks[b](s) for b in self.rules.tie_break))
                 for s in range(t.players)]
         ranks = tuple(1 + sum(k > keys[s] for k in keys) for s in range(t.players))
         return MatchResult(coins, ranks, tuple(s for s in range(t.players) if ranks[s] == 1),
@@ -395,5 +286,5 @@ def play_match(rules: RuleSet, seed: int,
                players: Sequence[Bot | Seat]) -> tuple[MatchResult, list[tuple]]:
     """Play one match; each player is a Bot (run in this process, unlimited)
     or a ready Seat. Returns the result and the record stream."""
-    match = Match(rules, seed, [BotSeat(p) if isinstance(p, Bot) else p for p in players])
+    match = Match(rules, seed, players)
     return match.play(), match.records

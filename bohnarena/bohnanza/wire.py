@@ -14,7 +14,7 @@ from typing import Any
 from ..game import MatchResult
 from ..limits import Limits
 from ..sandbox import BotFault, BotProcess
-from .bot import Accept, Anytime, DraftPick, Offer, Proposal
+from .bot import Accept, Anytime, Bot, DraftPick, Offer, Proposal
 from .decisions import DECISIONS
 from .records import as_dict
 from .rules import RuleSet, ruleset
@@ -140,7 +140,7 @@ class ProcessSeat:
         history = view.history
         events = [as_dict(r) for r in history[self._seen:]]
         self._seen = len(history)
-        default = DECISIONS[kind].default(None, view, *args)
+        default = getattr(Bot, kind)(None, view, *args)
         msg = {"type": "decide", "decision": kind, "view": view_json(view),
                "args": args_json(kind, view, args), "events": events,
                "default": answer_json(default)}

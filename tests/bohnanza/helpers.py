@@ -7,7 +7,6 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from bohnarena.bohnanza import Bot, Match, ruleset, varieties
-from bohnarena.bohnanza.match import BotSeat
 from bohnarena.bohnanza.table import EMPTY, Table
 
 V = {v.key: v.id for v in varieties()}
@@ -34,7 +33,7 @@ def rig(edition: str = "classic", players: int = 4, bots: Sequence[Bot] | None =
     draw pile below it, so the census always holds.
     """
     rules = ruleset(edition, players, **options)
-    m = Match(rules, seed, [BotSeat(b) for b in (bots or [Bot() for _ in range(players)])])
+    m = Match(rules, seed, [b for b in (bots or [Bot() for _ in range(players)])])
     m.seat_all()
     t = m.table
     used: Counter[int] = Counter()

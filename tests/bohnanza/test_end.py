@@ -3,7 +3,6 @@
 import pytest
 
 from bohnarena.bohnanza import Bot, Match, play_match, ruleset
-from bohnarena.bohnanza.match import BotSeat
 
 from .helpers import cards, census_ok, kinds, rig
 
@@ -76,7 +75,7 @@ def test_end_during_phase4_draw_ends_there():
 
 def test_full_game_end_final_harvest_and_census():
     rules = ruleset("classic", 4)
-    m = Match(rules, 21, [BotSeat(Bot()) for _ in range(4)])
+    m = Match(rules, 21, [Bot() for _ in range(4)])
     result = m.play()
     t = m.table
     assert all(c == 0 for fs in t.fields for _, c in fs)  # every field harvested

@@ -7,7 +7,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bohnarena.bohnanza import Bot, Match, ruleset
-from bohnarena.bohnanza.match import BotSeat
 from bohnarena.bohnanza.rules import edition_names, player_counts
 from bohnarena.bohnanza.table import EMPTY
 from bohnarena_bots.planner import PlannerBot
@@ -80,7 +79,7 @@ class CheckedRecords(list):
 
 def checked_game(edition, players, seed, classes, **options):
     rules = ruleset(edition, players, **options)
-    m = Match(rules, seed, [BotSeat(c()) for c in classes])
+    m = Match(rules, seed, [c() for c in classes])
     m.table.records = CheckedRecords(m)
     result = m.play()
     assert m.table.records.steps > 50
@@ -120,6 +119,6 @@ def test_same_seed_and_bots_give_the_same_match(config, seed):
     edition, players = config
     def run():
         m = Match(ruleset(edition, players), seed,
-                  [BotSeat(BOTS[i % 4]()) for i in range(players)])
+                  [BOTS[i % 4]() for i in range(players)])
         return m.play(), m.records
     assert run() == run()

@@ -1,14 +1,13 @@
 """Setup and phases 1, 3 and 4 of a turn (000 "Course of Play", 003)."""
 
 from bohnarena.bohnanza import Bot, Match, play_match, ruleset
-from bohnarena.bohnanza.match import BotSeat
 
 from .helpers import V, cards, census_ok, kinds, rig, scripted
 
 
 def test_deal_five_one_at_a_time_first_card_is_front():
     rules = ruleset("classic", 4)
-    m = Match(rules, 3, [BotSeat(Bot()) for _ in range(4)])
+    m = Match(rules, 3, [Bot() for _ in range(4)])
     deck = list(m.table.deck)
     m.seat_all()
     m.deal()
@@ -20,7 +19,7 @@ def test_deal_five_one_at_a_time_first_card_is_front():
 
 def test_riogrande_six_players_deal_3_4_5_6():
     rules = ruleset("riogrande", 6)
-    m = Match(rules, 1, [BotSeat(Bot()) for _ in range(6)])
+    m = Match(rules, 1, [Bot() for _ in range(6)])
     m.seat_all()
     m.deal()
     assert [len(h) for h in m.table.hands] == [3, 4, 5, 6, 6, 6]

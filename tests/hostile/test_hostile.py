@@ -59,7 +59,6 @@ def test_sandboxed_hostile_bots(tmp_path, hostile, fault):
     assert s.complete and s.played == 3  # the league finished; nothing lost
     faults = faults_by_bot(out)
     assert faults["hostile"] > 0 and faults["planner"] == 0 and faults["random"] == 0
-    kinds = kinds_of_faults(out)
     texts = {r["text"] for r in pq.read_table(out / "moves").to_pylist() if r["kind"] == "fault"}
     assert any(t.startswith(fault) for t in texts), texts
     ranks = pq.read_table(out / "matches").to_pylist()

@@ -1,0 +1,164 @@
+"""Seats and the referee: who answers a game's decisions, and how answers
+are checked, recorded and replaced by defaults (any game).
+
+A game supplies its decisions (:class:`Decision`: how an answer is checked
+and recorded) and a bot base class whose methods are the default answers.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable, Collection, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from .game import MatchResult
+from .limits import DecisionTimeout, Limits, Watchdog
+from .seeding import derive_seed
+
+
+@dataclass(frozen=True)
+class Decision:
+    name: str  # also the bot method that answers it
+    check: Callable[..., Any]  # (state, seat, answer, *args) -> canonical answer; raises if illegal
+    encode: Callable[[Any, tuple], tuple]  # (answer, args) -> record values
+    decode: Callable[[tuple], Any]  # record values -> answer
+
+
+class Seat(Protocol):
+    """Who answers a seat's decisions: a live bot (in this process or in a
+    sandbox process), or a log being replayed."""
+
+    asks: frozenset[str]
+
+    def start(self, seat: int, rules: Any, seed: int) -> str | None:
+        """Prepare for a match; ``seed`` seeds the bot's own random stream.
+        Returns a fault reason or None."""
+        ...
+
+    def decide(self, kind: str, view: Any, args: tuple) -> tuple[Any, str | None]:
+        """Returns ``(answer, fault)``; a fault (a reason) voids the answer."""
+        ...
+
+    def forfeits(self, faults: int) -> bool:
+        """After a fault: does the seat's bot forfeit the match now?"""
+        ...
+
+    def end(self, result: MatchResult) -> str | None: ...
+
+
+class BotSeat:
+    """A bot in this process. Exceptions become faults, never crashes; with
+    ``limits`` and an active ``watchdog`` a slow decision is interrupted."""
+
+    def __init__(self, bot: Any, decisions: Collection[str], limits: Limits | None = None,
+                 watchdog: Watchdog | None = None, timed: bool = False) -> None:
+        self.bot = bot
+        self.known = frozenset(decisions)
+        self.limits = limits
+        self.watchdog = watchdog
+        self.timed = timed or limits is not None
+        self.times: list[float] | None = [] if timed else None  # seconds per decision
+        self.asks: frozenset[str] = frozenset()
+        self.spent = 0.0  # seconds of decisions this match (the time bank)
+
+    def start(self, seat: int, rules: Any, seed: int) -> str | None:
+        asks, fault = self._call(self.bot.decisions, rules)
+        if fault is None and not (isinstance(asks, frozenset) and asks <= self.known):
+            fault = "malformed: decisions() must return a frozenset of decision names"
+        self.asks = frozenset() if fault else asks
+        return fault or self._call(self.bot.start, seat, rules, random.Random(seed))[1]
+
+    def decide(self, kind: str, view: Any, args: tuple) -> tuple[Any, str | None]:
+        return self._call(getattr(self.bot, kind), view, *args)
+
+    def forfeits(self, faults: int) -> bool:
+        lim = self.limits
+        return lim is not None and (faults >= lim.max_faults or self.spent > lim.match_seconds)
+
+    def end(self, result: MatchResult) -> str | None:
+        return self._call(self.bot.end, result)[1]
+
+    def _call(self, fn: Any, *args: Any) -> tuple[Any, str | None]:
+        if not self.timed:  # the fast path: trusted bots, no limits
+            try:
+                return fn(*args), None
+            except Exception as e:
+                return None, f"raised {type(e).__name__}: {e}"[:300]
+        lim, dog = self.limits, self.watchdog
+        start = time.perf_counter()
+        if lim is not None and dog is not None and dog.active:
+            dog.deadline = start + lim.decision_seconds
+        try:
+            try:
+                return fn(*args), None
+            finally:
+                if dog is not None:
+                    dog.deadline = None
+                took = time.perf_counter() - start
+                self.spent += took
+                if self.times is not None:
+                    self.times.append(took)
+        except DecisionTimeout:  # also when the alarm lands in the finally block above
+            return None, f"timeout: no answer within {lim.decision_seconds:g} s" if lim else "timeout"
+        except Exception as e:  # a bot's bug is a fault, never the league's crash
+            return None, f"raised {type(e).__name__}: {e}"[:300]
+
+
+class Referee:
+    """Asks seats, checks every answer, records decisions and faults, and
+    replaces a faulty answer by the default (the base bot's method)."""
+
+    def __init__(self, seats: Sequence[Seat], decisions: Mapping[str, Decision], base: type,
+                 state: Any, view: Callable[[Any, int], Any]) -> None:
+        self.seats = list(seats)
+        self.decisions, self.state, self.view = decisions, state, view
+        self.defaults = {kind: getattr(base, kind) for kind in decisions}
+        n = len(self.seats)
+        self.faults = [0] * n
+        self.forfeited: set[int] = set()
+        self.asks: list[frozenset[str]] = [frozenset()] * n
+
+    def seat_all(self, rules: Any, seed: int) -> None:
+        """Start every seat's agent; each gets its own seeded random stream."""
+        for s, agent in enumerate(self.seats):
+            fault = agent.start(s, rules, derive_seed(seed, "bot", s))
+            self.state.records.append(("seat", s, ",".join(sorted(agent.asks))))
+            self.asks[s] = agent.asks
+            if fault:
+                self.fault(s, "start", fault)
+
+    def ask(self, seat: int, kind: str, args: tuple = (), record_empty: bool = True) -> Any:
+        """The seat's checked answer (``view(state, seat)`` is what it sees)."""
+        view = self.view(self.state, seat)
+        if kind not in self.asks[seat]:
+            return self.defaults[kind](None, view, *args)
+        spec = self.decisions[kind]
+        answer, fault = self.seats[seat].decide(kind, view, args)
+        if fault is None:
+            try:
+                answer = spec.check(self.state, seat, answer, *args)
+            except Exception as e:  # an illegal answer, or a malformed object's own error
+                fault = f"illegal: {e}"[:300]
+        if fault is not None:
+            self.fault(seat, kind, fault)
+            answer = self.defaults[kind](None, view, *args)
+        if answer or record_empty:
+            self.state.records.append((kind, seat, *spec.encode(answer, args)))
+        return answer
+
+    def fault(self, seat: int, kind: str, reason: str) -> None:
+        self.faults[seat] += 1
+        self.state.records.append(("fault", seat, kind, reason))
+        if seat not in self.forfeited and self.seats[seat].forfeits(self.faults[seat]):
+            # The seat plays on with default answers and is ranked last.
+            self.forfeited.add(seat)
+            self.state.records.append(("forfeit", seat))
+            self.asks[seat] = frozenset()
+
+    def end_all(self, result: MatchResult) -> None:
+        for s, agent in enumerate(self.seats):
+            fault = agent.end(result)
+            if fault:
+                self.fault(s, "end", fault)
