@@ -1,0 +1,134 @@
+"""The bot protocol of the dice game: what a seat sees and what it answers."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, ClassVar
+
+from ..game import MatchResult
+from .orders import Order
+
+if TYPE_CHECKING:
+    from .match import Table
+    from .rules import RuleSet
+
+FULFIL, REDEEM = "fulfil", "redeem"
+DECISION_METHODS = ("keep", "harvest")
+
+
+@dataclass(frozen=True, slots=True)
+class Keep:
+    """Set aside the rolled dice at positions ``dice`` (at least one); with
+    ``stop`` (if the rule set allows it) roll no more this turn."""
+
+    dice: tuple[int, ...] = (0,)
+    stop: bool = False
+
+
+class DiceView:
+    """What one seat sees: everything on the table is public in this game."""
+
+    __slots__ = ("__table", "__seat")
+
+    def __init__(self, table: Table, seat: int) -> None:
+        self.__table = table
+        self.__seat = seat
+
+    @property
+    def seat(self) -> int:
+        return self.__seat
+
+    @property
+    def rules(self) -> RuleSet:
+        return self.__table.rules
+
+    @property
+    def players(self) -> int:
+        return self.__table.players
+
+    @property
+    def active(self) -> int:
+        return self.__table.active
+
+    @property
+    def turn(self) -> int:
+        return self.__table.turn
+
+    @property
+    def coins(self) -> tuple[int, ...]:
+        return tuple(self.__table.coins)
+
+    @property
+    def bean_field(self) -> tuple[int, ...]:
+        """Varieties of the dice the active player has set aside."""
+        return tuple(self.__table.field)
+
+    @property
+    def dice_left(self) -> int:
+        """Dice the active player still rolls."""
+        return 7 - len(self.__table.field)
+
+    @property
+    def cards(self) -> tuple[int, ...]:
+        """Every seat's active harvest card (an index into ``rules.deck``)."""
+        return tuple(self.__table.active_card)
+
+    @property
+    def covered(self) -> tuple[int, ...]:
+        """Orders fulfilled on every seat's active card."""
+        return tuple(self.__table.covered)
+
+    @property
+    def draw_pile(self) -> int:
+        return len(self.__table.deck)
+
+    def open_orders(self, seat: int | None = None) -> tuple[Order, ...]:
+        """The orders still open on a seat's active card, lowest first."""
+        t = self.__table
+        s = self.__seat if seat is None else seat
+        return t.rules.deck[t.active_card[s]][t.covered[s]:]
+
+    def fulfillable(self, dice: Sequence[int]) -> int:
+        """How many of this seat's open orders, in a row from the lowest, ``dice`` meet."""
+        return self.__table.fulfillable(self.__seat, dice)
+
+
+class Bot:
+    """Base class of dice-game bots; every method answers legally."""
+
+    name: ClassVar[str] = ""
+    game: ClassVar[str] = "wuerfel"
+
+    seat: int
+    rules: RuleSet
+    rng: random.Random
+
+    def start(self, seat: int, rules: RuleSet, rng: random.Random) -> None:
+        self.seat, self.rules, self.rng = seat, rules, rng
+
+    def end(self, result: MatchResult) -> None:
+        pass
+
+    def decisions(self, rules: RuleSet) -> frozenset[str]:
+        return frozenset(k for k in DECISION_METHODS
+                         if getattr(type(self), k) is not getattr(Bot, k))
+
+    def keep(self, view: DiceView, roll: tuple[int, ...]) -> Keep:
+        """Active player, after each roll: dice to set aside (positions in ``roll``)."""
+        return Keep((0,))
+
+    def harvest(self, view: DiceView, dice: tuple[int, ...]) -> tuple[str, ...]:
+        """Fulfil and redeem, in order: a sequence of "fulfil" and "redeem".
+        ``dice`` are the bean field (active player, end of turn) or the dice
+        just rolled (everyone else). Default: fulfil all it can, redeem a full card."""
+        steps: list[str] = [FULFIL] * view.fulfillable(dice)
+        if view.covered[view.seat] + len(steps) == 6:
+            steps.append(REDEEM)
+        return tuple(steps)
+
+
+def counts(dice: Sequence[int]) -> Counter[int]:
+    return Counter(dice)
