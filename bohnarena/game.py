@@ -65,6 +65,7 @@ class Game(Protocol):
 #: Games by name: "module:attribute" of an object implementing :class:`Game`.
 GAMES = {
     "bohnanza": "bohnarena.bohnanza.game:GAME",
+    "wuerfel": "bohnarena.wuerfel.game:GAME",
 }
 
 

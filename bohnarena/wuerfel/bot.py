@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import random
-from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
@@ -120,15 +119,13 @@ class Bot:
         """Active player, after each roll: dice to set aside (positions in ``roll``)."""
         return Keep((0,))
 
-    def harvest(self, view: DiceView, dice: tuple[int, ...]) -> tuple[str, ...]:
-        """Fulfil and redeem, in order: a sequence of "fulfil" and "redeem".
-        ``dice`` are the bean field (active player, end of turn) or the dice
-        just rolled (everyone else). Default: fulfil all it can, redeem a full card."""
-        steps: list[str] = [FULFIL] * view.fulfillable(dice)
-        if view.covered[view.seat] + len(steps) == 6:
-            steps.append(REDEEM)
-        return tuple(steps)
+    def harvest(self, view: DiceView, dice: tuple[int, ...]) -> str | None:
+        """The next step of a fulfilment window: "fulfil" (the lowest open
+        order, met by ``dice``), "redeem" (the active card, after its 3rd order
+        at the earliest) or None (done). Asked again after each step. ``dice``
+        are the bean field (active player, end of turn) or the dice just
+        rolled (everyone else). Default: fulfil while it can, redeem a full card."""
+        if view.fulfillable(dice):
+            return FULFIL
+        return REDEEM if view.covered[view.seat] == 6 else None
 
-
-def counts(dice: Sequence[int]) -> Counter[int]:
-    return Counter(dice)

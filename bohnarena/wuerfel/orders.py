@@ -142,7 +142,12 @@ def outcomes(faces: tuple[tuple[int, ...], ...]) -> tuple[tuple[tuple[tuple[int,
 def first_roll_chance(order: Order, faces: Sequence[Sequence[int]]) -> float:
     """The chance that one roll of all the dice fulfils ``order`` (the number
     printed beside the order on a real card)."""
-    return sum(p for key, p in outcomes(tuple(map(tuple, faces))) if order.met(dict(key)))
+    return _chance(order, tuple(map(tuple, faces)))
+
+
+@cache
+def _chance(order: Order, faces: tuple[tuple[int, ...], ...]) -> float:
+    return sum(p for key, p in outcomes(faces) if order.met(dict(key)))
 
 
 def most_met_in_a_row(orders: Sequence[Order], faces: Sequence[Sequence[int]]) -> int:

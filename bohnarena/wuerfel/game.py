@@ -1,0 +1,188 @@
+"""The dice game as seen by the runner and the replayer (see :class:`bohnarena.game.Game`)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from ..errors import UsageError
+from ..game import MatchResult
+from ..league import BotEntry
+from ..limits import Limits, Watchdog
+from ..plugins import load_bot
+from ..replaylog import Checked, Divergence, LogSeat, Stop
+from ..seats import BotSeat
+from . import rules as rules_mod
+from .bot import Bot
+from .match import DECISIONS, Match, Table
+
+EVENTS: dict[str, tuple[str, ...]] = {
+    "seat": ("text",),            # decisions this seat's bot answers itself
+    "dealt": ("cards",),          # the seat's active card and the card below it
+    "turn": ("n",),
+    "rolled": ("cards",),         # varieties shown by the dice just rolled
+    "set_aside": ("cards",),      # dice the active player put on the bean field
+    "fulfilled": ("card", "n"),   # order n (1 = bottom) of harvest card `card` covered
+    "redeemed": ("card", "coins"),
+    "drew": ("card",),            # a new covering card
+    "overview": (),               # the seat turned its overview card (empty draw pile)
+    "fault": ("decision", "text"),
+    "forfeit": (),
+    "ended": ("values",),         # final coins of every seat
+}
+LAYOUT: dict[str, tuple[str, ...]] = {**EVENTS, "keep": ("cards", "n"), "harvest": ("n",)}
+COLUMNS = {"card": "int", "n": "int", "coins": "int", "cards": "ints", "values": "ints",
+           "decision": "str", "text": "str"}
+
+
+class Wuerfel:
+    name = "wuerfel"
+    title = "Würfel Bohnanza"
+    version = rules_mod.RULES_VERSION
+    layout = LAYOUT
+    columns = COLUMNS
+    bot_base = Bot
+    shipped_bots = ("wuerfel-greedy", "wuerfel-random")
+
+    def editions(self) -> list[str]:
+        return list(rules_mod.EDITIONS)
+
+    def player_counts(self, edition: str) -> list[int]:
+        return list(rules_mod.PLAYERS)
+
+    def rules(self, edition: str, players: int, options: Mapping[str, Any]) -> rules_mod.RuleSet:
+        return rules_mod.ruleset(edition, players, **options)
+
+    def conformance_configs(self) -> list[tuple[str, int, dict[str, Any]]]:
+        return [("standard", p, {"early_stop": stop}) for p in rules_mod.PLAYERS
+                for stop in (True, False)]
+
+    def play(self, ruleset: rules_mod.RuleSet, seed: int,
+             players: Sequence[Any]) -> tuple[MatchResult, list[tuple]]:
+        match = Match(ruleset, seed, players)
+        return match.play(), match.records
+
+    def make_seat(self, entry: BotEntry, limits: Limits | None = None,
+                  watchdog: Watchdog | None = None, log: Path | None = None,
+                  timed: bool = False) -> Any:
+        if entry.isolation != "inprocess" or entry.spec is None:
+            raise UsageError("the dice game runs bots in process only (no subprocess protocol yet)")
+        return BotSeat(load_bot(entry.spec, Bot)(), DECISIONS, limits, watchdog, timed)
+
+    # -- transcripts and replay -----------------------------------------------
+    def transcript(self, records: Iterable[Sequence[Any]], names: Sequence[str]) -> Iterator[str]:
+        say = _Narrator(names)
+        for rec in records:
+            line = say.line(rec)
+            if line is not None:
+                yield line
+
+    def _replay(self, ruleset: rules_mod.RuleSet, seed: int, log: Sequence[tuple],
+                stop_at: int | None = None, on_record: Any = None) -> tuple[Table, MatchResult | None]:
+        made = Checked(log, stop_at, on_record)
+        match = Match(ruleset, seed, [LogSeat(s, log, made, DECISIONS)
+                                      for s in range(ruleset.players)])
+        match.table.records = made
+        made.table = match.table
+        try:
+            result = match.play()
+        except Stop:
+            return match.table, None
+        if len(made) != len(log):
+            raise Divergence(len(made), log[len(made)], "(nothing: the match is over)")
+        return match.table, result
+
+    def verify(self, ruleset: rules_mod.RuleSet, seed: int,
+               log: Sequence[tuple]) -> tuple[MatchResult | None, str | None]:
+        try:
+            return self._replay(ruleset, seed, log)[1], None
+        except Divergence as d:
+            return None, str(d)
+
+    def replay_lines(self, ruleset: rules_mod.RuleSet, seed: int, log: Sequence[tuple],
+                     names: Sequence[str], seat: int | None = None,
+                     as_json: bool = False) -> Iterator[str]:
+        say, out = _Narrator(names), []
+
+        def emit(i: int, rec: tuple, table: Table) -> None:
+            if as_json:
+                out.append(json.dumps({"move": i, **_as_dict(rec)}))
+            elif (line := say.line(rec)) is not None:
+                out.append(line)
+            if rec[0] == "turn":
+                state = _state(table)
+                out.extend([json.dumps({"move": i, "kind": "table", "state": state})] if as_json
+                           else say.table(state))
+
+        self._replay(ruleset, seed, log, on_record=emit)
+        return iter(out)  # everything is public in the dice game: --seat shows the same
+
+    def table_at(self, ruleset: rules_mod.RuleSet, seed: int, log: Sequence[tuple], move: int,
+                 names: Sequence[str], seat: int | None = None, as_json: bool = False) -> list[str]:
+        table, _ = self._replay(ruleset, seed, log, stop_at=move)
+        state = _state(table)
+        if as_json:
+            return [json.dumps({"move": move, "record": _as_dict(log[move]), "state": state})]
+        say = _Narrator(names)
+        return [f"After move {move}: {(say.line(log[move]) or log[move][0]).strip()}",
+                *say.table(state)]
+
+
+def _as_dict(rec: Sequence[Any]) -> dict[str, Any]:
+    return {"kind": rec[0], "seat": rec[1], **dict(zip(LAYOUT[rec[0]], rec[2:]))}
+
+
+def _state(t: Table) -> dict[str, Any]:
+    deck = t.rules.deck
+    return {"turn": t.turn, "active": t.active, "bean_field": list(t.field),
+            "draw_pile": len(t.deck),
+            "seats": [{"seat": s, "coins": t.coins[s], "card": t.active_card[s],
+                       "covered": t.covered[s], "cover_card": t.cover_card[s],
+                       "open_orders": [o.text for o in deck[t.active_card[s]][t.covered[s]:]]
+                       if t.active_card[s] >= 0 else []}
+                      for s in range(t.players)]}
+
+
+class _Narrator:
+    def __init__(self, names: Sequence[str]) -> None:
+        self.names = names
+
+    def who(self, s: int) -> str:
+        return f"seat {s} ({self.names[s]})" if 0 <= s < len(self.names) else "the table"
+
+    @staticmethod
+    def beans(dice: Sequence[int]) -> str:
+        names = rules_mod.variety_ids()
+        by_id = {i: n.capitalize() for n, i in names.items()}
+        return ", ".join(by_id[d] for d in dice) if dice else "nothing"
+
+    def line(self, rec: Sequence[Any]) -> str | None:
+        kind, s = rec[0], rec[1]
+        w = self.who(s)
+        return {
+            "dealt": lambda: f"{w} gets harvest cards {rec[2][0]} (active) and {rec[2][1]}",
+            "turn": lambda: f"\n== Turn {rec[2]}: {w} rolls ==",
+            "rolled": lambda: f"  rolls {self.beans(rec[2])}",
+            "set_aside": lambda: f"  sets aside {self.beans(rec[2])}",
+            "fulfilled": lambda: f"    {w} fulfils order {rec[3]} of card {rec[2]}",
+            "redeemed": lambda: f"    {w} redeems card {rec[2]} for {rec[3]} coin(s)",
+            "drew": lambda: f"    {w} draws card {rec[2]} to cover",
+            "overview": lambda: f"    {w} turns the overview card (5 coins; 5 coins back to the pile)",
+            "fault": lambda: f"  FAULT {w} in {rec[2]}: {rec[3]}",
+            "forfeit": lambda: f"  {w} FORFEITS",
+            "ended": lambda: "\n== Final coins: " + ", ".join(
+                f"{self.who(i)} {c}" for i, c in enumerate(rec[2])) + " ==",
+        }.get(kind, lambda: None)()
+
+    def table(self, state: dict[str, Any]) -> list[str]:
+        lines = [f"  [draw pile {state['draw_pile']}]"]
+        for s in state["seats"]:
+            orders = "; ".join(s["open_orders"][:3]) + (" ..." if len(s["open_orders"]) > 3 else "")
+            lines.append(f"  [{self.who(s['seat'])}: {s['coins']} coins; card {s['card']} with "
+                         f"{s['covered']} covered; next: {orders or '-'}]")
+        return lines
+
+
+GAME = Wuerfel()
