@@ -1,0 +1,226 @@
+"""The dice game's rule sentences (004_c585761ad839bb9f.txt)."""
+
+from collections import Counter
+from itertools import product
+
+import pytest
+
+from bohnarena.errors import RulesError
+from bohnarena.wuerfel.bot import FULFIL, REDEEM, Bot, Keep
+from bohnarena.wuerfel.match import Match
+from bohnarena.wuerfel.orders import first_roll_chance, parse
+from bohnarena.wuerfel.rules import dice_faces, ruleset, variety_ids
+from bohnarena_bots.wuerfel_bots import GreedyDiceBot, RandomDiceBot
+
+V = variety_ids()
+
+
+class Dice:
+    """Stands in for the table's random stream: rolls come from a script."""
+
+    def __init__(self, *rolls):
+        self.faces = [V[f] for roll in rolls for f in roll.split()]
+
+    def choice(self, faces):
+        return self.faces.pop(0)
+
+    def shuffle(self, x):
+        pass
+
+
+def scripted(**answers):
+    attrs = {k: (lambda self, view, *a, _f=f: _f(view, *a)) for k, f in answers.items()}
+    return type("Scripted", (Bot,), attrs)()
+
+
+def rig(players=3, bots=None, cards=None, covered=None, coins=None, rolls=(), **options):
+    """A match before its first turn: seat i holds harvest card cards[i] (and a cover)."""
+    m = Match(ruleset("standard", players, **options), 0, bots or [Bot() for _ in range(players)])
+    t = m.table
+    m.referee.seat_all(m.rules, 0)
+    for s in range(players):
+        t.active_card[s] = (cards or {}).get(s, 10 + s)
+        t.cover_card[s] = t.deck.pop()
+        t.covered[s] = (covered or {}).get(s, 0)
+        t.coins[s] = (coins or {}).get(s, 0)
+    t.deck = [c for c in t.deck if c not in t.active_card]
+    t.rng = Dice(*rolls)
+    t.turn, t.active = 1, 0
+    return m
+
+
+def rest(face):
+    """Rolls of 6, 5, ... 1 dice all showing ``face`` (the default bot keeps one die a roll)."""
+    return [" ".join([face] * n) for n in range(6, 0, -1)]
+
+
+def kinds(m, *wanted):
+    return [r for r in m.records if r[0] in wanted]
+
+
+def test_2_to_5_players_and_seven_dice_of_two_kinds():
+    for p in (2, 3, 4, 5):
+        assert ruleset("standard", p).players == p
+    for p in (1, 6):
+        with pytest.raises(RulesError):
+            ruleset("standard", p)
+    faces = dice_faces()
+    assert len(faces) == 7
+    assert len(set(faces[:4])) == 1 and len(set(faces[4:])) == 1 and faces[0] != faces[4]
+    assert set(V) == {"garden", "red", "china", "blue", "soy", "broad", "snap"}
+
+
+def test_setup_two_cards_each_one_active_one_covering():
+    m = Match(ruleset("standard", 4), 5, [Bot() for _ in range(4)])
+    m.play()
+    dealt = kinds(m, "dealt")
+    assert len(dealt) == 4 and all(len(r[2]) == 2 for r in dealt)
+    assert len({c for r in dealt for c in r[2]}) == 8
+
+
+def test_active_rolls_all_seven_sets_aside_at_least_one_and_never_rerolls_them():
+    m = rig(rolls=["soy soy soy soy soy soy soy", "blue blue blue blue blue", "red red red", "red"],
+            bots=[scripted(keep=lambda v, roll: Keep((0, 1)) if len(roll) > 1 else Keep((0,))),
+                  Bot(), Bot()])
+    m.play_turn()
+    rolled = [len(r[2]) for r in kinds(m, "rolled")]
+    assert rolled == [7, 5, 3, 1]
+    assert sum(len(r[2]) for r in kinds(m, "set_aside")) == 7
+
+
+def test_setting_aside_nothing_is_a_fault_and_one_die_is_set_aside_instead():
+    m = rig(rolls=["soy soy soy soy soy soy soy", *rest("soy")],
+            bots=[scripted(keep=lambda v, roll: Keep(())), Bot(), Bot()])
+    m.play_turn()
+    assert kinds(m, "fault")[0][2] == "keep"
+    assert [len(r[2]) for r in kinds(m, "set_aside")] == [1] * 7
+
+
+def test_early_stop_is_a_rule_option():
+    stop = scripted(keep=lambda v, roll: Keep((0,), stop=True))
+    m = rig(rolls=["soy soy soy soy soy soy soy"], bots=[stop, Bot(), Bot()])
+    m.play_turn()
+    assert len(kinds(m, "rolled")) == 1
+    strict = rig(rolls=["soy soy soy soy soy soy soy", *rest("soy")],
+                 bots=[stop, Bot(), Bot()], early_stop=False)
+    strict.play_turn()
+    assert len(kinds(strict, "rolled")) == 7 and kinds(strict, "fault")[0][2] == "keep"
+
+
+def with_deck(m, deck):
+    import dataclasses
+    rules = m.table.rules
+    patched = type("Patched", (type(rules),), {"deck": property(lambda self: tuple(deck))})
+    m.table.rules = patched(**{f.name: getattr(rules, f.name) for f in dataclasses.fields(rules)})
+
+
+def test_others_fulfil_from_the_fresh_roll_lowest_order_first_each_die_many_times():
+    m = rig()
+    deck = list(m.rules.deck)
+    deck[11] = (parse("soy", V), parse("soy:2", V), parse("kind:3", V), parse("red", V),
+                *deck[11][4:])
+    with_deck(m, deck)
+    m.table.rng = Dice("soy soy soy blue blue snap snap", *rest("blue"))
+    m.play_turn()
+    mine = [r for r in kinds(m, "fulfilled") if r[1] == 1]
+    # One set of dice meets three orders in a row (each die used for several), not the 4th.
+    assert [r[3] for r in mine[:3]] == [1, 2, 3]
+    assert not [r for r in mine if r[3] == 4 and r[2] == 11]  # order 4 (red) was not met
+
+
+def test_others_cannot_use_dice_already_on_the_bean_field():
+    seen = []
+
+    def harvest(view, dice):  # passes on the fresh roll, then claims the red pair later
+        seen.append(dice)
+        return FULFIL if len(seen) == 2 else None
+
+    keep = scripted(keep=lambda v, roll: Keep((0, 1)) if len(roll) == 7 else Keep(tuple(range(len(roll)))))
+    m = rig(bots=[keep, scripted(harvest=harvest), Bot()])
+    deck = list(m.rules.deck)
+    deck[11] = (parse("red:2", V), *deck[11][1:])
+    with_deck(m, deck)
+    m.table.rng = Dice("red red blue blue blue blue blue", "blue blue blue blue blue")
+    m.play_turn()
+    assert seen[1] == (V["blue"],) * 5  # the second window shows only the fresh dice
+    fault = kinds(m, "fault")[0]
+    assert fault[1:3] == (1, "harvest") and "do not meet" in fault[3]
+    assert m.table.covered[1] == 0
+
+
+def test_fulfilling_an_order_the_dice_do_not_meet_is_a_fault():
+    m = rig(bots=[Bot(), scripted(harvest=lambda v, d: FULFIL), Bot()])
+    deck = list(m.rules.deck)
+    deck[11] = (parse("none:blue", V), *deck[11][1:])
+    with_deck(m, deck)
+    m.table.rng = Dice("blue blue blue blue blue blue blue", *rest("blue"))
+    m.play_turn()
+    assert [r[2] for r in kinds(m, "fault")][:1] == ["harvest"]
+    assert m.table.covered[1] == 0
+
+
+@pytest.mark.parametrize("covered,coins", [(3, 1), (4, 2), (5, 3), (6, 4)])
+def test_redeeming_after_the_3rd_to_6th_order_pays_1_to_4_coins(covered, coins):
+    m = rig(covered={1: covered}, bots=[Bot(), scripted(harvest=lambda v, d: REDEEM
+                                                        if v.covered[1] else None), Bot()])
+    cover = m.table.cover_card[1]
+    pile = len(m.table.deck)
+    m.fulfil_window(1, (V["soy"],))
+    assert m.table.coins[1] == coins
+    assert kinds(m, "redeemed")[0][3] == coins
+    assert m.table.active_card[1] == cover and m.table.covered[1] == 0  # the cover card is active
+    assert len(m.table.deck) == pile - (coins - 1) - 1  # extra coin cards, and a new cover card
+    assert len(m.table.coin_cards[1]) == coins
+
+
+def test_redeeming_before_the_3rd_order_is_a_fault():
+    m = rig(covered={1: 2}, bots=[Bot(), scripted(harvest=lambda v, d: REDEEM), Bot()])
+    m.fulfil_window(1, (V["soy"],))
+    assert kinds(m, "fault") and m.table.coins[1] == 0
+
+
+def test_empty_draw_pile_turns_the_overview_card():
+    m = rig(covered={1: 6}, bots=[Bot(), scripted(harvest=lambda v, d: REDEEM
+                                                  if v.covered[1] == 6 else None), Bot()])
+    t = m.table
+    t.coin_cards[1] = [1, 2, 3, 4, 5]
+    t.coins[1] = 5
+    t.deck = []
+    m.fulfil_window(1, ())
+    assert kinds(m, "overview") == [("overview", 1)]
+    assert t.coins[1] == 9  # 5 + 4: the overview card's 5 replace the 5 returned coins
+    assert t.overview_turned[1]
+
+
+def test_the_first_to_13_coins_wins_and_the_active_player_stops_rolling():
+    m = rig(coins={2: 12}, covered={2: 3},
+            bots=[Bot(), Bot(), scripted(harvest=lambda v, d: REDEEM if v.covered[2] == 3 else None)])
+    m.table.rng = Dice("soy soy soy soy soy soy soy")
+    winners = m.play_turn()
+    assert winners == [2]
+    assert len(kinds(m, "rolled")) == 1 and not kinds(m, "set_aside")
+
+
+def test_shared_victory_unless_one_has_more_than_13():
+    m = rig(coins={1: 13, 2: 13})
+    assert m.reached_target() == [1, 2]
+    m.table.coins[2] = 14
+    assert m.reached_target() == [2]
+    result = m.finish([2])
+    assert result.winners == (2,) and result.ranks[2] == 1
+
+
+def test_exact_first_roll_chance_matches_brute_force():
+    faces = dice_faces()
+    for text in ("soy:2 blue snap", "red:2 | china:2", "different:6", "kind:4", "house:3+2 soy",
+                 "combo:5 blue+snap", "none:blue", "triples:2", "pairs:3"):
+        order = parse(text, V)
+        hits = sum(order.met(Counter(roll)) for roll in product(*faces))
+        assert abs(first_roll_chance(order, faces) - hits / 6 ** 7) < 1e-12, text
+
+
+def test_same_seed_same_match():
+    bots = lambda: [GreedyDiceBot(), RandomDiceBot(), GreedyDiceBot()]
+    a = Match(ruleset("standard", 3), 42, bots())
+    b = Match(ruleset("standard", 3), 42, bots())
+    assert a.play() == b.play() and a.records == b.records
