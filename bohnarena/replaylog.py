@@ -94,3 +94,25 @@ class LogSeat:
 
     def end(self, result: MatchResult) -> str | None:
         return self._fault("end")
+
+
+def replay(build: Callable[[list[LogSeat]], Any], players: int, log: Sequence[tuple],
+           decisions: Mapping[str, Decision], unrecorded: frozenset[str] = frozenset(),
+           stop_at: int | None = None,
+           on_record: Callable[[int, tuple, Any], None] | None = None) -> tuple[Any, MatchResult | None]:
+    """Replay ``log`` through the match ``build(seats)`` makes (it must have a
+    ``table`` with ``records``, and ``play()``). Returns the table (as it
+    stood after move ``stop_at``, or at the end) and the result (None when
+    stopped early); raises :class:`Divergence` where log and rules differ.
+    ``on_record`` sees every record with the table as it stands right after it."""
+    made = Checked(log, stop_at, on_record)
+    match = build([LogSeat(s, log, made, decisions, unrecorded) for s in range(players)])
+    match.table.records = made
+    made.table = match.table
+    try:
+        result = match.play()
+    except Stop:
+        return match.table, None
+    if len(made) != len(log):
+        raise Divergence(len(made), log[len(made)], "(nothing: the match is over)")
+    return match.table, result

@@ -11,7 +11,7 @@ import random
 import time
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, ClassVar, Protocol
 
 from .game import MatchResult
 from .limits import DecisionTimeout, Limits, Watchdog
@@ -24,6 +24,66 @@ class Decision:
     check: Callable[..., Any]  # (state, seat, answer, *args) -> canonical answer; raises if illegal
     encode: Callable[[Any, tuple], tuple]  # (answer, args) -> record values
     decode: Callable[[tuple], Any]  # record values -> answer
+
+
+class BotBase:
+    """What every game's bot base class shares: the hooks, and the rule that a
+    decision the bot's class does not override is never asked."""
+
+    #: Shown in listings and transcripts; defaults to the class name.
+    name: ClassVar[str] = ""
+    game: ClassVar[str] = ""
+    #: The game's decision methods (set by the game's Bot base class).
+    DECISIONS: ClassVar[tuple[str, ...]] = ()
+
+    seat: int
+    rng: random.Random
+
+    def start(self, seat: int, rules: Any, rng: random.Random) -> None:
+        """Called once before the match. ``rng`` is this seat's own seeded stream."""
+        self.seat, self.rules, self.rng = seat, rules, rng
+
+    def end(self, result: MatchResult) -> None:
+        """Called once after the match."""
+
+    def decisions(self, rules: Any) -> frozenset[str]:
+        """The decisions this bot answers in a match under ``rules``; every
+        other decision is played with the base class's answer, without a call.
+        Default: the decision methods the bot's class overrides."""
+        base = next(c for c in type(self).__mro__ if "DECISIONS" in vars(c))
+        return frozenset(k for k in self.DECISIONS
+                         if getattr(type(self), k, None) is not getattr(base, k))
+
+
+class ViewBase:
+    """What every game's seat view shares: who is looking, and when."""
+
+    __slots__ = ("_table", "_seat")
+
+    def __init__(self, table: Any, seat: int) -> None:
+        self._table = table
+        self._seat = seat
+
+    @property
+    def seat(self) -> int:
+        return self._seat
+
+    @property
+    def rules(self) -> Any:
+        return self._table.rules
+
+    @property
+    def players(self) -> int:
+        return self._table.players
+
+    @property
+    def active(self) -> int:
+        """The active player's seat (seat 0 starts)."""
+        return self._table.active
+
+    @property
+    def turn(self) -> int:
+        return self._table.turn
 
 
 class Seat(Protocol):

@@ -7,11 +7,10 @@ never asked of it: the engine plays the base answer directly.
 
 from __future__ import annotations
 
-import random
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
-from ..game import MatchResult
+from ..seats import BotBase
 
 if TYPE_CHECKING:
     from .rules import RuleSet
@@ -73,29 +72,16 @@ class DraftPick:
     field: int | None = None
 
 
-class Bot:
+DECISION_METHODS = ("plant", "make_room", "plant_second", "plant_next", "anytime",
+                    "propose", "offer", "respond", "draft")
+
+
+class Bot(BotBase):
     """Base class of card-game bots. Override any decision method."""
 
-    #: Shown in listings and transcripts; defaults to the class name.
-    name: ClassVar[str] = ""
     game: ClassVar[str] = "bohnanza"
-
-    seat: int
+    DECISIONS = DECISION_METHODS
     rules: RuleSet
-    rng: random.Random
-
-    def start(self, seat: int, rules: RuleSet, rng: random.Random) -> None:
-        """Called once before the deal. ``rng`` is this seat's own seeded stream."""
-        self.seat, self.rules, self.rng = seat, rules, rng
-
-    def end(self, result: MatchResult) -> None:
-        """Called once after the final harvest."""
-
-    def decisions(self, rules: RuleSet) -> frozenset[str]:
-        """The decisions this bot answers in a match under ``rules``; every
-        other decision is played with the base class's answer, without a call.
-        Default: the decision methods the bot's class overrides."""
-        return frozenset(k for k in DECISION_METHODS if overridden(self, k))
 
     # -- planting -----------------------------------------------------------
     def plant(self, view: SeatView, card: int) -> int:
@@ -138,12 +124,3 @@ class Bot:
         """Pick one of ``cards``; plant it where it fits, else discard it."""
         fits = view.fields_for(cards[0])
         return DraftPick(0, fits[0] if fits else None)
-
-
-DECISION_METHODS = ("plant", "make_room", "plant_second", "plant_next", "anytime",
-                    "propose", "offer", "respond", "draft")
-
-
-def overridden(bot: Any, method: str) -> bool:
-    """Whether ``bot``'s class answers ``method`` itself."""
-    return getattr(type(bot), method, None) is not getattr(Bot, method)

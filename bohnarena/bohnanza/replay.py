@@ -13,7 +13,8 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..game import MatchResult
-from ..replaylog import Checked, Divergence, LogSeat, Stop
+from .. import replaylog
+from ..replaylog import Divergence
 from .decisions import DECISIONS
 from .match import Match
 from .records import as_dict
@@ -24,21 +25,9 @@ from .table import Table
 def replay(rules: RuleSet, seed: int, log: Sequence[tuple], stop_at: int | None = None,
            on_record: Callable[[int, tuple, Table], None] | None = None,
            ) -> tuple[Table, MatchResult | None]:
-    """Replay ``log``; returns the table (as it stood after move ``stop_at``,
-    or at the end) and the result (None when stopped early). ``on_record``
-    sees every record with the table as it stands right after it."""
-    made = Checked(log, stop_at, on_record)
-    match = Match(rules, seed, [LogSeat(s, log, made, DECISIONS, frozenset({"anytime"}))
-                                for s in range(rules.players)])
-    match.table.records = made
-    made.table = match.table
-    try:
-        result = match.play()
-    except Stop:
-        return match.table, None
-    if len(made) != len(log):
-        raise Divergence(len(made), log[len(made)], "(nothing: the match is over)")
-    return match.table, result
+    """Replay ``log`` (see :func:`bohnarena.replaylog.replay`)."""
+    return replaylog.replay(lambda seats: Match(rules, seed, seats), rules.players, log,
+                            DECISIONS, frozenset({"anytime"}), stop_at, on_record)
 
 
 def verify(rules: RuleSet, seed: int, log: Sequence[tuple]) -> tuple[MatchResult | None, str | None]:

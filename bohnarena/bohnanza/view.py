@@ -10,119 +10,93 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ..seats import ViewBase
 from .records import public_history
 
 if TYPE_CHECKING:
-    from .rules import RuleSet
-    from .table import Table
+    pass
 
 Field = tuple[int, int]  # (variety or EMPTY, number of cards)
 
 
-class SeatView:
-    __slots__ = ("__table", "__seat")
-
-    def __init__(self, table: Table, seat: int) -> None:
-        self.__table = table
-        self.__seat = seat
-
-    # -- who and when -------------------------------------------------------
-    @property
-    def seat(self) -> int:
-        return self.__seat
-
-    @property
-    def rules(self) -> RuleSet:
-        return self.__table.rules
-
-    @property
-    def players(self) -> int:
-        return self.__table.players
-
-    @property
-    def active(self) -> int:
-        """The active player's seat (seat 0 is the start player)."""
-        return self.__table.active
-
-    @property
-    def turn(self) -> int:
-        return self.__table.turn
+class SeatView(ViewBase):
+    __slots__ = ()
 
     @property
     def phase(self) -> int:
-        return self.__table.phase
+        return self._table.phase
 
     # -- my own cards -------------------------------------------------------
     @property
     def hand(self) -> tuple[int, ...]:
         """Own hand, front card first."""
-        return tuple(self.__table.hands[self.__seat])
+        return tuple(self._table.hands[self._seat])
 
     @property
     def my_fields(self) -> tuple[Field, ...]:
-        return tuple(map(tuple, self.__table.fields[self.__seat]))  # type: ignore[arg-type]
+        return tuple(map(tuple, self._table.fields[self._seat]))  # type: ignore[arg-type]
 
     @property
     def my_trade_area(self) -> tuple[int, ...]:
-        return tuple(self.__table.trade[self.__seat])
+        return tuple(self._table.trade[self._seat])
 
     @property
     def my_coins(self) -> int:
-        return len(self.__table.coins[self.__seat])
+        return len(self._table.coins[self._seat])
 
     # -- the table ----------------------------------------------------------
     @property
     def fields(self) -> tuple[tuple[Field, ...], ...]:
-        return tuple(tuple(map(tuple, fs)) for fs in self.__table.fields)  # type: ignore[misc]
+        return tuple(tuple(map(tuple, fs)) for fs in self._table.fields)  # type: ignore[misc]
 
     @property
     def trade_areas(self) -> tuple[tuple[int, ...], ...]:
-        return tuple(tuple(t) for t in self.__table.trade)
+        return tuple(tuple(t) for t in self._table.trade)
 
     @property
     def revealed(self) -> tuple[int, ...]:
         """The active player's revealed cards not yet traded away."""
-        return tuple(self.__table.revealed)
+        return tuple(self._table.revealed)
 
     @property
     def coins(self) -> tuple[int, ...]:
-        return tuple(len(p) for p in self.__table.coins)
+        return tuple(len(p) for p in self._table.coins)
 
     @property
     def hand_sizes(self) -> tuple[int, ...]:
-        return tuple(len(h) for h in self.__table.hands)
+        return tuple(len(h) for h in self._table.hands)
 
     @property
     def draw_pile(self) -> int:
         """Number of cards in the draw pile (never their order)."""
-        return len(self.__table.deck)
+        return len(self._table.deck)
 
     @property
     def discard(self) -> tuple[int, ...]:
         """The discard pile, face up, bottom first."""
-        return tuple(self.__table.discard)
+        return tuple(self._table.discard)
 
     @property
     def exhaustions(self) -> int:
-        return self.__table.exhaustions
+        return self._table.exhaustions
 
     @property
     def history(self) -> tuple[tuple, ...]:
         """Public records of the match so far, as this seat saw them."""
-        return public_history(self.__table.records, self.__seat)
+        return public_history(self._table.records, self._seat)
 
     # -- rule helpers -------------------------------------------------------
     def fields_for(self, card: int) -> tuple[int, ...]:
         """Own fields that take ``card`` now (its variety, or empty)."""
-        return tuple(self.__table.fields_for(self.__seat, card))
+        return tuple(self._table.fields_for(self._seat, card))
 
     def harvestable(self) -> tuple[int, ...]:
         """Own fields the bean protection rule lets this seat harvest now."""
-        return tuple(self.__table.harvestable(self.__seat))
+        return tuple(self._table.harvestable(self._seat))
 
     def coins_for(self, variety: int, count: int) -> int:
         """What a field of ``count`` cards of ``variety`` pays (its beanometer)."""
-        return self.__table.coins_for(variety, count)
+        return self._table.coins_for(variety, count)
 
     def can_buy_field(self) -> bool:
-        return self.__table.can_buy_field(self.__seat)
+        return self._table.can_buy_field(self._seat)

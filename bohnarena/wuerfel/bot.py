@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
-from ..game import MatchResult
+from ..seats import BotBase, ViewBase
 from .orders import Order
 
 if TYPE_CHECKING:
-    from .match import Table
     from .rules import RuleSet
 
 FULFIL, REDEEM = "fulfil", "redeem"
@@ -27,93 +25,56 @@ class Keep:
     stop: bool = False
 
 
-class DiceView:
+class DiceView(ViewBase):
     """What one seat sees: everything on the table is public in this game."""
 
-    __slots__ = ("__table", "__seat")
-
-    def __init__(self, table: Table, seat: int) -> None:
-        self.__table = table
-        self.__seat = seat
-
-    @property
-    def seat(self) -> int:
-        return self.__seat
-
-    @property
-    def rules(self) -> RuleSet:
-        return self.__table.rules
-
-    @property
-    def players(self) -> int:
-        return self.__table.players
-
-    @property
-    def active(self) -> int:
-        return self.__table.active
-
-    @property
-    def turn(self) -> int:
-        return self.__table.turn
+    __slots__ = ()
 
     @property
     def coins(self) -> tuple[int, ...]:
-        return tuple(self.__table.coins)
+        return tuple(self._table.coins)
 
     @property
     def bean_field(self) -> tuple[int, ...]:
         """Varieties of the dice the active player has set aside."""
-        return tuple(self.__table.field)
+        return tuple(self._table.field)
 
     @property
     def dice_left(self) -> int:
         """Dice the active player still rolls."""
-        return 7 - len(self.__table.field)
+        return 7 - len(self._table.field)
 
     @property
     def cards(self) -> tuple[int, ...]:
         """Every seat's active harvest card (an index into ``rules.deck``)."""
-        return tuple(self.__table.active_card)
+        return tuple(self._table.active_card)
 
     @property
     def covered(self) -> tuple[int, ...]:
         """Orders fulfilled on every seat's active card."""
-        return tuple(self.__table.covered)
+        return tuple(self._table.covered)
 
     @property
     def draw_pile(self) -> int:
-        return len(self.__table.deck)
+        return len(self._table.deck)
 
     def open_orders(self, seat: int | None = None) -> tuple[Order, ...]:
         """The orders still open on a seat's active card, lowest first."""
-        t = self.__table
-        s = self.__seat if seat is None else seat
+        t = self._table
+        s = self._seat if seat is None else seat
         return t.rules.deck[t.active_card[s]][t.covered[s]:]
 
     def fulfillable(self, dice: Sequence[int]) -> int:
         """How many of this seat's open orders, in a row from the lowest, ``dice`` meet."""
-        return self.__table.fulfillable(self.__seat, dice)
+        return self._table.fulfillable(self._seat, dice)
 
 
-class Bot:
+class Bot(BotBase):
     """Base class of dice-game bots; every method answers legally."""
 
-    name: ClassVar[str] = ""
     game: ClassVar[str] = "wuerfel"
-
-    seat: int
+    DECISIONS = DECISION_METHODS
     rules: RuleSet
-    rng: random.Random
-
-    def start(self, seat: int, rules: RuleSet, rng: random.Random) -> None:
-        self.seat, self.rules, self.rng = seat, rules, rng
-
-    def end(self, result: MatchResult) -> None:
-        pass
-
-    def decisions(self, rules: RuleSet) -> frozenset[str]:
-        return frozenset(k for k in DECISION_METHODS
-                         if getattr(type(self), k) is not getattr(Bot, k))
 
     def keep(self, view: DiceView, roll: tuple[int, ...]) -> Keep:
         """Active player, after each roll: dice to set aside (positions in ``roll``)."""

@@ -12,7 +12,7 @@ from ..game import MatchResult
 from ..league import BotEntry
 from ..limits import Limits, Watchdog
 from ..plugins import load_bot
-from ..replaylog import Checked, Divergence, LogSeat, Stop
+from ..replaylog import Divergence, replay
 from ..seats import BotSeat
 from . import rules as rules_mod
 from .bot import Bot
@@ -81,18 +81,8 @@ class Wuerfel:
 
     def _replay(self, ruleset: rules_mod.RuleSet, seed: int, log: Sequence[tuple],
                 stop_at: int | None = None, on_record: Any = None) -> tuple[Table, MatchResult | None]:
-        made = Checked(log, stop_at, on_record)
-        match = Match(ruleset, seed, [LogSeat(s, log, made, DECISIONS)
-                                      for s in range(ruleset.players)])
-        match.table.records = made
-        made.table = match.table
-        try:
-            result = match.play()
-        except Stop:
-            return match.table, None
-        if len(made) != len(log):
-            raise Divergence(len(made), log[len(made)], "(nothing: the match is over)")
-        return match.table, result
+        return replay(lambda seats: Match(ruleset, seed, seats), ruleset.players, log, DECISIONS,
+                      stop_at=stop_at, on_record=on_record)
 
     def verify(self, ruleset: rules_mod.RuleSet, seed: int,
                log: Sequence[tuple]) -> tuple[MatchResult | None, str | None]:
