@@ -20,6 +20,7 @@ import threading
 import time
 from pathlib import Path
 
+from bohnarena.execution import DaskBackend
 from bohnarena.runner import run_league
 
 LEAGUE = """name = "bench"
@@ -74,11 +75,16 @@ class MemorySampler(threading.Thread):
             self.peak_total = max(self.peak_total, total)
 
 
-def once(league: Path, workers: int, moves: bool) -> tuple[float, float]:
+def once(league: Path, workers: int, moves: bool, backend: str = "local",
+         batch: int = 0) -> tuple[float, float]:
     """Matches per second while playing, and over the whole run (ranking included)."""
+    if batch:
+        text = league.read_text()
+        league.write_text(text.split("[run]")[0].rstrip() + f"\n[run]\nbatch_size = {batch}\n")
     with tempfile.TemporaryDirectory() as out:
+        pool = DaskBackend(workers=workers) if backend == "dask" else None
         start = time.perf_counter()
-        s = run_league(league, out, workers=workers, moves=moves, progress=False)
+        s = run_league(league, out, workers=workers, moves=moves, progress=False, backend=pool)
         elapsed = time.perf_counter() - start
     assert s.complete
     return s.played / s.play_seconds, s.played / elapsed
@@ -90,6 +96,9 @@ def main() -> None:
     ap.add_argument("--bot", default="planner")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--only", default="", help="one configuration, WORKERS:moves|nomoves")
+    ap.add_argument("--backend", choices=["local", "dask"], default="local",
+                    help="dask: a LocalCluster of WORKERS processes (cluster start-up excluded)")
+    ap.add_argument("--batch", type=int, default=0, help="matches per task (0: automatic)")
     args = ap.parse_args()
     configs = [(1, True), (2, True), (1, False), (2, False)]
     if args.only:
@@ -102,7 +111,7 @@ def main() -> None:
         league.write_text(LEAGUE.format(deals=args.deals, bot=args.bot))
         rates = {}
         for workers, moves in configs:
-            runs = [once(league, workers, moves) for _ in range(args.repeat)]
+            runs = [once(league, workers, moves, args.backend, args.batch) for _ in range(args.repeat)]
             rates[(workers, moves)] = statistics.median(r[0] for r in runs)
             total = statistics.median(r[1] for r in runs)
             print(f"workers={workers} moves={'on ' if moves else 'off'} {4 * args.deals} matches: "

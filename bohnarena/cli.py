@@ -142,17 +142,35 @@ def bench(game: str, edition: str | None, options: tuple[str, ...], players: int
 @click.option("--no-moves", is_flag=True, help="Do not log moves (matches and ranking only).")
 @click.option("--progress/--no-progress", default=None,
               help="Progress bar. Default: only when stderr is a terminal.")
+@click.option("--backend", type=click.Choice(["local", "dask"]), default="local", show_default=True,
+              help="Where batches run: a local process pool, or Dask (needs the dask extra).")
+@click.option("--scheduler", default=None, metavar="tcp://HOST:PORT",
+              help="Dask scheduler address; without it --backend dask starts a LocalCluster.")
+@click.option("--shared-dir/--no-shared-dir", default=None,
+              help="Dask workers can write to the results directory (a shared file system). "
+                   "Default: yes for a LocalCluster, no for a remote scheduler.")
+@click.option("--shard", default=None, metavar="K/N",
+              help="Run only the K-th of N disjoint slices of the league (see `bohnarena merge`).")
 def run(league_file: str, out: str | None, workers: int | None, restart: bool, no_moves: bool,
-        progress: bool | None) -> None:
+        progress: bool | None, backend: str, scheduler: str | None, shared_dir: bool | None,
+        shard: str | None) -> None:
     """Run a league: every table, deal and seat rotation, across processes.
 
     Running it again on the same results directory plays only what is
     missing (after Ctrl-C, a crash or kill -9). Exit code 0 when every match
     was played, 1 when some could not be, 130 when interrupted.
     """
+    from .execution import DaskBackend
+    from .league import load_league
     from .runner import run_league
 
-    summary = run_league(league_file, out, workers, restart, False if no_moves else None, progress)
+    load_league(league_file)  # bad input is reported before any cluster starts
+    part = parse_shard(shard)
+    if scheduler and backend != "dask":
+        raise UsageError("--scheduler goes with --backend dask")
+    pool = DaskBackend(scheduler, workers or 0, shared_dir) if backend == "dask" else None
+    summary = run_league(league_file, out, workers, restart, False if no_moves else None, progress,
+                         backend=pool, shard=part)
     if summary.interrupted:
         click.echo(f"Interrupted: {summary.done_before + summary.played} of {summary.total} matches "
                    f"are saved in {summary.out}; run the same command again to resume.", err=True)
@@ -165,6 +183,40 @@ def run(league_file: str, out: str | None, workers: int | None, restart: bool, n
         click.echo(f"Error: {len(summary.errors)} matches could not be played "
                    f"(see {summary.out / 'errors.json'}): {summary.errors[0][1]}", err=True)
         sys.exit(1)
+
+
+def parse_shard(text: str | None) -> tuple[int, int] | None:
+    if text is None:
+        return None
+    k, sep, n = text.partition("/")
+    if not (sep and k.isdigit() and n.isdigit() and 1 <= int(k) <= int(n)):
+        raise UsageError(f"--shard takes K/N with 1 <= K <= N, not {text!r}")
+    return int(k), int(n)
+
+
+@cli.command()
+@click.argument("out", type=click.Path(file_okay=False))
+@click.argument("dirs", nargs=-1, required=True, type=click.Path(file_okay=False))
+def merge(out: str, dirs: tuple[str, ...]) -> None:
+    """Merge shard directories (bohnarena run --shard K/N) of one league into OUT.
+
+    Refuses directories of different leagues, and matches two of them hold.
+    OUT is then a run like any other: rank it, replay it, or run the league
+    on it to finish what the shards did not.
+    """
+    from .league import load_league
+    from .runner import match_count, write_ranking
+    from .store import merge as merge_runs
+
+    target = merge_runs(out, list(dirs))
+    league = load_league(target.path / "league.toml")
+    total = match_count(list(league.bots), league.players, league.deals)
+    done = target.done_ids()
+    if len(done) == total:
+        target.compact(0, total - 1)
+    click.echo(write_ranking(target, list(league.bots)).to_text())
+    click.echo(f"merged {len(done)} of {total} matches from {len(dirs)} directories into {out}"
+               + ("" if len(done) == total else f"; run the league with --out {out} to finish it"))
 
 
 @cli.command("rank")

@@ -8,8 +8,9 @@ import multiprocessing
 import os
 import signal
 from concurrent.futures import Executor, ProcessPoolExecutor
-from typing import Protocol
+from typing import Any, Protocol
 
+from .errors import UsageError
 from .logbook import warm_up
 
 
@@ -65,3 +66,50 @@ class LocalPool:
 def _ignore_interrupts() -> None:
     # Ctrl-C reaches the whole process group; the parent alone decides what stops.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+class DaskBackend:
+    """Batches on a Dask cluster: the scheduler at ``address``, or a
+    LocalCluster on this machine. Needs the ``dask`` extra. Workers send
+    their tables back unless they share the results directory's disk
+    (``shares_disk``: a LocalCluster does; say so for a cluster with a
+    shared file system). A lost worker's tasks are retried elsewhere by Dask."""
+
+    def __init__(self, address: str | None = None, workers: int = 0,
+                 shares_disk: bool | None = None, processes: bool = True,
+                 **cluster: Any) -> None:
+        try:
+            from distributed import Client, LocalCluster
+        except ImportError:
+            raise UsageError("the dask backend needs the dask extra: "
+                             "pip install -e '.[dask]' (or pip install 'bohnarena[dask]')") from None
+        self._cluster = None
+        try:
+            if address is None:
+                self._cluster = LocalCluster(n_workers=workers or os.cpu_count() or 1,
+                                             threads_per_worker=1, processes=processes,
+                                             dashboard_address=None, **cluster)
+                self.client = Client(self._cluster)
+            else:
+                self.client = Client(address, timeout="5s")
+        except (OSError, TimeoutError, ValueError) as e:
+            self.close()
+            raise UsageError(f"cannot reach the Dask scheduler at {address}: {e}") from None
+        self.workers = max(1, len(self.client.scheduler_info().get("workers", {})))
+        self.shares_disk = (address is None) if shares_disk is None else shares_disk
+
+    def executor(self) -> Executor:
+        return self.client.get_executor(pure=False)
+
+    def on_every_worker(self, fn: Any, *args: Any) -> dict[str, Any]:
+        """``fn(*args)`` on every worker, by worker address."""
+        return self.client.run(fn, *args)
+
+    def close(self, now: bool = False) -> None:
+        client = getattr(self, "client", None)
+        if client is not None:
+            client.close()
+            self.client = None  # type: ignore[assignment]
+        if self._cluster is not None:
+            self._cluster.close()
+            self._cluster = None

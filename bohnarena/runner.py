@@ -28,6 +28,7 @@ from .execution import Backend, LocalPool
 from .game import get_game
 from .league import BotEntry, League, load_league
 from .logbook import LOG_FORMAT
+from .errors import BohnarenaError, UsageError
 from .plugins import load_bot, sandboxed_source
 from .rating import RANK_COLUMNS, Ranking, rank
 from .schedule import MatchSpec, match_count, schedule
@@ -115,35 +116,72 @@ def run_log(path: Path) -> Iterator[None]:
             h.close()
 
 
+def shard_range(total: int, shard: tuple[int, int] | None) -> range:
+    """Match ids of shard K of N (1-based): the K-th of N contiguous, disjoint slices."""
+    if shard is None:
+        return range(total)
+    k, n = shard
+    return range((k - 1) * total // n, k * total // n)
+
+
 def run_league(path: str | Path, out: str | Path | None = None, workers: int | None = None,
                restart: bool = False, moves: bool | None = None, progress: bool | None = None,
-               backend: Backend | None = None) -> RunSummary:
+               backend: Backend | None = None, shard: tuple[int, int] | None = None) -> RunSummary:
     league = load_league(path)
     if moves is not None:
         league = replace(league, moves=moves)
     game = get_game(league.game)
     hashes = {name: source_hash(entry, game.bot_base) for name, entry in league.bots.items()}
     store = RunDir(out or Path("results") / league.name)
+    ids = shard_range(match_count(list(league.bots), league.players, league.deals), shard)
     meta = {"bohnarena": __version__, "log_format": LOG_FORMAT, "game": league.game,
-            "rules_version": game.version, "edition": league.edition, "bots": hashes}
+            "rules_version": game.version, "edition": league.edition, "bots": hashes,
+            "shard": None if shard is None else f"{shard[0]}/{shard[1]}"}
     store.open_for_run(league.source, meta, restart)
     try:
-        return _run(league, store, backend or LocalPool(workers if workers is not None
-                                                        else league.workers), progress)
+        backend = backend or LocalPool(workers if workers is not None else league.workers)
+        check_workers(backend, league)
+        return _run(league, store, backend, progress, ids)
     finally:
+        if backend is not None:
+            backend.close()
         store.close()
 
 
-def _run(league: League, store: RunDir, backend: Backend, progress: bool | None) -> RunSummary:
+def check_workers(backend: Backend, league: League) -> None:
+    """Every worker of a cluster must load every bot before a match is sent."""
+    run_everywhere = getattr(backend, "on_every_worker", None)
+    if run_everywhere is None:
+        return
+    for worker, problem in sorted(run_everywhere(bots_problem, league.game, league.bots).items()):
+        if problem:
+            raise UsageError(f"worker {worker} cannot load {problem}")
+
+
+def bots_problem(game_name: str, bots: dict[str, BotEntry]) -> str | None:
+    """Runs on a worker: the first bot that does not load there, and why."""
+    game = get_game(game_name)
+    for name, entry in bots.items():
+        try:
+            if entry.isolation == "inprocess":
+                load_bot(entry.spec or "", game.bot_base)
+            elif entry.spec:
+                sandboxed_source(entry.spec)
+        except BohnarenaError as e:
+            return f"bot {name!r}: {e}"
+    return None
+
+
+def _run(league: League, store: RunDir, backend: Backend, progress: bool | None,
+         ids: range) -> RunSummary:
     done = store.done_ids()
-    summary = RunSummary(store.path, match_count(list(league.bots), league.players, league.deals),
-                         len(done))
+    summary = RunSummary(store.path, len(ids), len(done))
     with run_log(store.path / "run.log"):
         log.info("league %s: %d matches, %d already done, %d workers",
                  league.name, summary.total, len(done), backend.workers)
         # The schedule is generated lazily: the parent's memory does not grow with the league.
         pending = (m for m in schedule(list(league.bots), league.players, league.deals, league.seed)
-                   if m.id not in done)
+                   if m.id in ids and m.id not in done)
         todo = summary.total - len(done)
         size = batch_size(league, todo, backend.workers)
         spool = str(store.path) if backend.shares_disk else None
@@ -161,12 +199,13 @@ def _run(league: League, store: RunDir, backend: Backend, progress: bool | None)
             log.warning("interrupted after %d matches", summary.played)
         finally:
             bar.close()
-            backend.close(now=summary.interrupted)
+            if summary.interrupted:
+                backend.close(now=True)
             summary.play_seconds = time.perf_counter() - start
         write_text(store.path / "errors.json", json.dumps(
             [{"match_id": i, "reason": r} for i, r in sorted(summary.errors)], indent=2))
         if summary.complete:
-            store.compact(summary.total)
+            store.compact(ids.start, ids.stop - 1)
         if not summary.interrupted:
             summary.ranking = write_ranking(store, list(league.bots))
         log.info("played %d matches, %d errored", summary.played, len(summary.errors))

@@ -97,6 +97,9 @@ class RunDir:
             if frozen.read_text("utf-8") != league_text:
                 raise ResultsError(f"{self.path} holds a run of a different league file; "
                                    "use --restart to discard it, or --out for another directory")
+            if old.get("shard") != meta.get("shard"):
+                raise ResultsError(f"{self.path} holds shard {old.get('shard') or 'none (the whole league)'}"
+                                   f", not {meta.get('shard') or 'the whole league'}")
             if old.get("rules_version") != meta["rules_version"]:
                 raise ResultsError(f"{self.path} was played under rules version "
                                    f"{old.get('rules_version')}, this bohnarena plays version "
@@ -173,13 +176,13 @@ class RunDir:
             write_part(paths[1], moves)
         return paths
 
-    def compact(self, total: int) -> None:
-        """Merge all parts into one file per table, streaming in id order."""
+    def compact(self, first: int, last: int) -> None:
+        """Merge all parts (ids first..last) into one file per table, streaming in id order."""
         for d in (self.moves_dir, self.matches_dir):  # moves first: see clean()
             parts = self.parts(d)
             if len(parts) <= 1:
                 continue
-            target = d / part_name(0, total - 1)
+            target = d / part_name(first, last)
 
             def merge(tmp: Path, parts: list[Path] = parts) -> None:
                 schema = pq.read_schema(parts[0])
@@ -212,3 +215,44 @@ class RunDir:
         for p in self.parts(self.matches_dir):
             for batch in pq.ParquetFile(p).iter_batches(batch_size=chunk, columns=columns):
                 yield from batch.to_pylist()
+
+
+def merge(out: str | Path, sources: list[str | Path]) -> RunDir:
+    """Merge shard (or any partial) runs of one league into ``out``.
+
+    Refuses directories of different leagues, rules versions or bot sources,
+    and matches that two directories both hold.
+    """
+    runs = [RunDir(p) for p in sources]
+    for r in runs:
+        if not r.is_run():
+            raise ResultsError(f"{r.path} is not a bohnarena results directory")
+    first = runs[0]
+    league_text = (first.path / "league.toml").read_text("utf-8")
+    meta = first.meta()
+    for r in runs[1:]:
+        other = r.meta()
+        if (r.path / "league.toml").read_text("utf-8") != league_text:
+            raise ResultsError(f"{r.path} is a run of a different league than {first.path}")
+        for key in ("rules_version", "bots", "game"):
+            if other.get(key) != meta.get(key):
+                raise ResultsError(f"{r.path} differs from {first.path} in {key}")
+    target = RunDir(out)
+    if target.path.exists() and any(target.path.iterdir()):
+        raise ResultsError(f"{target.path} already exists; merge into a new directory")
+    target.open_for_run(league_text, {**meta, "shard": None}, restart=False)
+    try:
+        seen: set[int] = set()
+        for r in runs:
+            r.clean()
+            ids = r.done_ids()
+            twice = ids & seen
+            if twice:
+                raise ResultsError(f"match {min(twice)} is in more than one directory")
+            seen |= ids
+            for d, into in ((r.moves_dir, target.moves_dir), (r.matches_dir, target.matches_dir)):
+                for p in r.parts(d):
+                    shutil.copyfile(p, into / p.name)
+    finally:
+        target.close()
+    return target

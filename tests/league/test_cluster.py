@@ -1,0 +1,95 @@
+"""The Dask backend, shards and merge."""
+
+import sys
+
+import pyarrow.parquet as pq
+import pytest
+from click.testing import CliRunner
+
+from bohnarena.cli import cli
+from bohnarena.errors import UsageError
+from bohnarena.execution import DaskBackend
+from bohnarena.runner import run_league
+
+from .test_run import content
+
+
+def test_dask_backend_gives_the_same_matches_moves_and_ranking(league, tmp_path):
+    path = league(deals=4, extra="[run]\nbatch_size = 3\n")
+    local = run_league(path, tmp_path / "local", workers=2, progress=False)
+    for shared in (True, False):  # workers write parts, or send tables back
+        out = tmp_path / f"dask-{shared}"
+        backend = DaskBackend(workers=2, shares_disk=shared, processes=False)
+        remote = run_league(path, out, progress=False, backend=backend)
+        assert remote.complete
+        a, b = content(tmp_path / "local"), content(out)
+        assert a[0].equals(b[0]) and a[1].equals(b[1])
+        assert remote.ranking.rows() == local.ranking.rows()
+
+
+def test_shards_merged_equal_the_whole(league, tmp_path):
+    path = league(deals=5)
+    run_league(path, tmp_path / "whole", workers=2, progress=False)
+    shards = []
+    for k in (1, 2, 3):
+        out = tmp_path / f"s{k}"
+        r = CliRunner().invoke(cli, ["run", str(path), "--out", str(out), "--shard", f"{k}/3",
+                                     "--no-progress"])
+        assert r.exit_code == 0, r.output
+        shards.append(str(out))
+    sizes = [pq.read_table(f"{s}/matches").num_rows for s in shards]
+    assert sizes == [5, 5, 5]  # disjoint slices of the 15 matches
+    r = CliRunner().invoke(cli, ["merge", str(tmp_path / "merged"), *shards])
+    assert r.exit_code == 0 and "merged 15 of 15 matches" in r.output
+    a, b = content(tmp_path / "merged"), content(tmp_path / "whole")
+    assert a[0].equals(b[0]) and a[1].equals(b[1])
+    assert (tmp_path / "merged" / "ranking.csv").read_text() == \
+           (tmp_path / "whole" / "ranking.csv").read_text()
+    again = CliRunner().invoke(cli, ["merge", str(tmp_path / "twice"), shards[0], shards[0]])
+    assert again.exit_code == 2 and "more than one directory" in again.output
+
+
+def test_merge_refuses_different_leagues(league, tmp_path):
+    a = league(name="a", deals=1)
+    b = league(name="b", deals=1, seed=99)
+    run_league(a, tmp_path / "a", workers=1, progress=False)
+    run_league(b, tmp_path / "b", workers=1, progress=False)
+    r = CliRunner().invoke(cli, ["merge", str(tmp_path / "m"), str(tmp_path / "a"), str(tmp_path / "b")])
+    assert r.exit_code == 2 and "different league" in r.output
+
+
+def test_bad_shard_and_shard_mismatch(league, tmp_path):
+    path = league(deals=1)
+    for bad in ("0/3", "4/3", "x", "1-3"):
+        r = CliRunner().invoke(cli, ["run", str(path), "--shard", bad, "--out", str(tmp_path / "o")])
+        assert r.exit_code == 2 and "--shard takes K/N" in r.output
+    run_league(path, tmp_path / "o", workers=1, progress=False, shard=(1, 2))
+    r = CliRunner().invoke(cli, ["run", str(path), "--shard", "2/2", "--out", str(tmp_path / "o")])
+    assert r.exit_code == 2 and "holds shard 1/2" in r.output
+
+
+def test_missing_dask_extra_is_one_line(monkeypatch):
+    monkeypatch.setitem(sys.modules, "distributed", None)
+    with pytest.raises(UsageError, match=r"pip install -e '\.\[dask\]'"):
+        DaskBackend()
+
+
+def test_bad_scheduler_address(league):
+    r = CliRunner().invoke(cli, ["run", str(league(deals=1)), "--backend", "dask",
+                                 "--scheduler", "tcp://127.0.0.1:1", "--no-progress"])
+    assert r.exit_code == 2 and "cannot reach the Dask scheduler at tcp://127.0.0.1:1" in r.output
+    assert len(r.output.strip().splitlines()) == 1
+
+
+def test_a_bot_missing_on_the_workers_names_the_worker(league, tmp_path, monkeypatch):
+    # A module that imports here but not on the workers (as if not installed there).
+    pkg = tmp_path / "parent_only"
+    pkg.mkdir()
+    (pkg / "onlyhere.py").write_text(
+        "import os\nif os.environ.get('ON_A_WORKER'):\n    raise ImportError('not installed here')\n"
+        "from bohnarena.bohnanza import Bot\nclass Here(Bot):\n    pass\n")
+    monkeypatch.syspath_prepend(str(pkg))
+    path = league(bots={"here": "onlyhere:Here", "planner": "planner", "random": "random"})
+    backend = DaskBackend(workers=1, processes=True, env={"ON_A_WORKER": "1"})
+    with pytest.raises(UsageError, match=r"worker tcp://\S+ cannot load bot 'here'"):
+        run_league(path, tmp_path / "o", progress=False, backend=backend)
