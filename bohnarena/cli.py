@@ -29,8 +29,9 @@ class _Group(click.Group):
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="bohnarena")
 def cli() -> None:
-    """Run Bohnanza bot tournaments: play one match, run leagues across all
-    cores, rank bots with TrueSkill, and replay any seeded match."""
+    """Run Bohnanza (and Würfel Bohnanza) bot tournaments: play one match, run
+    leagues across all cores or a Dask cluster, rank bots with TrueSkill, and
+    replay any seeded match."""
 
 
 def parse_options(pairs: Sequence[str]) -> dict[str, Any]:
