@@ -20,6 +20,8 @@ class Backend(Protocol):
     #: Workers can write into the results directory (they then write their
     #: own Parquet parts; otherwise they send tables back).
     shares_disk: bool
+    #: The largest default batch (matches per task).
+    max_batch: int
 
     def executor(self) -> Executor:
         """A fresh executor; called again after the previous one broke."""
@@ -39,6 +41,7 @@ class LocalPool:
     """
 
     shares_disk = True
+    max_batch = 50  # a batch's records stay in the worker until it is logged: this bounds them
 
     def __init__(self, workers: int = 0) -> None:
         self.workers = workers or os.cpu_count() or 1
@@ -74,6 +77,8 @@ class DaskBackend:
     their tables back unless they share the results directory's disk
     (``shares_disk``: a LocalCluster does; say so for a cluster with a
     shared file system). A lost worker's tasks are retried elsewhere by Dask."""
+
+    max_batch = 200  # each task also costs a scheduler round trip: fewer, larger tasks
 
     def __init__(self, address: str | None = None, workers: int = 0,
                  shares_disk: bool | None = None, processes: bool = True,

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import multiprocessing_logging
+import pyarrow as pa
 from tqdm import tqdm
 
 from . import __version__
@@ -36,7 +37,6 @@ from .store import RunDir, write_text
 from .worker import BatchTask, play_batch
 
 log = logging.getLogger("bohnarena")
-MAX_BATCH = 200
 
 
 @dataclass
@@ -74,12 +74,12 @@ def source_hash(entry: BotEntry, base: type) -> str:
     return hashlib.blake2b(b"\0".join(parts), digest_size=16).hexdigest()
 
 
-def batch_size(league: League, pending: int, workers: int) -> int:
+def batch_size(league: League, pending: int, backend: Backend) -> int:
     if league.batch_size:
         return league.batch_size
-    # About 8 batches per worker keeps every core busy to the end; the cap
-    # bounds what a dead worker can cost.
-    return max(1, min(MAX_BATCH, -(-pending // (workers * 8))))
+    # About 8 batches per worker keeps every core busy to the end; the
+    # backend's cap bounds a worker's memory and what a dead worker costs.
+    return max(1, min(backend.max_batch, -(-pending // (backend.workers * 8))))
 
 
 def batches(pending: Iterable[MatchSpec], size: int) -> Iterator[tuple[MatchSpec, ...]]:
@@ -130,6 +130,10 @@ def run_league(path: str | Path, out: str | Path | None = None, workers: int | N
     league = load_league(path)
     if moves is not None:
         league = replace(league, moves=moves)
+    # Arrow's default allocator (mimalloc) keeps what compaction and batch
+    # conversion freed; the system allocator gives it back, which keeps a
+    # long league's memory flat (benchmarks/league_bench.py).
+    pa.set_memory_pool(pa.system_memory_pool())
     game = get_game(league.game)
     hashes = {name: source_hash(entry, game.bot_base) for name, entry in league.bots.items()}
     store = RunDir(out or Path("results") / league.name)
@@ -183,7 +187,7 @@ def _run(league: League, store: RunDir, backend: Backend, progress: bool | None,
         pending = (m for m in schedule(list(league.bots), league.players, league.deals, league.seed)
                    if m.id in ids and m.id not in done)
         todo = summary.total - len(done)
-        size = batch_size(league, todo, backend.workers)
+        size = batch_size(league, todo, backend)
         spool = str(store.path) if backend.shares_disk else None
         tasks = (BatchTask(league.game, league.edition, league.players, league.rules,
                            league.bots, b, league.moves, spool, league.limits)

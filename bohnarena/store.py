@@ -185,19 +185,12 @@ class RunDir:
             target = d / part_name(first, last)
 
             def merge(tmp: Path, parts: list[Path] = parts) -> None:
-                schema = pq.read_schema(parts[0])
-                with pq.ParquetWriter(tmp, schema, compression=COMPRESSION) as out:
-                    pending: list[pa.Table] = []
-                    rows = 0
+                # Part by part (each is one batch: a row group of a few
+                # thousand rows), so memory stays that of one part.
+                with pq.ParquetWriter(tmp, pq.read_schema(parts[0]),
+                                      compression=COMPRESSION) as out:
                     for p in parts:
-                        t = pq.read_table(p)
-                        pending.append(t)
-                        rows += t.num_rows
-                        if rows >= MOVES_ROW_GROUP:
-                            out.write_table(pa.concat_tables(pending), row_group_size=MOVES_ROW_GROUP)
-                            pending, rows = [], 0
-                    if pending:
-                        out.write_table(pa.concat_tables(pending), row_group_size=MOVES_ROW_GROUP)
+                        out.write_table(pq.read_table(p), row_group_size=MOVES_ROW_GROUP)
             _atomic_write(target, merge)
         self.clean()
 
