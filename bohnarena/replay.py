@@ -25,7 +25,7 @@ from .execution import LocalPool
 from .game import Game, get_game
 from .league import League, load_league
 from .logbook import records_of
-from .store import ResultsError, RunDir
+from .store import ResultsError, RunDir, unreadable
 
 
 @dataclass
@@ -58,14 +58,14 @@ class Run:
         try:
             return ds.dataset([str(p) for p in parts], format="parquet")
         except (pa.ArrowException, OSError) as e:
-            raise _unreadable(sub, e) from None
+            raise unreadable(sub, e) from None
 
     def _read(self, sub: Path, first: int, last: int) -> pa.Table:
         where = (pc.field("match_id") >= first) & (pc.field("match_id") <= last)
         try:
             return self._dataset(sub).to_table(filter=where)
         except (pa.ArrowException, OSError) as e:
-            raise _unreadable(sub, e) from None
+            raise unreadable(sub, e) from None
 
     def rows(self, first: int, last: int) -> list[dict[str, Any]]:
         return self._read(self.store.matches_dir, first, last).sort_by("match_id").to_pylist()
@@ -115,11 +115,6 @@ class Run:
         if len(log) != len(again):
             return f"the log has {len(log)} moves, the bots now play {len(again)}"
         return None
-
-
-def _unreadable(where: Path, e: Exception) -> ResultsError:
-    first_line = (str(e).strip().splitlines() or [type(e).__name__])[0]
-    return ResultsError(f"cannot read {where} (corrupt or truncated?): {first_line}")
 
 
 def check_range(path: str, first: int, last: int) -> list[tuple[int, str | None]]:

@@ -44,6 +44,12 @@ class ResultsError(UsageError):
     """A results directory that cannot be used as asked."""
 
 
+def unreadable(where: Path, e: Exception) -> ResultsError:
+    """A one-line error for a Parquet file or directory that does not read."""
+    first_line = (str(e).strip().splitlines() or [type(e).__name__])[0]
+    return ResultsError(f"cannot read {where} (corrupt or truncated?): {first_line}")
+
+
 def part_name(first: int, last: int) -> str:
     return f"part-{first:09d}-{last:09d}.parquet"
 
@@ -198,7 +204,10 @@ class RunDir:
     def done_ids(self) -> set[int]:
         ids: set[int] = set()
         for p in self.parts(self.matches_dir):
-            ids.update(pq.read_table(p, columns=["match_id"]).column(0).to_pylist())
+            try:
+                ids.update(pq.read_table(p, columns=["match_id"]).column(0).to_pylist())
+            except (pa.ArrowException, OSError) as e:
+                raise unreadable(p, e) from None
         return ids
 
     def iter_matches(self, columns: list[str] | None = None,
@@ -206,7 +215,11 @@ class RunDir:
         """Every finished match as a dict, in match-id order, a chunk at a time
         (parts cover disjoint id ranges and hold their rows in id order)."""
         for p in self.parts(self.matches_dir):
-            for batch in pq.ParquetFile(p).iter_batches(batch_size=chunk, columns=columns):
+            try:
+                batches = list(pq.ParquetFile(p).iter_batches(batch_size=chunk, columns=columns))
+            except (pa.ArrowException, OSError) as e:
+                raise unreadable(p, e) from None
+            for batch in batches:
                 yield from batch.to_pylist()
 
 

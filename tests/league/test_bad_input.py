@@ -70,3 +70,15 @@ def test_restart_refuses_to_delete_a_directory_that_is_not_a_run(tmp_path):
 def test_rank_of_a_directory_that_is_not_a_run(tmp_path):
     r = CliRunner().invoke(cli, ["rank", str(tmp_path)])
     assert r.exit_code == 2 and "not a bohnarena results directory" in r.output
+
+
+def test_a_corrupt_matches_file_is_one_line_for_run_and_rank(tmp_path):
+    path = tmp_path / "ok.toml"
+    path.write_text(GOOD)
+    out = tmp_path / "out"
+    assert CliRunner().invoke(cli, ["run", str(path), "--out", str(out), "--no-progress"]).exit_code == 0
+    (part,) = (out / "matches").glob("*.parquet")
+    part.write_bytes(part.read_bytes()[:50])
+    for args in (["rank", str(out)], ["run", str(path), "--out", str(out), "--no-progress"]):
+        r = CliRunner().invoke(cli, args)
+        assert r.exit_code == 2 and "corrupt or truncated" in r.output and "Traceback" not in r.output
