@@ -10,7 +10,7 @@ record maps onto one flat table row. Seat -1 means "the table".
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 #: Value columns and their kind: "int", "ints" (list of int) or "str".
@@ -85,12 +85,3 @@ def public_history(records: Sequence[tuple], seat: int) -> tuple[tuple, ...]:
 def as_dict(rec: Sequence[Any]) -> dict[str, Any]:
     """A record as ``{"kind", "seat", <named values>}``."""
     return {"kind": rec[0], "seat": rec[1], **dict(zip(LAYOUT[rec[0]], rec[2:]))}
-
-
-def from_dict(row: dict[str, Any]) -> tuple:
-    kind = row["kind"]
-    return (kind, row["seat"], *(row[name] for name in LAYOUT[kind]))
-
-
-def kinds(records: Iterable[tuple]) -> list[str]:
-    return [r[0] for r in records]
