@@ -54,8 +54,9 @@ class Game(Protocol):
         ...
 
     def make_seat(self, entry: Any, limits: Any = None, watchdog: Any = None,
-                  log: Any = None) -> Any:
-        """A seat for a league's bot entry (in this process or sandboxed)."""
+                  log: Any = None, timed: bool = False) -> Any:
+        """A seat for a league's bot entry (in this process or sandboxed);
+        ``timed`` keeps each decision's time (for conformance reports)."""
         ...
 
     def transcript(self, records: Iterable[Sequence[Any]], names: Sequence[str]) -> Iterator[str]:

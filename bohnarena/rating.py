@@ -5,8 +5,6 @@ its finishing place. Places come from the game's result, where the edition's
 tie-break already orders equal coins; seats the tie-break leaves tied are
 rated as a draw. Matches are rated in match-id order, so the ratings are the
 same whatever the worker count or the order matches finished in.
-
-RANK_COLUMNS are the matches-table columns the ranking reads.
 """
 
 from __future__ import annotations
@@ -22,7 +20,7 @@ from typing import Any
 import trueskill
 
 Z95 = 1.959963984540054
-RANK_COLUMNS = ["seats", "ranks", "coins", "winners", "faults"]
+RANK_COLUMNS = ["seats", "ranks", "coins", "winners", "faults"]  # what rank() reads
 
 
 @dataclass

@@ -147,6 +147,11 @@ def _draft(t: Table, seat: int, x: Any, cards: tuple[int, ...]) -> DraftPick:
 
 
 # -- records ----------------------------------------------------------------
+def _without_to(values: tuple) -> tuple:
+    made, _, give, want = values  # offers to the active player name no addressee
+    return made, give, want
+
+
 def _opt_offer(o: Offer | None) -> tuple:
     return (0, -1, (), ()) if o is None else (1, -1 if o.to is None else o.to, o.give, o.want)
 
@@ -160,7 +165,7 @@ DECISIONS: dict[str, Decision] = {d.name: d for d in (
              lambda v: Anytime(tuple(v[0]), bool(v[1]))),
     Decision("propose", _propose, lambda a, args: _opt_offer(a),
              lambda v: Offer(tuple(v[2]), tuple(v[3]), None if v[1] < 0 else v[1]) if v[0] else None),
-    Decision("offer", _offer, lambda a, args: _opt_offer(a)[:1] + _opt_offer(a)[2:],
+    Decision("offer", _offer, lambda a, args: _without_to(_opt_offer(a)),
              lambda v: Offer(tuple(v[1]), tuple(v[2])) if v[0] else None),
     Decision("respond", _respond, lambda a, args: (0, ()) if a is None else (1, a.give),
              lambda v: Accept(tuple(v[1])) if v[0] else None),

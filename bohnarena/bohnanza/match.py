@@ -37,8 +37,8 @@ class Match:
         self.seed = seed
         self.table = Table(rules, seed)
         self.referee = Referee(seats, DECISIONS, Bot, self.table, SeatView)
-        self._anytime = [False] * rules.players
-        self._any_anytime = False
+        self._asks = self.referee.asks  # the referee's list (a forfeit empties an entry)
+        self._any_anytime = False  # a fast skip of phase-boundary windows
 
     @property
     def seats(self) -> list[Seat]:
@@ -62,7 +62,7 @@ class Match:
 
     def window(self, seat: int) -> None:
         """A harvest window for one seat (see the module docstring)."""
-        if not self._anytime[seat] or "anytime" not in self.referee.asks[seat]:
+        if "anytime" not in self._asks[seat]:
             return
         t = self.table
         answer = self.ask(seat, "anytime")
@@ -187,8 +187,7 @@ class Match:
     # -- turns --------------------------------------------------------------
     def seat_all(self) -> None:
         self.referee.seat_all(self.rules, self.seed)
-        self._anytime = ["anytime" in asks for asks in self.referee.asks]
-        self._any_anytime = any(self._anytime)
+        self._any_anytime = any("anytime" in asks for asks in self._asks)
 
     def play(self) -> MatchResult:
         t = self.table

@@ -120,9 +120,21 @@ class RuleSet:
         return d
 
 
-#: Parameters a league or ``--option`` may override.
-OVERRIDABLE = ("fields", "third_field_cost", "reveal", "draw", "exhaustions", "protection",
-               "tie_break", "extra_bean", "max_trade_rounds", "max_offers")
+#: Parameters a league or ``--option`` may override, and their types.
+OVERRIDABLE: dict[str, str] = {
+    "fields": "int", "third_field_cost": "int", "reveal": "int", "draw": "int",
+    "exhaustions": "int", "protection": "str", "tie_break": "list of str", "extra_bean": "str",
+    "max_trade_rounds": "int", "max_offers": "int",
+}
+
+
+def _typed(name: str, value: Any) -> bool:
+    kind = OVERRIDABLE[name]
+    if kind == "int":
+        return isinstance(value, int) and not isinstance(value, bool)
+    if kind == "str":
+        return isinstance(value, str)
+    return isinstance(value, list) and all(isinstance(v, str) for v in value)
 
 
 def edition_names() -> list[str]:
@@ -152,6 +164,9 @@ def ruleset(edition: str, players: int, **options: Any) -> RuleSet:
                          f"(known: {', '.join(OVERRIDABLE)})")
     p: dict[str, Any] = {k: v for k, v in ed.items() if k != "by_players"}
     p.update(ed.get("by_players", {}).get(str(players), {}))
+    for name, value in options.items():
+        if not _typed(name, value):
+            raise RulesError(f"rule option {name} must be {OVERRIDABLE[name]}, not {value!r}")
     p.update(options)
 
     ids = variety_ids()

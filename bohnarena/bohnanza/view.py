@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..seats import ViewBase
-from .records import public_history
+from .records import public, public_history
 
 if TYPE_CHECKING:
     pass
@@ -100,3 +100,12 @@ class SeatView(ViewBase):
 
     def can_buy_field(self) -> bool:
         return self._table.can_buy_field(self._seat)
+
+
+def events_since(view: SeatView, start: int) -> tuple[list[tuple], int]:
+    """Engine side (not for bots): the records ``view``'s seat saw from raw
+    record ``start`` on, and where the next call starts. Lets a sandboxed
+    seat send only what is new instead of the whole history each decision."""
+    records = view._table.records
+    seen = [p for p in (public(r, view.seat) for r in records[start:]) if p is not None]
+    return seen, len(records)

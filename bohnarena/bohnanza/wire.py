@@ -19,7 +19,7 @@ from .decisions import DECISIONS
 from .records import as_dict
 from .rules import RuleSet, ruleset
 from .table import PROTECTION
-from .view import SeatView
+from .view import SeatView, events_since
 
 PROTOCOL = 1
 
@@ -112,7 +112,7 @@ class ProcessSeat:
         self.asks: frozenset[str] = frozenset()
         self.spent = 0.0
         self.times: list[float] = []
-        self._seen = 0  # history records already sent
+        self._seen = 0  # raw records already looked through
 
     def start(self, seat: int, rules: RuleSet, seed: int) -> str | None:
         self.spent, self._seen = 0.0, 0
@@ -137,9 +137,8 @@ class ProcessSeat:
     def decide(self, kind: str, view: SeatView, args: tuple) -> tuple[Any, str | None]:
         if self.process is None:
             return None, "crash: the bot process is gone"
-        history = view.history
-        events = [as_dict(r) for r in history[self._seen:]]
-        self._seen = len(history)
+        new, self._seen = events_since(view, self._seen)
+        events = [as_dict(r) for r in new]
         default = getattr(Bot, kind)(None, view, *args)
         msg = {"type": "decide", "decision": kind, "view": view_json(view),
                "args": args_json(kind, view, args), "events": events,

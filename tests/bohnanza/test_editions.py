@@ -104,3 +104,11 @@ def test_rulebook_beanometer_examples():
     assert [blue.coins(n) for n in range(1, 12)] == [0, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4]
     assert [garden.coins(n) for n in range(1, 7)] == [0, 2, 3, 3, 3, 3]
     assert max(v.coins(99) for v in varieties()) == 4  # never more than 4 coins
+
+
+@pytest.mark.parametrize("option,value", [
+    ("tie_break", 5), ("fields", "abc"), ("max_offers", True), ("draw", 2.5), ("protection", 3),
+])
+def test_rule_options_of_the_wrong_type_are_errors(option, value):
+    with pytest.raises(RulesError, match=f"rule option {option} must be"):
+        ruleset("classic", 4, **{option: value})

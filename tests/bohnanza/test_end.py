@@ -102,3 +102,16 @@ def test_tie_break_is_a_rule_option():
     m = rig("classic", 4, tie_break=["hand"], coins={1: cards("soy") * 3, 3: cards("red") * 3},
             hands={1: cards("blue")})
     assert m.finish().winners == (1,)
+
+
+def test_an_empty_discard_pile_makes_an_empty_draw_pile_that_runs_out_at_once():
+    # docs/rules.md: the reshuffled pile is empty too and counts as the next exhaustion.
+    m = rig(hands={0: cards("soy")}, top=cards("soy", "soy", "soy", "soy"))  # nothing is harvested
+    short_pile(m, 4)
+    m.table.discard = []
+    from bohnarena.bohnanza.table import GameOver
+    with pytest.raises(GameOver):
+        m.play_turn()
+    assert [r[2] for r in kinds(m, "exhausted")] == [1, 2, 3]
+    assert [r[2] for r in kinds(m, "reshuffled")] == [0, 0]
+    assert m.table.ended
