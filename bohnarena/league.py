@@ -10,7 +10,7 @@ from typing import Any
 
 from .errors import UsageError
 from .game import get_game
-from .limits import ISOLATIONS, Limits
+from .limits import ISOLATION_ALIASES, ISOLATIONS, Limits
 
 TOP_KEYS = {"name", "game", "edition", "players", "deals", "seed", "rules", "bots", "run", "limits"}
 RUN_KEYS = {"batch_size", "moves", "workers", "isolation"}
@@ -24,9 +24,10 @@ class LeagueError(UsageError):
 
 @dataclass(frozen=True)
 class BotEntry:
-    """One bot of a league: a Python bot (``spec``) run in this process or
-    in a sandbox process, or any program speaking the JSON-lines protocol
-    (``command``, always a sandbox process)."""
+    """One bot of a league: a Python bot (``spec``) or any program speaking
+    the JSON-lines protocol (``command``), run ``inprocess`` (Python bots
+    only), as a ``process`` under limits, or in a ``sandbox`` (the default
+    for command bots)."""
 
     name: str
     spec: str | None = None
@@ -97,6 +98,9 @@ def parse_league(data: dict[str, Any], text: str = "", where: str = "league") ->
     game.rules(edition, players, rules)  # checks player count and rule options
     run = _get(data, "run", dict, where, {})
     isolation = _get(run, "isolation", str, f"{where} [run]", "inprocess")
+    isolation = ISOLATION_ALIASES.get(isolation, isolation)
+    if isolation not in ISOLATIONS:
+        raise LeagueError(f"{where}: run.isolation must be one of {', '.join(ISOLATIONS)}")
     raw = _get(data, "bots", dict, where)
     if not raw:
         raise LeagueError(f"{where}: [bots] is empty")
@@ -134,7 +138,12 @@ def _bot_entry(name: str, value: Any, isolation: str, where: str) -> BotEntry:
     if command is not None and (not isinstance(command, list) or not command
                                 or not all(isinstance(c, str) for c in command)):
         raise LeagueError(f"{where}: bot {name!r}: command must be a list of strings")
-    mode = "subprocess" if command is not None else value.get("isolation", isolation)
+    # A command bot cannot run in process: the league's default applies to it unless that is "inprocess".
+    default = "sandbox" if command is not None and isolation == "inprocess" else isolation
+    mode = value.get("isolation", default)
+    mode = ISOLATION_ALIASES.get(mode, mode) if isinstance(mode, str) else mode
     if mode not in ISOLATIONS:
         raise LeagueError(f"{where}: bot {name!r}: isolation must be one of {', '.join(ISOLATIONS)}")
+    if command is not None and mode == "inprocess":
+        raise LeagueError(f"{where}: bot {name!r}: a command bot runs as \"process\" or \"sandbox\"")
     return BotEntry(name, spec, tuple(command) if command else None, mode)

@@ -11,7 +11,10 @@ from typing import Any
 
 from .errors import UsageError
 
-ISOLATIONS = ("inprocess", "subprocess")
+ISOLATIONS = ("inprocess", "process", "sandbox")
+#: Older names: "subprocess" was the sandbox's name before it had namespaces.
+ISOLATION_ALIASES = {"subprocess": "sandbox"}
+LOG_CAP_FACTOR = 16
 
 
 @dataclass(frozen=True)
@@ -21,9 +24,15 @@ class Limits:
 
     decision_seconds: float = 2.0   # one decision
     match_seconds: float = 120.0    # all decisions of one match (the time bank)
-    memory_mb: int = 1024           # address space of a subprocess bot
-    output_kb: int = 1024           # one message from a subprocess bot; its stderr log
+    memory_mb: int = 1024           # address space of each process of an out-of-process bot
+    output_kb: int = 1024           # one message from an out-of-process bot (x16: its log)
+    disk_mb: int = 64               # a sandboxed bot's private /tmp
     max_faults: int = 100           # faults in one match before the bot forfeits
+
+    @property
+    def log_bytes(self) -> int:
+        """Where a bot's stderr log stops growing (also the largest file it may write)."""
+        return LOG_CAP_FACTOR * self.output_kb * 1024
 
     @classmethod
     def parse(cls, data: Mapping[str, Any], where: str = "[limits]") -> Limits:

@@ -1,154 +1,305 @@
-"""A bot in its own OS process, spoken to in JSON lines (any game).
+"""Bot processes, one per match (any game).
 
-Limits: address space (``setrlimit(RLIMIT_AS)``), the size of files it
-writes (``RLIMIT_FSIZE``, which caps its stderr log), the size of one
-message on stdout, and a timeout per request. The process runs in its own
-session so that killing it kills whatever it started.
+Two isolations run a bot outside the engine's process:
+
+* ``process``: a fresh OS process per match under resource limits only
+  (address space, CPU time, file size). For trusted bots that may crash.
+* ``sandbox``: a bubblewrap sandbox per bot per worker (:mod:`.jail`), in
+  which a zygote (:mod:`.zygote`) has imported the bot once and forks a
+  fresh child for each match; when the match ends every process of the bot
+  is killed and its temporary directory emptied.
+
+Either way the engine holds an :class:`Endpoint`: ``open()`` gives the
+match's :class:`~.channel.Channel`, ``close()`` ends the match's processes.
 """
 
 from __future__ import annotations
 
+import atexit
+import importlib.util
 import json
 import os
 import resource
-import selectors
 import signal
+import socket
 import subprocess
-import tempfile
-import time
+import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, Protocol
 
+from . import jail
+from .channel import CRASH, START, TIMEOUT, BotFault, Channel
+from .errors import BotLoadError
 from .limits import Limits
+from .zygote import signal_name
 
-LOG_CAP_FACTOR = 16
-
-
-class BotFault(Exception):
-    """A typed failure of a bot process: crash, timeout, broken_pipe,
-    oversized or malformed. ``str()`` is ``"kind: detail"``."""
-
-    def __init__(self, kind: str, detail: str) -> None:
-        super().__init__(kind, detail)
-        self.kind, self.detail = kind, detail
-
-    def __str__(self) -> str:
-        return f"{self.kind}: {self.detail}"[:300]
+#: Starting an interpreter and importing a bot is not thinking time.
+STARTUP_SECONDS = 30.0
+CONTROL_SECONDS = 5.0
 
 
-class BotProcess:
+class Endpoint(Protocol):
+    def open(self) -> Channel:
+        """A fresh bot process for one match; raises BotFault."""
+        ...
+
+    def close(self) -> str | None:
+        """End the match's processes; says how the bot's process ended if it
+        ended by itself (``"exited with code 7"``), else None."""
+        ...
+
+
+def rlimits(limits: Limits) -> dict[str, int]:
+    """The per-process limits of a bot process, by ``resource`` name."""
+    return {"RLIMIT_AS": limits.memory_mb << 20,
+            "RLIMIT_FSIZE": limits.log_bytes,
+            # A backstop: the engine's deadlines come first.
+            "RLIMIT_CPU": int(limits.match_seconds + limits.decision_seconds) + 5,
+            "RLIMIT_CORE": 0}
+
+
+def _log_file(log: Path | None) -> IO[bytes] | int:
+    if log is None:
+        return subprocess.DEVNULL
+    log.parent.mkdir(parents=True, exist_ok=True)
+    return open(log, "ab")  # noqa: SIM115 (closed once the process has it)
+
+
+class ProcessEndpoint:
+    """Isolation ``process``: ``command`` started afresh for each match."""
+
     def __init__(self, command: Sequence[str], limits: Limits, log: Path | None = None,
-                 cwd: str | None = None) -> None:
-        self.command, self.limits, self.log, self.cwd = list(command), limits, log, cwd
+                 framed: bool = False) -> None:
+        self.command, self.limits, self.log, self.framed = list(command), limits, log, framed
         self.popen: subprocess.Popen[bytes] | None = None
-        self._buffer = b""
-        self._stderr: IO[bytes] | None = None
+
+    def open(self) -> Channel:
+        limits = rlimits(self.limits)
+
+        def confine() -> None:  # in the child, before exec
+            for name, value in limits.items():
+                resource.setrlimit(getattr(resource, name), (value, value))
+
+        to_bot, from_engine = os.pipe()[::-1]  # (write end, read end)
+        from_bot, to_engine = os.pipe()
+        stderr = _log_file(self.log)
+        try:
+            self.popen = subprocess.Popen(self.command, stdin=from_engine, stdout=to_engine,
+                                          stderr=stderr, preexec_fn=confine,
+                                          start_new_session=True)
+        except OSError as e:
+            for fd in (to_bot, from_bot):
+                os.close(fd)
+            raise BotFault(START, f"cannot start {self.command[0]}: {e.strerror or e}") from None
+        finally:
+            os.close(from_engine)
+            os.close(to_engine)
+            if not isinstance(stderr, int):
+                stderr.close()
+        return Channel(from_bot, to_bot, self.limits.output_kb * 1024, framed=self.framed)
+
+    def close(self) -> str | None:
+        p, self.popen = self.popen, None
+        if p is None:
+            return None
+        code = p.poll()
+        try:
+            os.killpg(p.pid, signal.SIGKILL)  # and whatever it started in its session
+        except ProcessLookupError:
+            pass
+        p.wait()
+        if code is None:
+            return None
+        return f"died of signal {signal_name(-code)}" if code < 0 else f"exited with code {code}"
+
+
+class Zygote:
+    """The engine's handle on one sandbox: a bubblewrap process whose zygote
+    forks a child per match (see :mod:`.zygote` for the messages)."""
+
+    def __init__(self, target: Sequence[str], code: dict[str, Path], files: Sequence[Path],
+                 bot_dir: Path | None, limits: Limits, log: Path | None) -> None:
+        self.target, self.code, self.files, self.bot_dir = list(target), code, files, bot_dir
+        self.limits, self.log = limits, log
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.control: socket.socket | None = None
 
     def start(self) -> None:
-        limits = self.limits
-        memory = limits.memory_mb * 1024 * 1024
-        output = limits.output_kb * 1024
-
-        def confine() -> None:  # runs in the child, before exec
-            resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
-            resource.setrlimit(resource.RLIMIT_FSIZE, (output, output))
-
-        if self.log is not None:
-            # This match's stderr; appended to the bot's log when the process ends.
-            self.log.parent.mkdir(parents=True, exist_ok=True)
-            self._stderr = tempfile.NamedTemporaryFile(  # noqa: SIM115 (closed in close())
-                dir=self.log.parent, prefix=f".{self.log.name}.", suffix=".tmp")
+        control, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        inner = [jail.python(), "-S", "-s", "-B", "-P", "-m", "bohnarena.zygote",
+                 str(theirs.fileno()), json.dumps(rlimits(self.limits)), *self.target]
+        argv = jail.command(inner, self.code, self.files, self.bot_dir, self.limits.disk_mb)
+        stderr = _log_file(self.log)
         try:
-            self.popen = subprocess.Popen(
-                self.command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                stderr=self._stderr if self._stderr is not None else subprocess.DEVNULL,
-                preexec_fn=confine, start_new_session=True, cwd=self.cwd)
-        except OSError as e:
-            self.close()
-            raise BotFault("crash", f"cannot start {self.command[0]}: {e.strerror or e}") from None
+            self.proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                         stderr=stderr, pass_fds=(theirs.fileno(),),
+                                         start_new_session=True)
+        finally:
+            theirs.close()
+            if not isinstance(stderr, int):
+                stderr.close()
+        self.control = control
+        hello = self._reply(STARTUP_SECONDS)
+        if "error" in hello:
+            self.kill()
+            raise BotFault(START, f"the bot does not load in the sandbox: {hello['error']}")
 
-    def send(self, msg: dict[str, Any]) -> None:
-        assert self.popen is not None and self.popen.stdin is not None
+    @property
+    def alive(self) -> bool:
+        return self.proc is not None and self.proc.poll() is None
+
+    def fork(self) -> tuple[int, int]:
+        """A child for one match: (its end of the protocol socket, its pid)."""
+        assert self.control is not None
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         try:
-            self.popen.stdin.write(json.dumps(msg, separators=(",", ":")).encode() + b"\n")
-            self.popen.stdin.flush()
-        except (BrokenPipeError, OSError):
-            raise BotFault("broken_pipe", self._exit_detail()) from None
+            socket.send_fds(self.control, [b'{"op":"fork"}'], [theirs.fileno()])
+        except OSError:
+            ours.close()
+            raise BotFault(CRASH, "the sandbox is gone") from None
+        finally:
+            theirs.close()
+        pid = self._reply(CONTROL_SECONDS)["pid"]
+        return ours.detach(), pid
 
-    def request(self, msg: dict[str, Any], timeout: float) -> tuple[dict[str, Any], float]:
-        """Send ``msg``, read one reply line; returns (reply, seconds waited)."""
-        start = time.perf_counter()
-        self.send(msg)
-        line = self._read_line(start + timeout)
-        took = time.perf_counter() - start
+    def reap(self, pid: int) -> str | None:
+        """Kill every process of the match; how child ``pid`` ended if it did."""
+        assert self.control is not None
+        self.control.send(json.dumps({"op": "reap", "pid": pid}).encode())
+        return self._reply(CONTROL_SECONDS).get("ended")
+
+    def _reply(self, seconds: float) -> dict[str, Any]:
+        assert self.control is not None
+        self.control.settimeout(seconds)
         try:
-            reply = json.loads(line)
-        except ValueError:
-            raise BotFault("malformed", f"not JSON: {line[:80]!r}") from None
-        if not isinstance(reply, dict):
-            raise BotFault("malformed", f"not a JSON object: {line[:80]!r}")
-        return reply, took
+            data = self.control.recv(65536)
+        except (TimeoutError, OSError):
+            self.kill()
+            raise BotFault(TIMEOUT, "the sandbox did not answer") from None
+        if not data:
+            self.kill()
+            raise BotFault(CRASH, "the sandbox ended")
+        return json.loads(data)
 
-    def _read_line(self, deadline: float) -> bytes:
-        assert self.popen is not None and self.popen.stdout is not None
-        out = self.popen.stdout
-        cap = self.limits.output_kb * 1024
-        with selectors.DefaultSelector() as sel:
-            sel.register(out, selectors.EVENT_READ)
-            while b"\n" not in self._buffer:
-                if len(self._buffer) > cap:
-                    raise BotFault("oversized", f"a message over {self.limits.output_kb} KB")
-                left = deadline - time.perf_counter()
-                if left <= 0 or not sel.select(left):
-                    raise BotFault("timeout", "no answer in time")
-                chunk = os.read(out.fileno(), 65536)
-                if not chunk:
-                    raise BotFault("crash", self._exit_detail())
-                self._buffer += chunk
-        line, _, self._buffer = self._buffer.partition(b"\n")
-        if len(line) > cap:
-            raise BotFault("oversized", f"a message over {self.limits.output_kb} KB")
-        return line
-
-    def _exit_detail(self) -> str:
-        assert self.popen is not None
-        try:
-            code = self.popen.wait(timeout=1)
-        except subprocess.TimeoutExpired:
-            return "the bot closed its output"
-        if code < 0:
-            return f"the bot process died of signal {signal.Signals(-code).name}"
-        return f"the bot process exited with code {code}"
-
-    def close(self) -> None:
-        p, self.popen = self.popen, None
-        if p is not None:
+    def kill(self) -> None:
+        """Ends the sandbox: its first process's death takes every other with it."""
+        if self.proc is not None:
             try:
-                os.killpg(p.pid, signal.SIGKILL)
+                os.killpg(self.proc.pid, signal.SIGKILL)
             except ProcessLookupError:
                 pass
-            p.wait()
-            for stream in (p.stdin, p.stdout):
-                if stream is not None:
-                    try:
-                        stream.close()
-                    except OSError:
-                        pass
-        if self._stderr is not None:
-            self._keep_stderr(self._stderr)
-            self._stderr.close()  # deletes the temporary file
-            self._stderr = None
+            self.proc.wait()
+            self.proc = None
+        if self.control is not None:
+            self.control.close()
+            self.control = None
 
-    def _keep_stderr(self, tmp: IO[bytes]) -> None:
-        """Append this process's stderr to the bot's log, which stops growing
-        at LOG_CAP_FACTOR times the output limit."""
-        assert self.log is not None
-        tmp.seek(0)
-        text = tmp.read()
-        cap = LOG_CAP_FACTOR * self.limits.output_kb * 1024
-        size = self.log.stat().st_size if self.log.exists() else 0
-        if text and size < cap:
-            with open(self.log, "ab") as log:  # one write: whole chunks from each process
-                log.write(f"--- {' '.join(self.command)} (pid {os.getpid()})\n".encode()
-                          + text[:cap - size] + b"\n")
+
+_ZYGOTES: dict[tuple, Zygote] = {}
+_BROKEN: dict[tuple, BotFault] = {}  # bots that did not load: not tried again in this process
+
+
+@atexit.register
+def close_sandboxes() -> None:
+    """Ends this process's sandboxes (a worker's, at its end)."""
+    pid = os.getpid()
+    for key in [k for k in _ZYGOTES if k[0] == pid]:
+        _ZYGOTES.pop(key).kill()
+
+
+class SandboxEndpoint:
+    """Isolation ``sandbox``: a child of the bot's zygote for each match.
+    The zygote is started on first use and kept for the worker's life."""
+
+    def __init__(self, key: tuple, make: Any, limits: Limits, framed: bool) -> None:
+        self.key, self.make, self.limits, self.framed = (os.getpid(), *key), make, limits, framed
+        self.pid: int | None = None
+
+    def zygote(self) -> Zygote:
+        z = _ZYGOTES.get(self.key)
+        if z is None or not z.alive:
+            if self.key in _BROKEN:
+                raise _BROKEN[self.key]
+            if z is not None:
+                z.kill()
+            z = self.make()
+            _ZYGOTES[self.key] = z
+            try:
+                z.start()
+            except BotFault as f:
+                del _ZYGOTES[self.key]
+                if f.kind == START:
+                    _BROKEN[self.key] = f
+                raise
+            except BaseException:
+                del _ZYGOTES[self.key]
+                z.kill()
+                raise
+        return z
+
+    def open(self) -> Channel:
+        fd, self.pid = self.zygote().fork()
+        return Channel(fd, fd, self.limits.output_kb * 1024, framed=self.framed)
+
+    def close(self) -> str | None:
+        pid, self.pid = self.pid, None
+        z = _ZYGOTES.get(self.key)
+        if pid is None or z is None or not z.alive:
+            return None
+        try:
+            return z.reap(pid)
+        except BotFault:
+            return None  # the sandbox was killed whole: nothing of the bot is left
+
+
+def endpoint(game: str, spec: str | None, command: Sequence[str] | None, isolation: str,
+             limits: Limits, log: Path | None) -> Endpoint:
+    """The endpoint of a league bot run outside the engine's process."""
+    # Python bots run under bohnarena's own host, which reads marshal frames.
+    if isolation == "process":
+        argv = list(command) if command else [sys.executable, "-m", "bohnarena.host", game,
+                                              spec or ""]
+        return ProcessEndpoint(argv, limits, log, framed=not command)
+    jail.bwrap()
+    if command:
+        # The program's own files appear read-only at their absolute paths.
+        argv = [str(Path(a).resolve()) if os.sep in a and Path(a).exists() else a
+                for a in command]
+        files = [Path(a) for a in argv if Path(a).is_absolute() and Path(a).exists()]
+        key: tuple = ("command", tuple(argv), limits, log)
+        return SandboxEndpoint(key, lambda: Zygote(["--command", *argv], {}, files, None,
+                                                   limits, log), limits, False)
+    target, code, bot_dir = python_target(spec or "")
+    return SandboxEndpoint(("python", game, spec, limits, log),
+                           lambda: Zygote(["--spec", game, target], code, (), bot_dir,
+                                          limits, log), limits, True)
+
+
+def python_target(spec: str) -> tuple[str, dict[str, Path], Path | None]:
+    """How a Python bot is loaded in the sandbox, found without importing it
+    here: (its spec inside, its top-level package paths, its file's directory)."""
+    from .plugins import registered
+
+    where, _, attr = spec.rpartition(":")
+    if where.endswith(".py"):
+        file = Path(where).expanduser().resolve()
+        if not file.is_file():
+            raise BotLoadError(f"bot file {where} does not exist")
+        return f"{jail.BOT_DIR}/{file.name}:{attr}", {}, file.parent
+    if not where:
+        ep = registered().get(spec)
+        if ep is None:
+            raise BotLoadError(f"unknown bot {spec!r}")
+        spec = ep.value
+        where = spec.partition(":")[0]
+    top = where.partition(".")[0]
+    found = importlib.util.find_spec(top)  # a top-level name: finders only, no code runs
+    if found is None:
+        raise BotLoadError(f"cannot find module {top}")
+    locations = list(found.submodule_search_locations or [])
+    path = Path(locations[0]) if locations else Path(found.origin or "")
+    if not path.exists():
+        raise BotLoadError(f"cannot find module {top}")
+    name = top if locations else path.name
+    return spec, {name: path}, None

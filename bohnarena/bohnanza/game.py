@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import sys
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -14,10 +13,10 @@ from ..limits import Limits, Watchdog
 from ..plugins import load_bot
 from . import records, replay, rules, transcript
 from .bot import Bot
+from ..remote import remote_seat
 from ..seats import BotSeat
 from .decisions import DECISIONS
 from .match import play_match
-from .wire import ProcessSeat
 
 
 class Bohnanza:
@@ -63,8 +62,7 @@ class Bohnanza:
         if entry.isolation == "inprocess":
             assert entry.spec is not None
             return BotSeat(load_bot(entry.spec, Bot)(), DECISIONS, limits, watchdog, timed)
-        command = entry.command or (sys.executable, "-m", "bohnarena.bohnanza.host", entry.spec)
-        return ProcessSeat(command, limits or Limits(), log)
+        return remote_seat(self.name, entry, limits, log)
 
     # -- replay -------------------------------------------------------------
     def verify(self, ruleset: rules.RuleSet, seed: int,

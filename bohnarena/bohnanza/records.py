@@ -66,15 +66,24 @@ def public(rec: tuple, seat: int) -> tuple | None:
     """``rec`` as ``seat`` saw it at the table, or None if it saw nothing of it.
 
     Other seats' decisions are unseen (their visible effects are events);
-    other seats' dealt and drawn cards are masked as -1.
+    other seats' dealt and drawn cards are masked as -1; of another seat's
+    fault only its type is told (the details are the organiser's, and would
+    be a channel between colluding bots).
     """
     kind = rec[0]
     if kind == "seat" or (kind in DECISIONS and rec[1] != seat):
         return None
+    if kind == "fault" and rec[1] != seat:
+        return (kind, rec[1], rec[2], fault_type(rec[3]))
     if kind in _PRIVATE and rec[1] != seat:
         hidden = rec[2]
         return (kind, rec[1], tuple(-1 for _ in hidden) if isinstance(hidden, tuple) else -1)
     return rec
+
+
+def fault_type(text: str) -> str:
+    """The type of a fault: the first word of its reason ("timeout: ...")."""
+    return text.split(":", 1)[0].split(" ", 1)[0]
 
 
 def public_history(records: Sequence[tuple], seat: int) -> tuple[tuple, ...]:

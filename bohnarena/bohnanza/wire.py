@@ -1,27 +1,23 @@
-"""The JSON-lines bot protocol of the card game (docs/writing-a-bot.md).
-
-The engine side (:class:`ProcessSeat`) runs a bot as its own OS process and
-sends it only its seat's view. :mod:`.host` is the other side for bots
-written in Python; bots in other languages speak the same lines.
+"""The card game's side of the JSON-lines bot protocol (docs/writing-a-bot.md):
+views, arguments and answers as JSON, both ways. It implements
+:class:`bohnarena.host.Wire`; :class:`bohnarena.remote.RemoteSeat` sends
+these messages and :mod:`bohnarena.host` answers them for Python bots.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
-from ..game import MatchResult
-from ..limits import Limits
-from ..sandbox import BotFault, BotProcess
 from .bot import Accept, Anytime, Bot, DraftPick, Offer, Proposal
-from .decisions import DECISIONS
+from .decisions import DECISIONS as _DECISIONS
 from .records import as_dict
 from .rules import RuleSet, ruleset
 from .table import PROTECTION
-from .view import SeatView, events_since
+from .view import SeatView
+from .view import events_since as _records_since
 
-PROTOCOL = 1
+BASE = Bot
+DECISIONS = tuple(_DECISIONS)
 
 
 # -- engine -> bot ----------------------------------------------------------
@@ -32,6 +28,10 @@ def view_json(view: SeatView) -> dict[str, Any]:
         "revealed": view.revealed, "coins": view.coins, "hand_sizes": view.hand_sizes,
         "draw_pile": view.draw_pile, "discard": view.discard, "exhaustions": view.exhaustions,
     }
+
+
+events_since = _records_since
+event_json = as_dict
 
 
 def args_json(kind: str, view: SeatView, args: tuple) -> dict[str, Any]:
@@ -96,110 +96,34 @@ def rules_from_json(data: dict[str, Any]) -> RuleSet:
     return ruleset(data["edition"], data["players"], **overridable)
 
 
-class ProcessSeat:
-    """A bot in its own OS process, answering over JSON lines.
-
-    The process gets its seat's view and nothing else. A crash, a timeout or
-    a broken pipe ends the process: the fault is recorded and the seat
-    forfeits the rest of the match (a new process starts for the next one).
-    Malformed or illegal answers are faults; too many and the bot forfeits.
-    """
-
-    def __init__(self, command: Sequence[str], limits: Limits, log: Path | None = None,
-                 cwd: str | None = None) -> None:
-        self.command, self.limits, self.log, self.cwd = list(command), limits, log, cwd
-        self.process: BotProcess | None = None
-        self.asks: frozenset[str] = frozenset()
-        self.spent = 0.0
-        self.times: list[float] = []
-        self._seen = 0  # raw records already looked through
-
-    def start(self, seat: int, rules: RuleSet, seed: int) -> str | None:
-        self.spent, self._seen = 0.0, 0
-        self.process = BotProcess(self.command, self.limits, self.log, self.cwd)
-        try:
-            self.process.start()
-            reply = self._request({"type": "start", "protocol": PROTOCOL, "seat": seat,
-                                   "rules": rules_json(rules), "seed": seed},
-                                  startup=True)
-            if "error" in reply:
-                raise BotFault("start", str(reply["error"]))
-            asks = reply.get("decisions")
-            asks = set(DECISIONS) if asks is None else set(asks)
-            if not asks <= set(DECISIONS):
-                raise BotFault("malformed", f"unknown decisions {sorted(asks - set(DECISIONS))}")
-            self.asks = frozenset(asks)
-        except BotFault as f:
-            self._lose()
-            return str(f)
-        return None
-
-    def decide(self, kind: str, view: SeatView, args: tuple) -> tuple[Any, str | None]:
-        if self.process is None:
-            return None, "crash: the bot process is gone"
-        new, self._seen = events_since(view, self._seen)
-        events = [as_dict(r) for r in new]
-        default = getattr(Bot, kind)(None, view, *args)
-        msg = {"type": "decide", "decision": kind, "view": view_json(view),
-               "args": args_json(kind, view, args), "events": events,
-               "default": answer_json(default)}
-        try:
-            reply = self._request(msg)
-        except BotFault as f:
-            self._lose()
-            return None, str(f)
-        if "error" in reply:
-            return None, str(reply["error"])[:300]
-        try:
-            return answer_from_json(kind, reply.get("answer")), None
-        except (ValueError, TypeError, KeyError, AttributeError) as e:
-            return None, f"malformed: {kind} answer {reply.get('answer')!r}: {e}"[:300]
-
-    def forfeits(self, faults: int) -> bool:
-        return (self.process is None or faults >= self.limits.max_faults
-                or self.spent > self.limits.match_seconds)
-
-    def end(self, result: MatchResult) -> str | None:
-        if self.process is not None:
-            try:
-                self.process.send({"type": "end", "coins": result.coins, "ranks": result.ranks,
-                                   "winners": result.winners})
-            except BotFault:
-                pass
-        self._lose()
-        return None
-
-    def _request(self, msg: dict[str, Any], startup: bool = False) -> dict[str, Any]:
-        assert self.process is not None
-        lim = self.limits
-        budget = max(0.0, lim.match_seconds - self.spent)
-        # Starting an interpreter is not the bot's thinking time: allow more.
-        timeout = max(lim.decision_seconds, 10.0) if startup else min(lim.decision_seconds, budget)
-        reply, took = self.process.request(msg, timeout)
-        if not startup:
-            self.spent += took
-            self.times.append(took)
-        return reply
-
-    def _lose(self) -> None:
-        if self.process is not None:
-            self.process.close()
-            self.process = None
-
-
 # -- bot side ----------------------------------------------------------------
-class JsonView:
-    """The SeatView API over a view received as JSON (used by :mod:`.host`)."""
+def json_view(data: dict[str, Any], rules: RuleSet, history: list[tuple]) -> JsonView:
+    return JsonView(data, rules, history)
 
-    def __init__(self, data: dict[str, Any], rules: RuleSet, history: tuple[tuple, ...]) -> None:
-        self._d, self.rules, self.history = data, rules, history
+
+class JsonView:
+    """The SeatView API over a view received as JSON (used by :mod:`bohnarena.host`).
+    Values are frozen into tuples on first use, so nothing a bot does to them
+    reaches the next decision."""
+
+    def __init__(self, data: dict[str, Any], rules: RuleSet, history: list[tuple]) -> None:
+        self._d, self.rules, self._history = data, rules, history
+        self._frozen: dict[str, Any] = {}
+
+    @property
+    def history(self) -> tuple[tuple, ...]:
+        return tuple(self._history)
 
     def __getattr__(self, name: str) -> Any:
-        try:
-            value = self._d[name]
-        except KeyError:
-            raise AttributeError(name) from None
-        return _freeze(value)
+        frozen = self.__dict__.get("_frozen")
+        if frozen is None:
+            raise AttributeError(name)
+        if name not in frozen:
+            try:
+                frozen[name] = _freeze(self._d[name])
+            except KeyError:
+                raise AttributeError(name) from None
+        return frozen[name]
 
     @property
     def players(self) -> int:

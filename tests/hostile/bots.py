@@ -47,9 +47,17 @@ class Hoards(Bot):
 
 
 class Floods(Bot):
+    """Answers with a message far over the output limit."""
+
     def plant_second(self, view):
-        sys.stdout.write("x" * (4 * 1024 * 1024))
-        sys.stdout.flush()
+        return [0] * (1024 * 1024)
+
+
+class Prints(Bot):
+    """Prints a lot: it goes to its log (capped), never into the protocol."""
+
+    def plant_second(self, view):
+        print("x" * (256 * 1024))
         return False
 
 

@@ -8,7 +8,8 @@ import pyarrow.parquet as pq
 import pytest
 
 from bohnarena.bohnanza import Bot, play_match, ruleset
-from bohnarena.bohnanza.wire import ProcessSeat
+from bohnarena.league import BotEntry
+from bohnarena.remote import remote_seat
 from bohnarena.limits import Limits
 from bohnarena.runner import run_league
 from bohnarena_bots.planner import PlannerBot
@@ -47,15 +48,16 @@ SANDBOXED = [
     ("BusyLoop", "timeout"),
     ("Garbage", "illegal"),
     ("Exits", "crash"),
-    ("Hoards", ("raised MemoryError", "timeout", "crash")),  # which comes first depends on load
-    ("Floods", "oversized"),
+    ("Hoards", ("memory", "timeout", "crash")),  # which comes first depends on load
+    ("Floods", "output"),
 ]
 
 
+@pytest.mark.parametrize("isolation", ["process", "sandbox"])
 @pytest.mark.parametrize("hostile,fault", SANDBOXED)
-def test_sandboxed_hostile_bots(tmp_path, hostile, fault):
+def test_sandboxed_hostile_bots(tmp_path, hostile, fault, isolation):
     out = tmp_path / "out"
-    s = run_league(league(tmp_path, hostile, "subprocess"), out, workers=2, progress=False)
+    s = run_league(league(tmp_path, hostile, isolation), out, workers=2, progress=False)
     assert s.complete and s.played == 3  # the league finished; nothing lost
     faults = faults_by_bot(out)
     assert faults["hostile"] > 0 and faults["planner"] == 0 and faults["random"] == 0
@@ -64,7 +66,7 @@ def test_sandboxed_hostile_bots(tmp_path, hostile, fault):
     ranks = pq.read_table(out / "matches").to_pylist()
     for row in ranks:  # a forfeiting bot is ranked last
         seat = row["seats"].index("hostile")
-        if fault in ("timeout", "crash", "oversized"):  # the process is lost: forfeit
+        if fault in ("timeout", "crash", "output"):  # the process is lost: forfeit
             assert row["ranks"][seat] == 3
 
 
@@ -81,7 +83,7 @@ def test_in_process_hostile_bots(tmp_path, hostile, fault):
     assert any(k.startswith(fault) for k in kinds_of_faults(out))
 
 
-@pytest.mark.parametrize("isolation", ["inprocess", "subprocess"])
+@pytest.mark.parametrize("isolation", ["inprocess", "process", "sandbox"])
 def test_reseeding_global_random_changes_nothing(tmp_path, isolation):
     out = tmp_path / "out"
     run_league(league(tmp_path, "Reseeds", isolation), out, workers=1, progress=False)
@@ -99,7 +101,7 @@ def test_reseeding_global_random_changes_nothing(tmp_path, isolation):
 
 def test_a_sandboxed_snoop_finds_no_engine_state(tmp_path):
     out = tmp_path / "out"
-    run_league(league(tmp_path, "Snoops", "subprocess"), out, workers=1, progress=False)
+    run_league(league(tmp_path, "Snoops", "sandbox"), out, workers=1, progress=False)
     log = (out / "bots" / "hostile.log").read_text()
     assert "snoop: found 0 engine tables" in log and "found 1" not in log
 
@@ -123,9 +125,10 @@ def test_well_behaved_bots_play_identically_in_both_modes(spec):
     rules = ruleset("riogrande", 4)
     cls = load_bot(spec, Bot)
     inproc = play_match(rules, 9, [cls(), PlannerBot(), cls(), PlannerBot()])
-    seats = [ProcessSeat([sys.executable, "-m", "bohnarena.bohnanza.host", spec], Limits()),
-             PlannerBot(), cls(), PlannerBot()]
-    assert play_match(rules, 9, seats) == inproc
+    for isolation in ("process", "sandbox"):
+        seats = [remote_seat("bohnanza", BotEntry("b", spec=spec, isolation=isolation)),
+                 PlannerBot(), cls(), PlannerBot()]
+        assert play_match(rules, 9, seats) == inproc
 
 
 def test_a_bot_in_bash_plays_a_league(tmp_path):

@@ -1,0 +1,119 @@
+"""The bot side of the JSON-lines protocol, for bots written in Python (any
+game): it answers the engine's messages with a bot class's methods.
+
+    python -m bohnarena.host GAME SPEC
+
+runs one bot on stdin/stdout (isolation "process"); inside the sandbox the
+zygote (:mod:`.zygote`) calls :func:`serve` in a fresh child per match.
+The protocol moves off fds 0 and 1 first, so that a bot's ``print`` goes to
+its log, not into the protocol. An exception in the bot is answered as
+``{"error": ...}`` (a fault) and the host serves on.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import os
+import random
+import sys
+from typing import IO, Any, Protocol
+
+from .channel import read_frame
+from .game import MatchResult
+from .plugins import load_bot
+
+#: The wire module of each game (bot side and engine side of its messages).
+WIRES = {"bohnanza": "bohnarena.bohnanza.wire", "wuerfel": "bohnarena.wuerfel.wire"}
+
+
+class Wire(Protocol):
+    """What a game supplies to speak JSON lines (see bohnarena/bohnanza/wire.py)."""
+
+    BASE: type  # the game's bot base class (its methods are the default answers)
+    DECISIONS: tuple[str, ...]
+
+    def rules_json(self, rules: Any) -> dict[str, Any]: ...
+    def rules_from_json(self, data: dict[str, Any]) -> Any: ...
+    def view_json(self, view: Any) -> dict[str, Any]: ...
+    def json_view(self, data: dict[str, Any], rules: Any, history: list[tuple]) -> Any: ...
+    def events_since(self, view: Any, start: int) -> tuple[list[tuple], int]: ...
+    def event_json(self, record: tuple) -> dict[str, Any]: ...
+    def args_json(self, kind: str, view: Any, args: tuple) -> dict[str, Any]: ...
+    def args_from_json(self, kind: str, args: dict[str, Any]) -> tuple: ...
+    def answer_json(self, answer: Any) -> Any: ...
+    def answer_from_json(self, kind: str, data: Any) -> Any: ...
+
+
+def wire_of(game: str) -> Wire:
+    return importlib.import_module(WIRES[game])  # type: ignore[return-value]
+
+
+class Host:
+    def __init__(self, bot_class: type, wire: Wire) -> None:
+        self.bot_class, self.wire = bot_class, wire
+        self.bot: Any = None
+        self.rules: Any = None
+        self.history: list[tuple] = []
+
+    def handle(self, msg: dict[str, Any]) -> dict[str, Any] | None:
+        kind = msg.get("type")
+        if kind == "start":
+            self.rules = self.wire.rules_from_json(msg["rules"])
+            self.bot = self.bot_class()
+            self.history.clear()
+            self.bot.start(msg["seat"], self.rules, random.Random(msg["seed"]))
+            return {"decisions": sorted(self.bot.decisions(self.rules))}
+        if kind == "decide":
+            # Events come as tuples (framed) or as JSON objects.
+            self.history.extend(e if isinstance(e, tuple) else tuple(e.values())
+                                for e in msg["events"])
+            view = self.wire.json_view(msg["view"], self.rules, self.history)
+            decision = msg["decision"]
+            args = self.wire.args_from_json(decision, msg["args"])
+            return {"answer": self.wire.answer_json(getattr(self.bot, decision)(view, *args))}
+        if kind == "end":
+            if self.bot is not None:
+                self.bot.end(MatchResult(tuple(msg["coins"]), tuple(msg["ranks"]),
+                                         tuple(msg["winners"]), 0, ()))
+            return None
+        return {"error": f"unknown message type {kind!r}"}
+
+
+def serve(bot_class: type, wire: Wire, stdin: IO[bytes], stdout: IO[bytes]) -> None:
+    """Answer framed messages (see :func:`~.channel.encode_frame`) with JSON lines."""
+    host = Host(bot_class, wire)
+    while (msg := read_frame(stdin)) is not None:
+        try:
+            reply = host.handle(msg)
+        except Exception as e:  # the bot's bug: a fault, and the process serves on
+            reply = {"error": f"raised {type(e).__name__}: {e}"[:300]}
+        if reply is not None:
+            stdout.write(json.dumps(reply, separators=(",", ":")).encode() + b"\n")
+            stdout.flush()
+
+
+def private_stdio(reader: int = 0, writer: int = 1) -> tuple[IO[bytes], IO[bytes]]:
+    """The protocol's streams, moved off fds 0 and 1: a bot's reads of stdin
+    see nothing and its prints land in its log (stderr)."""
+    proto_in, proto_out = os.dup(reader), os.dup(writer)
+    for fd in {reader, writer} - {0, 1, 2}:
+        os.close(fd)
+    devnull = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(devnull, 0)
+    os.close(devnull)
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    return os.fdopen(proto_in, "rb"), os.fdopen(proto_out, "wb")
+
+
+def main() -> None:
+    if len(sys.argv) != 3 or sys.argv[1] not in WIRES:
+        sys.exit(f"usage: python -m bohnarena.host {{{','.join(WIRES)}}} SPEC")
+    wire = wire_of(sys.argv[1])
+    cls = load_bot(sys.argv[2], wire.BASE)
+    serve(cls, wire, *private_stdio())
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,94 @@
+"""What a sandboxed bot sees: the bubblewrap command line around it.
+
+Read-only: /usr (with the usual /bin, /lib symlinks), the Python
+interpreter's own prefix with every site-packages directory hidden, the
+bohnarena package and the bot's own code. Writable: a private /tmp of
+``Limits.disk_mb``. Its own user, PID, network, IPC, UTS and cgroup
+namespaces (no network at all, no process outside is visible), a scrubbed
+environment, no capabilities, a new terminal session, and it dies with the
+worker that started it.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import site
+import sys
+import sysconfig
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+
+from .errors import UsageError
+
+#: Where the bot's packages (and bohnarena itself) appear inside the sandbox.
+LIB = "/arena/lib"
+#: Where a file bot's directory appears.
+BOT_DIR = "/arena/bot"
+PACKAGE = Path(__file__).resolve().parent  # bohnarena
+_SYSTEM = ("bin", "sbin", "lib", "lib32", "lib64")
+ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": "/tmp", "TMPDIR": "/tmp",
+       "LANG": "C.UTF-8", "PYTHONPATH": LIB, "PYTHONHASHSEED": "0",
+       "PYTHONDONTWRITEBYTECODE": "1"}
+
+
+def bwrap() -> str:
+    """The bubblewrap binary, or a one-line error that names the package."""
+    found = shutil.which("bwrap")
+    if found is None:
+        raise UsageError("isolation \"sandbox\" needs bubblewrap: install the Debian package "
+                         "bubblewrap (apt-get install bubblewrap), or use isolation "
+                         "\"process\" for trusted bots")
+    return found
+
+
+def python() -> str:
+    """The interpreter binary itself (not a venv's link to it)."""
+    return os.path.realpath(sys.executable)
+
+
+def hidden_site_dirs() -> list[str]:
+    """Every directory of installed packages: other bots live there."""
+    dirs = set(site.getsitepackages()) | {site.getusersitepackages()}
+    dirs |= {sysconfig.get_paths()[k] for k in ("purelib", "platlib")}
+    return sorted(d for d in dirs if os.path.isdir(d))
+
+
+def command(inner: Sequence[str], code: Mapping[str, Path], files: Iterable[Path] = (),
+            bot_dir: Path | None = None, disk_mb: int = 64) -> list[str]:
+    """``inner`` run in the sandbox, with ``code`` (import name -> path) bound
+    under :data:`LIB`, ``bot_dir`` at :data:`BOT_DIR` and ``files`` (a
+    command bot's own files) at their own paths, all read-only."""
+    argv = [bwrap(), "--unshare-all", "--unshare-user", "--uid", "65534", "--gid", "65534",
+            "--disable-userns", "--cap-drop", "ALL", "--die-with-parent", "--new-session",
+            "--hostname", "sandbox", "--clearenv"]
+    for key, value in ENV.items():
+        argv += ["--setenv", key, value]
+    argv += ["--ro-bind", "/usr", "/usr"]
+    for name in _SYSTEM:
+        host = Path("/") / name
+        if host.is_symlink():
+            argv += ["--symlink", os.readlink(host), str(host)]
+        elif host.is_dir():
+            argv += ["--ro-bind", str(host), str(host)]
+    if Path("/etc/ld.so.cache").exists():
+        argv += ["--ro-bind", "/etc/ld.so.cache", "/etc/ld.so.cache"]
+    prefix = os.path.realpath(sys.base_prefix)
+    if not prefix.startswith("/usr/"):
+        argv += ["--ro-bind", prefix, prefix]
+    exe = python()
+    if not exe.startswith(("/usr/", prefix + "/")):
+        argv += ["--ro-bind", exe, exe]
+    for hidden in hidden_site_dirs():
+        if hidden.startswith(("/usr/", prefix + "/")):
+            argv += ["--tmpfs", hidden]
+    for name, path in {"bohnarena": PACKAGE, **code}.items():
+        argv += ["--ro-bind", str(path), f"{LIB}/{name}"]
+    if bot_dir is not None:
+        argv += ["--ro-bind", str(bot_dir), BOT_DIR]
+    for f in files:
+        argv += ["--ro-bind", str(f), str(f)]
+    argv += ["--proc", "/proc", "--dev", "/dev", "--remount-ro", "/dev",
+             "--size", str(disk_mb * 1024 * 1024), "--perms", "0700", "--tmpfs", "/tmp",
+             "--remount-ro", "/", "--chdir", "/tmp", "--"]
+    return argv + list(inner)

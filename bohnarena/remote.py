@@ -1,0 +1,136 @@
+"""A seat whose bot runs in another process and answers over JSON lines
+(any game: the game's wire module turns views and answers into JSON).
+
+Everything that can go wrong on the way is a fault of that bot: no answer
+in time (the decision's limit or what is left of its time bank), a crash, a
+message too large, not JSON, not the protocol, an answer of the wrong
+shape. A fault that loses the process (timeout, crash, output) ends it: the
+seat forfeits the rest of the match, and the next match gets a fresh one.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+from .channel import CRASH, MEMORY, PROTOCOL, START, BotFault, Channel
+from .game import MatchResult
+from .host import Wire, wire_of
+from .league import BotEntry
+from .limits import Limits
+from .sandbox import Endpoint, endpoint
+
+PROTOCOL_VERSION = 1
+END_SECONDS = 1.0
+
+
+def remote_seat(game: str, entry: BotEntry, limits: Limits | None = None,
+                log: Path | None = None) -> RemoteSeat:
+    """The seat of a league bot that runs as a ``process`` or in a ``sandbox``."""
+    lim = limits or Limits()
+    return RemoteSeat(wire_of(game), endpoint(game, entry.spec, entry.command, entry.isolation,
+                                              lim, log), lim)
+
+
+class RemoteSeat:
+    def __init__(self, wire: Wire, endpoint: Endpoint, limits: Limits, timed: bool = False) -> None:
+        self.wire, self.endpoint, self.limits = wire, endpoint, limits
+        self.channel: Channel | None = None
+        self.asks: frozenset[str] = frozenset()
+        self.spent = 0.0  # seconds of decisions this match (the time bank)
+        self.times: list[float] = []
+        self._seen = 0  # raw records already looked through
+        self.framed = False
+
+    def start(self, seat: int, rules: Any, seed: int) -> str | None:
+        self.spent, self._seen, self.asks = 0.0, 0, frozenset()
+        try:
+            self.channel = self.endpoint.open()
+            self.framed = self.channel.framed
+            reply = self._request({"type": "start", "protocol": PROTOCOL_VERSION, "seat": seat,
+                                   "rules": self.wire.rules_json(rules), "seed": seed},
+                                  max(self.limits.decision_seconds, 10.0), counted=False)
+            if "error" in reply:
+                raise BotFault(START, _text(reply["error"]))
+            self.asks = self._decisions(reply.get("decisions"))
+        except BotFault as f:
+            return self._lose(f)
+        return None
+
+    def _decisions(self, asks: Any) -> frozenset[str]:
+        known = self.wire.DECISIONS
+        if asks is None:
+            return frozenset(known)
+        if not isinstance(asks, list) or not all(isinstance(a, str) and a in known for a in asks):
+            raise BotFault(PROTOCOL, f"decisions must be a list of {', '.join(known)}: "
+                                     f"{_text(asks)}")
+        return frozenset(asks)
+
+    def decide(self, kind: str, view: Any, args: tuple) -> tuple[Any, str | None]:
+        if self.channel is None:
+            return None, f"{CRASH}: the bot process is gone"
+        events: list[Any]
+        events, self._seen = self.wire.events_since(view, self._seen)
+        if not self.framed:
+            events = [self.wire.event_json(e) for e in events]
+        default = getattr(self.wire.BASE, kind)(None, view, *args)
+        msg = {"type": "decide", "decision": kind, "view": self.wire.view_json(view),
+               "args": self.wire.args_json(kind, view, args), "events": events,
+               "default": self.wire.answer_json(default)}
+        left = max(0.0, self.limits.match_seconds - self.spent)
+        try:
+            reply = self._request(msg, min(self.limits.decision_seconds, left))
+        except BotFault as f:
+            return None, self._lose(f)
+        if "error" in reply:
+            text = _text(reply["error"])
+            return None, (f"{MEMORY}: {text}" if "MemoryError" in text else text)[:300]
+        try:
+            return self.wire.answer_from_json(kind, reply.get("answer")), None
+        except Exception as e:  # any shape the wire cannot read is the bot's fault
+            return None, f"{PROTOCOL}: {kind} answer {_text(reply.get('answer'))}: {e}"[:300]
+
+    def forfeits(self, faults: int) -> bool:
+        return (self.channel is None or faults >= self.limits.max_faults
+                or self.spent > self.limits.match_seconds)
+
+    def end(self, result: MatchResult) -> str | None:
+        if self.channel is not None:
+            try:
+                self.channel.send({"type": "end", "coins": list(result.coins),
+                                   "ranks": list(result.ranks), "winners": list(result.winners)},
+                                  time.perf_counter() + END_SECONDS)
+            except BotFault:
+                pass  # the match is over: nothing it does now counts
+        self.close()
+        return None
+
+    def close(self) -> None:
+        """End the bot's processes (idempotent)."""
+        channel, self.channel = self.channel, None
+        if channel is not None:
+            channel.close()
+            self.endpoint.close()
+
+    def _request(self, msg: dict[str, Any], seconds: float, counted: bool = True) -> dict[str, Any]:
+        assert self.channel is not None
+        reply, took = self.channel.request(msg, seconds)
+        if counted:
+            self.spent += took
+            self.times.append(took)
+        return reply
+
+    def _lose(self, fault: BotFault) -> str:
+        """The process is lost with this fault: end it, and say how it ended."""
+        channel, self.channel = self.channel, None
+        if channel is not None:
+            channel.close()
+        ended = self.endpoint.close()
+        if fault.kind == CRASH and ended:
+            fault = BotFault(CRASH, f"the bot process {ended}")
+        return str(fault)
+
+
+def _text(value: Any) -> str:
+    return (value if isinstance(value, str) else repr(value))[:200]
