@@ -169,6 +169,10 @@ class ProcessSeat:
         self._lose()
         return None
 
+    def close(self) -> None:
+        """End the bot process without a match result (a no-op if it is gone)."""
+        self._lose()
+
     def _request(self, msg: dict[str, Any], startup: bool = False) -> dict[str, Any]:
         assert self.process is not None
         lim = self.limits
