@@ -354,13 +354,13 @@ def _top_path(name: str, dist: Distribution | None) -> Path | None:
             found = None
     if found is not None:
         origin = Path(found.origin) if found.origin and found.has_location else None
-        if found.submodule_search_locations is not None:
-            if origin is not None:
-                return origin.parent
+        if origin is not None and origin.stem == "__init__":
+            return origin.parent
+        if origin is None and found.submodule_search_locations is not None:
             locations = [Path(p) for p in found.submodule_search_locations]  # a namespace package
             own = Path(str(dist.locate_file(name))) if dist is not None else None
             return own if own in locations else (locations[0] if locations else None)
-        if origin is not None and origin.is_file():
+        if origin is not None and origin.is_file():  # a module (six.py, even with a __path__)
             return origin
     if dist is not None:  # a data directory of the distribution (numpy.libs)
         path = Path(str(dist.locate_file(name)))
