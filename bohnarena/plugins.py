@@ -62,7 +62,7 @@ def registered() -> Registered:
         except Exception as e:  # any parse error of someone else's metadata
             broken[_dist_name(dist)] = f"{type(e).__name__}: {e}"
             continue
-        for ep in eps:
+        for ep in {ep.name: ep for ep in reversed(eps)}.values():  # one per name and distribution
             found.setdefault(ep.name, []).append(ep)
     bots = {name: eps[0] for name, eps in found.items() if len(eps) == 1}
     clashes = {name: tuple(eps) for name, eps in found.items() if len(eps) > 1}
@@ -75,7 +75,7 @@ def _distributions() -> Iterator[Distribution]:
     seen: set[str] = set()
     for dist in importlib.metadata.distributions():
         key = _normalize(_dist_name(dist))
-        if key not in seen:
+        if key == "?" or key not in seen:  # nameless: unreadable METADATA, never a duplicate
             seen.add(key)
             yield dist
 
