@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 import tomllib
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import click
@@ -12,6 +13,8 @@ import click
 from . import __version__
 from .errors import BohnarenaError, UsageError
 from .game import GAMES, get_game
+from .league import BotEntry
+from .limits import ISOLATIONS
 from .plugins import bot_name, list_bots, load_bot
 
 
@@ -68,27 +71,79 @@ def _setup(game_name: str, edition: str | None, players: int, options: Sequence[
     return game, rules, classes
 
 
+COMMAND_PREFIX = "cmd:"
+#: The out-of-process isolation that is there under every naming (see limits.ISOLATIONS).
+SANDBOXED = "subprocess"
+isolation_choice = click.Choice(sorted(set(ISOLATIONS) | {SANDBOXED}))
+
+
+def play_entries(bots: Sequence[str], isolation: str) -> list[BotEntry]:
+    """League-style entries for `play`'s BOTS: ``cmd:COMMAND LINE`` is a
+    program speaking JSON lines, anything else a spec run with ``isolation``."""
+    import shlex
+
+    entries = []
+    for i, bot in enumerate(bots):
+        if bot.startswith(COMMAND_PREFIX):
+            try:
+                command = tuple(shlex.split(bot[len(COMMAND_PREFIX):]))
+            except ValueError as e:
+                raise UsageError(f"seat {i}: cannot split {bot!r}: {e}") from None
+            if not command:
+                raise UsageError(f"seat {i}: {COMMAND_PREFIX} needs a command line")
+            entries.append(BotEntry(Path(command[-1]).name, command=command, isolation=SANDBOXED))
+        else:
+            entries.append(BotEntry(bot, spec=bot, isolation=isolation))
+    return entries
+
+
 @cli.command()
 @game_option
 @edition_option
 @rule_option
 @click.option("--seed", "-s", type=int, default=0, show_default=True, help="Match seed.")
 @click.option("--quiet", "-q", is_flag=True, help="Only the final result, no transcript.")
+@click.option("--isolation", type=isolation_choice, default="inprocess", show_default=True,
+              help="Where spec bots run: in this process, or each in its own sandbox process.")
 @click.argument("bots", nargs=-1, required=True)
 def play(game: str, edition: str | None, options: tuple[str, ...], seed: int, quiet: bool,
-         bots: tuple[str, ...]) -> None:
+         isolation: str, bots: tuple[str, ...]) -> None:
     """Play one match and print its transcript.
 
     BOTS are given in seat order (seat 0 starts), each as a registered bot
-    name (see `bohnarena bots`), path/to/file.py:Class, or module:Class.
+    name (see `bohnarena bots`), path/to/file.py:Class, module:Class, or
+    'cmd:COMMAND LINE' for a program in any language that speaks the
+    JSON-lines protocol (quote it; it always runs as its own process).
 
     \b
-    Example:
+    Examples:
       bohnarena play --edition classic --seed 7 planner trader random random
+      bohnarena play planner random 'cmd:bash bots/first_choice.sh'
+      bohnarena play --isolation subprocess planner their_bot.py:TheirBot random
     """
-    g, rules, classes = _setup(game, edition, len(bots), options, bots)
-    names = [bot_name(c) for c in classes]
-    result, records = g.play(rules, seed, [c() for c in classes])
+    from .limits import Limits
+    from .plugins import locate
+    from .runner import preflight
+
+    g = get_game(game)
+    rules = g.rules(edition or g.editions()[0], len(bots), parse_options(options))
+    entries = play_entries(bots, isolation)
+    seats: list[Any] = []
+    names: list[str] = []
+    for entry in entries:
+        if entry.isolation == "inprocess":
+            cls = load_bot(entry.spec or "", g.bot_base)
+            seats.append(cls())
+            names.append(bot_name(cls))
+            continue
+        if entry.spec is not None:
+            located = locate(entry.spec)  # a sandboxed bot is not imported here
+            names.append(entry.spec if ":" not in entry.spec else located.attr)
+        else:
+            names.append(entry.name)
+        preflight(g, entry, rules)
+        seats.append(g.make_seat(entry, Limits()))
+    result, records = g.play(rules, seed, seats)
     opts = ", ".join(f"{k}={v}" for k, v in parse_options(options).items())
     click.echo(f"{g.title}, {rules.edition} edition, {len(bots)} players, seed {seed}"
                + (f", {opts}" if opts else ""))
@@ -303,41 +358,64 @@ def replay(results_dir: str, match_id: int | None, at: int | None, seat: int | N
 @cli.command("check-bot")
 @click.argument("spec")
 @click.option("--game", type=click.Choice(sorted(GAMES)), default="bohnanza", show_default=True)
-@click.option("--isolation", type=click.Choice(["inprocess", "subprocess"]), default="inprocess",
-              show_default=True, help="Where the bot runs while it is checked.")
+@click.option("--isolation", type=isolation_choice, default=None,
+              help="Where the bot runs while it is checked. Default: in this process for "
+                   "the shipped bots, else in a sandbox process.")
 @click.option("--command", "is_command", is_flag=True,
               help="SPEC is a command line (a bot in any language), run as a subprocess.")
 @click.option("--decision-seconds", type=float, default=None,
               help="Time limit per decision (default: the league default).")
 @click.option("--seed", type=int, default=0, show_default=True)
-def check_bot(spec: str, game: str, isolation: str, is_command: bool,
+def check_bot(spec: str, game: str, isolation: str | None, is_command: bool,
               decision_seconds: float | None, seed: int) -> None:
     """Check that a bot conforms: it plays every seat of every player count
     of every edition against the shipped bots, twice, and must never answer
     illegally, raise or time out, and must play the same moves for the same
     seed. Exit code 0 only when it passes.
+
+    A bot that is not shipped with bohnarena runs in a sandbox process
+    unless --isolation inprocess is given: checking a bot does not import it
+    here. A bot that does not start is reported with the end of its stderr.
     """
     import shlex
 
     from .conformance import check_bot as run_check
-    from .league import BotEntry
     from .limits import Limits
-    from .plugins import sandboxed_source
+    from .plugins import locate
+    from .runner import preflight
 
     g = get_game(game)
+    if isolation is None:
+        isolation = "inprocess" if not is_command and spec.strip() in shipped_bots() else SANDBOXED
     if is_command:
-        entry = BotEntry("candidate", command=tuple(shlex.split(spec)), isolation="subprocess")
+        entry = BotEntry(spec, command=tuple(shlex.split(spec)), isolation=SANDBOXED)
     else:
         if isolation == "inprocess":
             load_bot(spec, g.bot_base)
         else:
-            sandboxed_source(spec)
-        entry = BotEntry("candidate", spec=spec, isolation=isolation)
+            locate(spec)
+        entry = BotEntry(spec, spec=spec, isolation=isolation)
     limits = Limits() if decision_seconds is None else Limits(decision_seconds=decision_seconds)
+    if entry.isolation != "inprocess":
+        edition, players, options = g.conformance_configs()[0]
+        tail: list[str] = []
+        try:
+            preflight(g, entry, g.rules(edition, players, options), limits, tail)
+        except BohnarenaError:
+            if tail:
+                click.echo("the bot's stderr ends with:", err=True)
+                for line in tail:
+                    click.echo(f"  | {line}", err=True)
+            raise
     report = run_check(g, entry, limits, seed)
     for line in report.lines():
         click.echo(line)
     sys.exit(0 if report.passed else 1)
+
+
+def shipped_bots() -> set[str]:
+    """The names of the bots bohnarena ships, for every game."""
+    return {name for game in GAMES for name in get_game(game).shipped_bots}
 
 
 @cli.command("new-bot")
@@ -362,13 +440,26 @@ def new_bot(name: str, parent: str) -> None:
 
 
 @cli.command("bots")
-def bots_command() -> None:
-    """List the registered bots (entry-point group bohnarena.bots)."""
-    rows = list_bots()
+@click.option("--no-load", is_flag=True,
+              help="List from the installed metadata only: import no bot (its game is not shown).")
+def bots_command(no_load: bool) -> None:
+    """List the registered bots (entry-point group bohnarena.bots): name,
+    game, spec and the distribution that registers it.
+
+    Each bot is imported to learn its game and whether it loads (a bot that
+    does not is listed with the reason); --no-load imports none. A name that
+    two distributions register is listed for both, and using it is an error.
+    """
+    from .plugins import registered
+
+    rows = list_bots(load=not no_load)
     if not rows:
         click.echo("no bots registered")
     for b in rows:
-        click.echo(f"{b.name:<16} {b.spec:<44} {b.origin} {b.version}")
+        status = f"  ({b.problem})" if b.problem else ""
+        click.echo(f"{b.name:<16} {b.game:<9} {b.spec:<44} {b.origin} {b.version}{status}")
+    for dist, reason in sorted(registered().broken.items()):
+        click.echo(f"skipped distribution {dist}: its entry points do not parse ({reason})", err=True)
 
 
 def main() -> None:

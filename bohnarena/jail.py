@@ -16,7 +16,7 @@ import shutil
 import site
 import sys
 import sysconfig
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from .errors import UsageError
@@ -25,6 +25,8 @@ from .errors import UsageError
 LIB = "/arena/lib"
 #: Where a file bot's directory appears.
 BOT_DIR = "/arena/bot"
+#: Where a command bot's directories appear.
+CMD = "/arena/cmd"
 PACKAGE = Path(__file__).resolve().parent  # bohnarena
 _SYSTEM = ("bin", "sbin", "lib", "lib32", "lib64")
 ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": "/tmp", "TMPDIR": "/tmp",
@@ -54,11 +56,27 @@ def hidden_site_dirs() -> list[str]:
     return sorted(d for d in dirs if os.path.isdir(d))
 
 
-def command(inner: Sequence[str], code: Mapping[str, Path], files: Iterable[Path] = (),
+def command_files(command: Sequence[str]) -> tuple[list[str], dict[Path, str]]:
+    """A command bot's arguments as the sandbox sees them: each argument that
+    is an existing file is shown from its directory, bound under /arena/cmd.
+    Returns (the arguments inside, host directory -> where it appears)."""
+    dirs: dict[Path, str] = {}
+    argv = []
+    for arg in command:
+        path = Path(arg)
+        if os.sep in arg and path.is_file():
+            path = path.resolve()
+            inside = dirs.setdefault(path.parent, f"{CMD}/{len(dirs)}")
+            arg = f"{inside}/{path.name}"
+        argv.append(arg)
+    return argv, dirs
+
+
+def command(inner: Sequence[str], code: Mapping[str, Path], dirs: Mapping[Path, str] = {},
             bot_dir: Path | None = None, disk_mb: int = 64) -> list[str]:
     """``inner`` run in the sandbox, with ``code`` (import name -> path) bound
-    under :data:`LIB`, ``bot_dir`` at :data:`BOT_DIR` and ``files`` (a
-    command bot's own files) at their own paths, all read-only."""
+    under :data:`LIB`, ``bot_dir`` at :data:`BOT_DIR` and ``dirs`` (a command
+    bot's own directories) where :func:`command_files` put them, all read-only."""
     argv = [bwrap(), "--unshare-all", "--unshare-user", "--uid", "65534", "--gid", "65534",
             "--disable-userns", "--cap-drop", "ALL", "--die-with-parent", "--new-session",
             "--hostname", "sandbox", "--clearenv"]
@@ -81,13 +99,14 @@ def command(inner: Sequence[str], code: Mapping[str, Path], files: Iterable[Path
         argv += ["--ro-bind", exe, exe]
     for hidden in hidden_site_dirs():
         if hidden.startswith(("/usr/", prefix + "/")):
-            argv += ["--tmpfs", hidden]
-    for name, path in {"bohnarena": PACKAGE, **code}.items():
-        argv += ["--ro-bind", str(path), f"{LIB}/{name}"]
+            argv += ["--tmpfs", hidden, "--remount-ro", hidden]
+    for name, path in {**code, "bohnarena": PACKAGE}.items():
+        # A package by its import name; a module file (six.py, _x.cpython-311.so) by its file name.
+        argv += ["--ro-bind", str(path), f"{LIB}/{path.name if path.is_file() else name}"]
     if bot_dir is not None:
         argv += ["--ro-bind", str(bot_dir), BOT_DIR]
-    for f in files:
-        argv += ["--ro-bind", str(f), str(f)]
+    for host, inside in dirs.items():
+        argv += ["--ro-bind", str(host), inside]
     argv += ["--proc", "/proc", "--dev", "/dev", "--remount-ro", "/dev",
              "--size", str(disk_mb * 1024 * 1024), "--perms", "0700", "--tmpfs", "/tmp",
              "--remount-ro", "/", "--chdir", "/tmp", "--"]

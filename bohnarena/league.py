@@ -62,7 +62,7 @@ def load_league(path: str | Path) -> League:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise LeagueError(f"{p} is not valid TOML: {e}") from None
-    return parse_league(data, text, str(p))
+    return parse_league(data, text, str(p), p.resolve().parent)
 
 
 def _get(data: dict[str, Any], key: str, kind: type | tuple[type, ...], where: str,
@@ -78,7 +78,10 @@ def _get(data: dict[str, Any], key: str, kind: type | tuple[type, ...], where: s
     return value
 
 
-def parse_league(data: dict[str, Any], text: str = "", where: str = "league") -> League:
+def parse_league(data: dict[str, Any], text: str = "", where: str = "league",
+                 base: Path | None = None) -> League:
+    """``base``: the league file's directory, against which a command's
+    relative paths are resolved."""
     unknown = sorted(set(data) - TOP_KEYS)
     if unknown:
         raise LeagueError(f"{where}: unknown key {unknown[0]!r} (known: {', '.join(sorted(TOP_KEYS))})")
@@ -104,7 +107,7 @@ def parse_league(data: dict[str, Any], text: str = "", where: str = "league") ->
     raw = _get(data, "bots", dict, where)
     if not raw:
         raise LeagueError(f"{where}: [bots] is empty")
-    bots = {name: _bot_entry(name, value, isolation, where) for name, value in raw.items()}
+    bots = {name: _bot_entry(name, value, isolation, where, base) for name, value in raw.items()}
     unknown = sorted(set(run) - RUN_KEYS)
     if unknown:
         raise LeagueError(f"{where}: unknown key run.{unknown[0]} (known: {', '.join(sorted(RUN_KEYS))})")
@@ -119,7 +122,8 @@ def parse_league(data: dict[str, Any], text: str = "", where: str = "league") ->
                   source=text)
 
 
-def _bot_entry(name: str, value: Any, isolation: str, where: str) -> BotEntry:
+def _bot_entry(name: str, value: Any, isolation: str, where: str,
+               base: Path | None = None) -> BotEntry:
     if not NAME.match(name):
         raise LeagueError(f"{where}: bot name {name!r} must be letters, digits, '.', '_' or '-'")
     if isinstance(value, str):
@@ -146,4 +150,16 @@ def _bot_entry(name: str, value: Any, isolation: str, where: str) -> BotEntry:
         raise LeagueError(f"{where}: bot {name!r}: isolation must be one of {', '.join(ISOLATIONS)}")
     if command is not None and mode == "inprocess":
         raise LeagueError(f"{where}: bot {name!r}: a command bot runs as \"process\" or \"sandbox\"")
+    if command is not None and base is not None:
+        command = [resolve_arg(arg, base) for arg in command]
     return BotEntry(name, spec, tuple(command) if command else None, mode)
+
+
+def resolve_arg(arg: str, base: Path) -> str:
+    """A command argument that is a relative path to an existing file in
+    ``base`` (the league file's directory) becomes absolute, so that a league
+    runs the same from any working directory; anything else is kept as is."""
+    if not arg or arg.startswith("-") or Path(arg).is_absolute():
+        return arg
+    path = base / arg
+    return str(path.resolve()) if path.is_file() else arg

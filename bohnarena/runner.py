@@ -11,6 +11,7 @@ import inspect
 import json
 import logging
 import sys
+import tempfile
 import time
 from collections import deque
 from collections.abc import Iterable, Iterator
@@ -19,6 +20,7 @@ from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 import multiprocessing_logging
 import pyarrow as pa
@@ -26,11 +28,13 @@ from tqdm import tqdm
 
 from . import __version__
 from .execution import Backend, LocalPool
-from .game import get_game
+from .game import Game, get_game
 from .league import BotEntry, League, load_league
 from .logbook import LOG_FORMAT
-from .errors import BohnarenaError, UsageError
-from .plugins import load_bot, sandboxed_source
+from .errors import BohnarenaError, BotLoadError, UsageError
+from .limits import Limits
+from .plugins import load_bot, locate
+from .sandbox import close_sandboxes
 from .rating import RANK_COLUMNS, Ranking, rank
 from .schedule import MatchSpec, match_count, schedule
 from .store import RunDir, write_text
@@ -59,7 +63,7 @@ def source_hash(entry: BotEntry, base: type) -> str:
     """A hash of a bot's source: the file defining its class, or the command
     line and every file it names. Loading the class here also checks its spec
     before anything is written; a sandboxed bot's code is never imported
-    here, only its file read."""
+    here, only read (see :func:`~bohnarena.plugins.locate`)."""
     if entry.command is not None:
         parts = [" ".join(entry.command).encode()]
         parts += [Path(a).read_bytes() for a in entry.command if Path(a).is_file()]
@@ -70,8 +74,47 @@ def source_hash(entry: BotEntry, base: type) -> str:
         except (OSError, TypeError):
             parts = [cls.__qualname__.encode()]
     else:
-        parts = [sandboxed_source(entry.spec or "")]
+        parts = [locate(entry.spec or "").source_bytes()]
     return hashlib.blake2b(b"\0".join(parts), digest_size=16).hexdigest()
+
+
+def preflight(game: Game, entry: BotEntry, rules: Any, limits: Limits | None = None,
+              stderr_lines: list[str] | None = None) -> None:
+    """Start an out-of-process bot and shake hands (the ``start`` message)
+    before a league or a match begins: a missing program, a crash at start
+    or an import error in the sandbox is a one-line BotLoadError. The last
+    lines of the bot's stderr are appended to ``stderr_lines``."""
+    with tempfile.TemporaryDirectory(prefix="bohnarena-preflight-") as tmp:
+        log = Path(tmp) / "bot.log"
+        seat = game.make_seat(entry, limits or Limits(), log=log)
+        try:
+            fault = seat.start(0, rules, 0)
+        finally:
+            _close(seat)
+        if fault is None:
+            return
+        tail = _tail(log)
+    if stderr_lines is not None:
+        stderr_lines += tail
+    said = f"; its stderr ends: {tail[-1]}" if tail else ""
+    raise BotLoadError(f"bot {entry.name!r} does not start: {fault}{said}"[:500])
+
+
+def _close(seat: Any) -> None:
+    """End a seat's bot process, if it has one."""
+    close = getattr(seat, "close", None)
+    if close is not None:
+        close()
+
+
+def _tail(log: Path, lines: int = 10) -> list[str]:
+    """The last non-empty lines of a bot's stderr log (without its header)."""
+    try:
+        text = log.read_text("utf-8", errors="replace")
+    except OSError:
+        return []
+    kept = [ln.rstrip() for ln in text.splitlines() if ln.strip() and not ln.startswith("--- ")]
+    return kept[-lines:]
 
 
 def batch_size(league: League, pending: int, backend: Backend) -> int:
@@ -136,6 +179,13 @@ def run_league(path: str | Path, out: str | Path | None = None, workers: int | N
     pa.set_memory_pool(pa.system_memory_pool())
     game = get_game(league.game)
     hashes = {name: source_hash(entry, game.bot_base) for name, entry in league.bots.items()}
+    rules = game.rules(league.edition, league.players, league.rules)
+    try:
+        for entry in league.bots.values():  # before anything is written
+            if entry.isolation != "inprocess":
+                preflight(game, entry, rules, league.limits)
+    finally:
+        close_sandboxes()  # the workers start their own
     store = RunDir(out or Path("results") / league.name)
     ids = shard_range(match_count(list(league.bots), league.players, league.deals), shard)
     meta = {"bohnarena": __version__, "log_format": LOG_FORMAT, "game": league.game,
@@ -170,7 +220,7 @@ def bots_problem(game_name: str, bots: dict[str, BotEntry]) -> str | None:
             if entry.isolation == "inprocess":
                 load_bot(entry.spec or "", game.bot_base)
             elif entry.spec:
-                sandboxed_source(entry.spec)
+                locate(entry.spec)
         except BohnarenaError as e:
             return f"bot {name!r}: {e}"
     return None

@@ -16,7 +16,6 @@ match's :class:`~.channel.Channel`, ``close()`` ends the match's processes.
 from __future__ import annotations
 
 import atexit
-import importlib.util
 import json
 import os
 import resource
@@ -30,8 +29,8 @@ from typing import IO, Any, Protocol
 
 from . import jail
 from .channel import CRASH, START, TIMEOUT, BotFault, Channel
-from .errors import BotLoadError
 from .limits import Limits
+from .plugins import locate
 from .zygote import signal_name
 
 #: Starting an interpreter and importing a bot is not thinking time.
@@ -118,9 +117,9 @@ class Zygote:
     """The engine's handle on one sandbox: a bubblewrap process whose zygote
     forks a child per match (see :mod:`.zygote` for the messages)."""
 
-    def __init__(self, target: Sequence[str], code: dict[str, Path], files: Sequence[Path],
+    def __init__(self, target: Sequence[str], code: dict[str, Path], dirs: dict[Path, str],
                  bot_dir: Path | None, limits: Limits, log: Path | None) -> None:
-        self.target, self.code, self.files, self.bot_dir = list(target), code, files, bot_dir
+        self.target, self.code, self.dirs, self.bot_dir = list(target), code, dirs, bot_dir
         self.limits, self.log = limits, log
         self.proc: subprocess.Popen[bytes] | None = None
         self.control: socket.socket | None = None
@@ -129,12 +128,14 @@ class Zygote:
         control, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         inner = [jail.python(), "-S", "-s", "-B", "-P", "-m", "bohnarena.zygote",
                  str(theirs.fileno()), json.dumps(rlimits(self.limits)), *self.target]
-        argv = jail.command(inner, self.code, self.files, self.bot_dir, self.limits.disk_mb)
+        argv = jail.command(inner, self.code, self.dirs, self.bot_dir, self.limits.disk_mb)
         stderr = _log_file(self.log)
         try:
+            # An empty environment for bubblewrap too: as the sandbox's first
+            # process, its /proc/1/environ is readable inside.
             self.proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                          stderr=stderr, pass_fds=(theirs.fileno(),),
-                                         start_new_session=True)
+                                         start_new_session=True, env={})
         finally:
             theirs.close()
             if not isinstance(stderr, int):
@@ -263,43 +264,20 @@ def endpoint(game: str, spec: str | None, command: Sequence[str] | None, isolati
         return ProcessEndpoint(argv, limits, log, framed=not command)
     jail.bwrap()
     if command:
-        # The program's own files appear read-only at their absolute paths.
-        argv = [str(Path(a).resolve()) if os.sep in a and Path(a).exists() else a
-                for a in command]
-        files = [Path(a) for a in argv if Path(a).is_absolute() and Path(a).exists()]
+        argv, dirs = jail.command_files(command)
         key: tuple = ("command", tuple(argv), limits, log)
-        return SandboxEndpoint(key, lambda: Zygote(["--command", *argv], {}, files, None,
+        return SandboxEndpoint(key, lambda: Zygote(["--command", *argv], {}, dirs, None,
                                                    limits, log), limits, False)
     target, code, bot_dir = python_target(spec or "")
     return SandboxEndpoint(("python", game, spec, limits, log),
-                           lambda: Zygote(["--spec", game, target], code, (), bot_dir,
+                           lambda: Zygote(["--spec", game, target], code, {}, bot_dir,
                                           limits, log), limits, True)
 
 
 def python_target(spec: str) -> tuple[str, dict[str, Path], Path | None]:
     """How a Python bot is loaded in the sandbox, found without importing it
-    here: (its spec inside, its top-level package paths, its file's directory)."""
-    from .plugins import registered
-
-    where, _, attr = spec.rpartition(":")
-    if where.endswith(".py"):
-        file = Path(where).expanduser().resolve()
-        if not file.is_file():
-            raise BotLoadError(f"bot file {where} does not exist")
-        return f"{jail.BOT_DIR}/{file.name}:{attr}", {}, file.parent
-    if not where:
-        ep = registered().get(spec)
-        if ep is None:
-            raise BotLoadError(f"unknown bot {spec!r}")
-        spec = ep.value
-        where = spec.partition(":")[0]
-    top = where.partition(".")[0]
-    found = importlib.util.find_spec(top)  # a top-level name: finders only, no code runs
-    if found is None:
-        raise BotLoadError(f"cannot find module {top}")
-    locations = list(found.submodule_search_locations or [])
-    path = Path(locations[0]) if locations else Path(found.origin or "")
-    if not path.exists():
-        raise BotLoadError(f"cannot find module {top}")
-    name = top if locations else path.name
-    return spec, {name: path}, None
+    here: (its spec inside, the packages it may import, its file's directory)."""
+    found = locate(spec)
+    if found.file is not None:
+        return f"{jail.BOT_DIR}/{found.file.name}:{found.attr}", {}, found.file.parent
+    return f"{found.module}:{found.attr}", dict(found.paths), None

@@ -70,3 +70,4 @@ def test_bots_lists_registered_bots_with_origin_and_version():
     r = run("bots")
     line = next(x for x in r.output.splitlines() if x.startswith("trader"))
     assert "bohnarena_bots.trader:TraderBot" in line and "bohnarena" in line
+    assert line.split()[1] == "bohnanza"

@@ -35,12 +35,17 @@ class Reads(Bot):
 
     def plant_second(self, view):
         t = targets()
-        for path in t.get("secrets", []) + ["/proc/1/environ", "/root", "/home", "/etc/passwd"]:
+        for path in t.get("secrets", []) + ["/proc/1/environ", "/etc/passwd"]:
             try:
                 data = Path(path).read_bytes() if Path(path).is_file() else os.listdir(path)
-                report(f"GOT {path}: {str(data)[:60]}")
+                report(f"GOT {path}: {str(data)[:60]}" if data else f"empty {path}")
             except OSError:
                 report(f"sealed {path}")
+        for path in t.get("listed", []):
+            try:
+                report(f"listed {path}: {sorted(os.listdir(path))}")
+            except OSError:
+                report(f"listed {path}: []")
         report(f"env {sorted(os.environ)}")
         report(f"pids {sorted(p for p in os.listdir('/proc') if p.isdigit())}")
         return False

@@ -1,0 +1,194 @@
+"""The sandbox against a hostile bot author (issue 10): each attack in
+tests/hostile/attacks.py runs in a real league; the league finishes with
+every match, the bot gets nothing (its log says "sealed", never "GOT"),
+nothing is written outside its private /tmp and nothing of it is left
+running."""
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import sysconfig
+import time
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+
+from bohnarena.channel import BotFault, Channel
+from bohnarena.runner import run_league
+
+HERE = Path(__file__).parent
+pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None,
+                                reason="needs bubblewrap (Debian package bubblewrap)")
+
+
+def hostile_league(tmp_path, bot, targets, command=None, isolation="sandbox", deals=1):
+    botdir = tmp_path / "bot"
+    botdir.mkdir(exist_ok=True)
+    shutil.copy(HERE / "attacks.py", botdir / "attacks.py")
+    (botdir / "targets.json").write_text(json.dumps(targets))
+    entry = (f'{{ command = {json.dumps(command)}, isolation = "{isolation}" }}' if command
+             else f'{{ spec = "{botdir / "attacks.py"}:{bot}", isolation = "{isolation}" }}')
+    path = tmp_path / "league.toml"
+    path.write_text(f'name = "h"\nedition = "classic"\nplayers = 3\ndeals = {deals}\nseed = 5\n'
+                    '[limits]\ndecision_seconds = 1\nmax_faults = 5\ndisk_mb = 4\n'
+                    f'[bots]\nhostile = {entry}\nplanner = "planner"\nrandom = "random"\n')
+    return path
+
+
+def play(tmp_path, bot, targets=None, **kw):
+    out = tmp_path / "out"
+    summary = run_league(hostile_league(tmp_path, bot, targets or {}, **kw), out, workers=2,
+                         progress=False)
+    assert summary.complete and summary.played == 3 * kw.get("deals", 1)
+    rows = pq.read_table(out / "matches").to_pylist()
+    for row in rows:  # the honest bots are never charged
+        for seat, name in enumerate(row["seats"]):
+            if name != "hostile":
+                assert row["faults"][seat] == 0, row
+    log = (out / "bots" / "hostile.log").read_text()
+    return out, log
+
+
+def test_reads_nothing_of_the_organisers(tmp_path):
+    secrets = [str(tmp_path / "league.toml"), str(tmp_path / "out"),
+               str(tmp_path / "out" / "league.toml"), str(HERE / "bots.py"),
+               f"/proc/{os.getpid()}/mem", f"/proc/{os.getpid()}/environ"]
+    site = sysconfig.get_paths()["purelib"]
+    out, log = play(tmp_path, "Reads", {"secrets": secrets, "listed": [site, str(Path.home())]})
+    got = [line for line in log.splitlines() if line.startswith("GOT")]
+    assert not got, got
+    # Installed packages (other bots among them) are hidden; of the home
+    # directory only the way to the interpreter shows, if it lives there.
+    listed = dict(line[7:].split(": ", 1) for line in log.splitlines() if line.startswith("listed"))
+    assert listed[site] == "[]"
+    home = eval(listed[str(Path.home())])
+    assert home == [] or Path(sys.base_prefix).is_relative_to(Path.home() / home[0])
+    assert f"sealed {tmp_path / 'league.toml'}" in log
+    env = next(line for line in log.splitlines() if line.startswith("env "))
+    assert "HOME" in env and "PYTHONPATH" in env and "SEED" not in env.upper().replace(
+        "PYTHONHASHSEED", "")
+    # its own PID namespace: bubblewrap's init, the zygote and the match's process
+    pids = next(line for line in log.splitlines() if line.startswith("pids "))
+    assert eval(pids[5:]) == ["1", "2", "3"] or len(eval(pids[5:])) <= 4
+
+
+def test_signals_reach_nothing_outside(tmp_path):
+    sleeper = subprocess.Popen(["sleep", "60"])
+    try:
+        out, log = play(tmp_path, "Signals", {"pids": [os.getpid(), os.getppid(), sleeper.pid]})
+        assert sleeper.poll() is None  # the organiser's process was not touched
+    finally:
+        sleeper.kill()
+    assert "signalled" not in log or all(f"signalled {p} " not in log
+                                         for p in (os.getpid(), sleeper.pid))
+
+
+def test_writes_stay_in_its_private_tmp(tmp_path):
+    site = Path(sysconfig.get_paths()["purelib"])
+    out, log = play(tmp_path, "Writes", {"writable": [str(site), str(tmp_path), str(HERE)]})
+    assert "GOT" not in log, log
+    assert not (site / "evil.pth").exists() and not (tmp_path / "evil.pth").exists()
+    counts = [int(line.split()[-1]) for line in log.splitlines() if line.startswith("tmp files")]
+    assert counts and max(counts) <= 4 * 1024 // 64  # disk_mb = 4 of 64 KB files
+
+
+def _leftovers(pattern):
+    return subprocess.run(["pgrep", "-f", pattern], capture_output=True, text=True).stdout.split()
+
+
+def test_no_child_process_and_nothing_outlives_the_match(tmp_path):
+    out, log = play(tmp_path, "Spawns")
+    assert "GOT" not in log, log
+    assert "no child" in log and "no fork" in log
+    assert not _leftovers("sleep 424[23]")
+
+
+def test_a_command_bot_that_detaches_children_leaves_nothing_behind(tmp_path):
+    script = tmp_path / "detach.sh"
+    shutil.copy(Path(__file__).parents[2] / "bots" / "first_choice.sh", tmp_path)
+    script.write_text('setsid sleep 4244 &\nexec bash "$(dirname "$0")/first_choice.sh"\n')
+    out, log = play(tmp_path, None, command=["bash", str(script)])
+    time.sleep(0.2)
+    assert not _leftovers("sleep 4244")
+    assert not _leftovers("bohnarena.zygote")  # the sandboxes end with their workers
+
+
+def test_no_network(tmp_path):
+    with socket.socket() as server:
+        server.bind(("127.0.0.1", 0))
+        server.listen()
+        out, log = play(tmp_path, "Connects", {"port": server.getsockname()[1]})
+    assert "GOT" not in log and "no network" in log
+
+
+def test_every_match_starts_fresh(tmp_path):
+    out, log = play(tmp_path, "Remembers", deals=2)
+    assert "GOT" not in log, log
+
+
+@pytest.mark.parametrize("answer", [
+    "[" * 100_000 + "]" * 100_000,  # deep JSON: a RecursionError in the parser
+    '{"decisions": 5}',             # a wrong-typed start reply
+    '{"decisions": [{"x": 1}]}',
+    '"just a string"',
+], ids=["deep", "int", "dicts", "string"])
+def test_malformed_start_replies_are_the_bots_fault(tmp_path, answer):
+    script = tmp_path / "bad.sh"
+    (tmp_path / "reply").write_text(answer + "\n")
+    script.write_text('read line\ncat "$(dirname "$0")/reply"\nwhile read line; do :; done\n')
+    from bohnarena.bohnanza import ruleset
+    from bohnarena.league import BotEntry
+    from bohnarena.remote import remote_seat
+    seat = remote_seat("bohnanza", BotEntry("bad", command=("bash", str(script)),
+                                            isolation="sandbox"))
+    fault = seat.start(0, ruleset("classic", 3), 1)
+    assert fault is not None and fault.startswith("protocol"), fault
+    assert seat.channel is None and seat.forfeits(1)  # the process is gone; it forfeits
+
+
+def test_a_bot_that_never_reads_cannot_block_the_engine():
+    reader, writer = os.pipe()  # nobody reads `reader`
+    channel = Channel(os.open(os.devnull, os.O_RDONLY), writer, 1024)
+    start = time.perf_counter()
+    with pytest.raises(BotFault) as fault:
+        channel.send({"x": "y" * (8 * 1024 * 1024)}, time.perf_counter() + 0.3)
+    assert fault.value.kind == "timeout" and time.perf_counter() - start < 2
+    channel.close()
+    os.close(reader)
+
+
+def test_fault_details_reach_only_the_organiser(tmp_path):
+    """Other seats learn "fault of type T", never the text."""
+    from bohnarena.bohnanza import Bot, play_match, ruleset
+
+    seen = []
+
+    class Watcher(Bot):
+        def plant_second(self, view):
+            seen.extend(r for r in view.history if r[0] == "fault")
+            return False
+
+    class Leaks(Bot):
+        def plant_second(self, view):
+            raise RuntimeError("secret message to my friend")
+
+    _, records = play_match(ruleset("classic", 3), 4, [Leaks(), Watcher(), Bot()])
+    assert any("secret message" in r[3] for r in records if r[0] == "fault")
+    assert seen and all(r[3] == "raised" for r in seen if r[1] == 0)
+
+
+def test_missing_bubblewrap_is_one_line_and_writes_nothing(tmp_path, monkeypatch):
+    from click.testing import CliRunner
+
+    from bohnarena.cli import cli
+
+    monkeypatch.setattr(shutil, "which", lambda name: None)
+    path = hostile_league(tmp_path, "Reads", {})
+    r = CliRunner().invoke(cli, ["run", str(path), "-o", str(tmp_path / "out")])
+    assert r.exit_code == 2 and "bubblewrap" in r.output and "Traceback" not in r.output
+    assert len(r.output.strip().splitlines()) == 1
+    assert not (tmp_path / "out").exists()
