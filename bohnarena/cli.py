@@ -72,9 +72,8 @@ def _setup(game_name: str, edition: str | None, players: int, options: Sequence[
 
 
 COMMAND_PREFIX = "cmd:"
-#: The out-of-process isolation that is there under every naming (see limits.ISOLATIONS).
-SANDBOXED = "subprocess"
-isolation_choice = click.Choice(sorted(set(ISOLATIONS) | {SANDBOXED}))
+SANDBOXED = "sandbox"
+isolation_choice = click.Choice(ISOLATIONS)
 
 
 def play_entries(bots: Sequence[str], isolation: str) -> list[BotEntry]:
@@ -91,7 +90,8 @@ def play_entries(bots: Sequence[str], isolation: str) -> list[BotEntry]:
                 raise UsageError(f"seat {i}: cannot split {bot!r}: {e}") from None
             if not command:
                 raise UsageError(f"seat {i}: {COMMAND_PREFIX} needs a command line")
-            entries.append(BotEntry(Path(command[-1]).name, command=command, isolation=SANDBOXED))
+            mode = SANDBOXED if isolation == "inprocess" else isolation
+            entries.append(BotEntry(Path(command[-1]).name, command=command, isolation=mode))
         else:
             entries.append(BotEntry(bot, spec=bot, isolation=isolation))
     return entries
@@ -119,7 +119,7 @@ def play(game: str, edition: str | None, options: tuple[str, ...], seed: int, qu
     Examples:
       bohnarena play --edition classic --seed 7 planner trader random random
       bohnarena play planner random 'cmd:bash bots/first_choice.sh'
-      bohnarena play --isolation subprocess planner their_bot.py:TheirBot random
+      bohnarena play --isolation sandbox planner their_bot.py:TheirBot random
     """
     from .limits import Limits
     from .plugins import locate
@@ -217,10 +217,14 @@ def run(league_file: str, out: str | None, workers: int | None, restart: bool, n
     was played, 1 when some could not be, 130 when interrupted.
     """
     from .execution import DaskBackend
-    from .league import load_league
+    from .league import guessable_seed, load_league
     from .runner import run_league
 
-    load_league(league_file)  # bad input is reported before any cluster starts
+    league = load_league(league_file)  # bad input is reported before any cluster starts
+    if guessable_seed(league):
+        click.echo(f"Warning: seed {league.seed} is small enough for a sandboxed bot to find by "
+                   'trying seeds against its own hand; use seed = "secret" for untrusted bots.',
+                   err=True)
     part = parse_shard(shard)
     if scheduler and backend != "dask":
         raise UsageError("--scheduler goes with --backend dask")
@@ -362,7 +366,8 @@ def replay(results_dir: str, match_id: int | None, at: int | None, seat: int | N
               help="Where the bot runs while it is checked. Default: in this process for "
                    "the shipped bots, else in a sandbox process.")
 @click.option("--command", "is_command", is_flag=True,
-              help="SPEC is a command line (a bot in any language), run as a subprocess.")
+              help="SPEC is a command line (a bot in any language), run in a sandbox "
+                   "(or as a process with --isolation process).")
 @click.option("--decision-seconds", type=float, default=None,
               help="Time limit per decision (default: the league default).")
 @click.option("--seed", type=int, default=0, show_default=True)
@@ -373,9 +378,8 @@ def check_bot(spec: str, game: str, isolation: str | None, is_command: bool,
     illegally, raise or time out, and must play the same moves for the same
     seed. Exit code 0 only when it passes.
 
-    A bot that is not shipped with bohnarena runs in a sandbox process
-    unless --isolation inprocess is given: checking a bot does not import it
-    here. A bot that does not start is reported with the end of its stderr.
+    A bot that is not shipped with bohnarena runs in the sandbox unless
+    --isolation says otherwise: checking a bot does not import it here. A bot that does not start is reported with the end of its stderr.
     """
     import shlex
 
@@ -388,7 +392,8 @@ def check_bot(spec: str, game: str, isolation: str | None, is_command: bool,
     if isolation is None:
         isolation = "inprocess" if not is_command and spec.strip() in shipped_bots() else SANDBOXED
     if is_command:
-        entry = BotEntry(spec, command=tuple(shlex.split(spec)), isolation=SANDBOXED)
+        mode = SANDBOXED if isolation == "inprocess" else isolation
+        entry = BotEntry(spec, command=tuple(shlex.split(spec)), isolation=mode)
     else:
         if isolation == "inprocess":
             load_bot(spec, g.bot_base)

@@ -55,6 +55,7 @@ class Host:
         self.bot: Any = None
         self.rules: Any = None
         self.history: list[tuple] = []
+        self.view: dict[str, Any] = {}
 
     def handle(self, msg: dict[str, Any]) -> dict[str, Any] | None:
         kind = msg.get("type")
@@ -62,13 +63,16 @@ class Host:
             self.rules = self.wire.rules_from_json(msg["rules"])
             self.bot = self.bot_class()
             self.history.clear()
+            self.view = {}
             self.bot.start(msg["seat"], self.rules, random.Random(msg["seed"]))
             return {"decisions": sorted(self.bot.decisions(self.rules))}
         if kind == "decide":
             # Events come as tuples (framed) or as JSON objects.
             self.history.extend(e if isinstance(e, tuple) else tuple(e.values())
                                 for e in msg["events"])
-            view = self.wire.json_view(msg["view"], self.rules, self.history)
+            # A framed view holds only what changed since the last one.
+            self.view.update(msg["view"])
+            view = self.wire.json_view(dict(self.view), self.rules, self.history)
             decision = msg["decision"]
             args = self.wire.args_from_json(decision, msg["args"])
             return {"answer": self.wire.answer_json(getattr(self.bot, decision)(view, *args))}

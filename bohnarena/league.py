@@ -15,6 +15,9 @@ from .limits import ISOLATION_ALIASES, ISOLATIONS, Limits
 TOP_KEYS = {"name", "game", "edition", "players", "deals", "seed", "rules", "bots", "run", "limits"}
 RUN_KEYS = {"batch_size", "moves", "workers", "isolation"}
 BOT_KEYS = {"spec", "command", "isolation"}
+SECRET = "secret"
+#: Below this a master seed can be found by a bot that tries seeds against its own hand.
+GUESSABLE = 2**40
 NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 
 
@@ -42,7 +45,7 @@ class League:
     edition: str
     players: int
     deals: int
-    seed: int
+    seed: int | None  # None: "secret", drawn at the first run and kept in its results
     bots: dict[str, BotEntry]  # by league name, in file order
     rules: dict[str, Any] = field(default_factory=dict)
     limits: Limits = field(default_factory=Limits)
@@ -50,6 +53,13 @@ class League:
     moves: bool = True
     workers: int = 0  # 0: all cores
     source: str = ""  # the file's text, frozen into the results
+
+
+def guessable_seed(league: League) -> bool:
+    """A league with out-of-process (untrusted) bots whose master seed a bot
+    could find by trying small seeds: every hand and the draw order follow."""
+    return (league.seed is not None and abs(league.seed) < GUESSABLE
+            and any(b.isolation == "sandbox" for b in league.bots.values()))
 
 
 def load_league(path: str | Path) -> League:
@@ -94,7 +104,11 @@ def parse_league(data: dict[str, Any], text: str = "", where: str = "league",
         raise LeagueError(f"{where}: unknown edition {edition!r} (known: {', '.join(game.editions())})")
     players = _get(data, "players", int, where)
     deals = _get(data, "deals", int, where)
-    seed = _get(data, "seed", int, where, 0)
+    seed = _get(data, "seed", (int, str), where, 0)
+    if isinstance(seed, bool) or (isinstance(seed, str) and seed != SECRET):
+        raise LeagueError(f"{where}: seed must be a whole number or \"{SECRET}\", not {seed!r}")
+    if seed == SECRET:
+        seed = None
     if deals < 1:
         raise LeagueError(f"{where}: deals must be at least 1")
     rules = _get(data, "rules", dict, where, {})

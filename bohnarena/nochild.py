@@ -12,6 +12,8 @@ import ctypes
 import errno
 import platform
 import struct
+from functools import cache
+from typing import Any
 
 # syscall numbers: fork, vfork, clone, clone3 (None: the architecture has no such call)
 _CALLS = {
@@ -39,21 +41,28 @@ def _program(arch: int, fork: int | None, vfork: int | None, clone: int, clone3:
     return prog
 
 
+class _Prog(ctypes.Structure):
+    _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+
+
+@cache
+def prepare() -> tuple[Any, Any, Any] | None:
+    """The filter, built once (a zygote builds it before it forks)."""
+    calls = _CALLS.get(platform.machine())
+    if calls is None:
+        return None
+    prog = _program(*calls)
+    buf = ctypes.create_string_buffer(b"".join(struct.pack("HBBI", *ins) for ins in prog))
+    return ctypes.CDLL(None, use_errno=True), _Prog(len(prog), ctypes.cast(buf, ctypes.c_void_p)), buf
+
+
 def forbid_new_processes() -> bool:
     """Install the filter in this process (inherited by its threads and kept
     across exec). True when installed."""
-    calls = _CALLS.get(platform.machine())
-    if calls is None:
+    prepared = prepare()
+    if prepared is None:
         return False
-    prog = _program(*calls)
-    raw = b"".join(struct.pack("HBBI", *ins) for ins in prog)
-    buf = ctypes.create_string_buffer(raw)
-
-    class Prog(ctypes.Structure):
-        _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
-
-    libc = ctypes.CDLL(None, use_errno=True)
-    fprog = Prog(len(prog), ctypes.cast(buf, ctypes.c_void_p))
+    libc, fprog, _ = prepared
     if libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
         return False
     return libc.prctl(_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, ctypes.byref(fprog), 0, 0) == 0

@@ -22,6 +22,7 @@ from .limits import Limits
 from .sandbox import Endpoint, endpoint
 
 PROTOCOL_VERSION = 1
+_NONE = object()
 END_SECONDS = 1.0
 
 
@@ -42,9 +43,10 @@ class RemoteSeat:
         self.times: list[float] = []
         self._seen = 0  # raw records already looked through
         self.framed = False
+        self._shown: dict[str, Any] = {}  # the view last sent (framed)
 
     def start(self, seat: int, rules: Any, seed: int) -> str | None:
-        self.spent, self._seen, self.asks = 0.0, 0, frozenset()
+        self.spent, self._seen, self.asks, self._shown = 0.0, 0, frozenset(), {}
         try:
             self.channel = self.endpoint.open()
             self.framed = self.channel.framed
@@ -72,12 +74,16 @@ class RemoteSeat:
             return None, f"{CRASH}: the bot process is gone"
         events: list[Any]
         events, self._seen = self.wire.events_since(view, self._seen)
-        if not self.framed:
-            events = [self.wire.event_json(e) for e in events]
-        default = getattr(self.wire.BASE, kind)(None, view, *args)
-        msg = {"type": "decide", "decision": kind, "view": self.wire.view_json(view),
-               "args": self.wire.args_json(kind, view, args), "events": events,
-               "default": self.wire.answer_json(default)}
+        shown = self.wire.view_json(view)
+        msg = {"type": "decide", "decision": kind, "view": shown,
+               "args": self.wire.args_json(kind, view, args), "events": events}
+        if self.framed:
+            # bohnarena's host keeps the last view: send what changed.
+            msg["view"] = {k: v for k, v in shown.items() if self._shown.get(k, _NONE) != v}
+            self._shown = shown
+        else:
+            msg["events"] = [self.wire.event_json(e) for e in events]
+            msg["default"] = self.wire.answer_json(getattr(self.wire.BASE, kind)(None, view, *args))
         left = max(0.0, self.limits.match_seconds - self.spent)
         try:
             reply = self._request(msg, min(self.limits.decision_seconds, left))

@@ -10,6 +10,7 @@ import hashlib
 import inspect
 import json
 import logging
+import secrets
 import sys
 import tempfile
 import time
@@ -191,7 +192,15 @@ def run_league(path: str | Path, out: str | Path | None = None, workers: int | N
     meta = {"bohnarena": __version__, "log_format": LOG_FORMAT, "game": league.game,
             "rules_version": game.version, "edition": league.edition, "bots": hashes,
             "shard": None if shard is None else f"{shard[0]}/{shard[1]}"}
+    if league.seed is None:
+        if shard is not None:
+            raise UsageError('a sharded league needs a master seed of its own: seed = "secret" '
+                             "is drawn by each run; write a large random number in a private "
+                             "copy of the league file")
+        meta["seed"] = secrets.randbits(63)
     store.open_for_run(league.source, meta, restart)
+    if league.seed is None:  # the run's own, kept in run.json (a resume reads it back)
+        league = replace(league, seed=store.meta().get("seed", meta["seed"]))
     try:
         backend = backend or LocalPool(workers if workers is not None else league.workers)
         check_workers(backend, league)

@@ -20,6 +20,7 @@ It runs as the sandbox's second process (bubblewrap's init is the first), so
 from __future__ import annotations
 
 import ctypes
+import gc
 import json
 import os
 import resource
@@ -44,6 +45,7 @@ def main(argv: list[str]) -> None:
         _send(control, {"error": f"{type(e).__name__}: {e}"[:500]})
         return
     _send(control, {"ready": True})
+    gc.freeze()  # a child's collections then leave the zygote's pages shared
     while True:
         try:
             data, fds, _, _ = socket.recv_fds(control, 4096, 1)
@@ -67,11 +69,15 @@ def _target(args: list[str]) -> Any:
         command = args[1:]
         return lambda sock: _exec(sock, command)
     from .host import private_stdio, serve, wire_of
-    from .nochild import forbid_new_processes
+    from .nochild import forbid_new_processes, prepare
     from .plugins import load_bot
 
     wire = wire_of(args[1])
     cls = load_bot(args[2], wire.BASE)
+    # What every match would otherwise do again in its child: read the
+    # game's data, build the filter.
+    getattr(wire, "warm", lambda: None)()
+    prepare()
 
     def serve_python(sock: int) -> None:
         forbid_new_processes()

@@ -11,13 +11,19 @@ from typing import Any
 from .bot import Accept, Anytime, Bot, DraftPick, Offer, Proposal
 from .decisions import DECISIONS as _DECISIONS
 from .records import as_dict
-from .rules import RuleSet, ruleset
+from .rules import RuleSet, edition_names, player_counts, ruleset
 from .table import PROTECTION
 from .view import SeatView
 from .view import events_since as _records_since
 
 BASE = Bot
 DECISIONS = tuple(_DECISIONS)
+
+
+def warm() -> None:
+    """Load the game's data now (a zygote does, once, before it forks)."""
+    for edition in edition_names():
+        ruleset(edition, player_counts(edition)[0])
 
 
 # -- engine -> bot ----------------------------------------------------------
