@@ -27,6 +27,7 @@ class Limits:
     memory_mb: int = 1024           # address space of each process of an out-of-process bot
     output_kb: int = 1024           # one message from an out-of-process bot (x16: its log)
     disk_mb: int = 64               # a sandboxed bot's private /tmp
+    max_processes: int = 32         # processes of a sandboxed command bot (Python bots: 1)
     max_faults: int = 100           # faults in one match before the bot forfeits
 
     @property

@@ -16,6 +16,7 @@ match's :class:`~.channel.Channel`, ``close()`` ends the match's processes.
 from __future__ import annotations
 
 import atexit
+import itertools
 import json
 import os
 import resource
@@ -23,6 +24,7 @@ import signal
 import socket
 import subprocess
 import sys
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import IO, Any, Protocol
@@ -113,6 +115,26 @@ class ProcessEndpoint:
         return f"died of signal {signal_name(-code)}" if code < 0 else f"exited with code {code}"
 
 
+_GROUPS = itertools.count()
+
+
+def pids_cgroup(limit: int) -> Path | None:
+    """A cgroup (v1 pids controller) that caps a sandbox's processes at
+    ``limit``, where this machine lets us make one (as root, usually); else
+    None, and the zygote counts processes itself."""
+    try:
+        own = next(line.split(":", 2)[2] for line in
+                   Path("/proc/self/cgroup").read_text().splitlines()
+                   if line.split(":")[1].split(",").count("pids"))
+        group = Path("/sys/fs/cgroup/pids", own.lstrip("/"),
+                     f"bohnarena-{os.getpid()}-{next(_GROUPS)}")
+        group.mkdir()
+        (group / "pids.max").write_text(str(limit))
+        return group
+    except (OSError, StopIteration, IndexError):
+        return None
+
+
 class Zygote:
     """The engine's handle on one sandbox: a bubblewrap process whose zygote
     forks a child per match (see :mod:`.zygote` for the messages)."""
@@ -123,11 +145,25 @@ class Zygote:
         self.limits, self.log = limits, log
         self.proc: subprocess.Popen[bytes] | None = None
         self.control: socket.socket | None = None
+        self.group: Path | None = None
 
     def start(self) -> None:
         control, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        # bubblewrap's init and the zygote count too
+        self.group = pids_cgroup(self.limits.max_processes + 2)
+        caps = {**rlimits(self.limits),
+                "processes": 0 if self.group else self.limits.max_processes}
         inner = [jail.python(), "-S", "-s", "-B", "-P", "-m", "bohnarena.zygote",
-                 str(theirs.fileno()), json.dumps(rlimits(self.limits)), *self.target]
+                 str(theirs.fileno()), json.dumps(caps), *self.target]
+        group = self.group
+
+        def enter_group() -> None:  # in the child, before exec: all it starts stays inside
+            if group is not None:
+                try:
+                    (group / "cgroup.procs").write_text("0")
+                except OSError:
+                    pass
+
         argv = jail.command(inner, self.code, self.dirs, self.bot_dir, self.limits.disk_mb)
         stderr = _log_file(self.log)
         try:
@@ -135,7 +171,8 @@ class Zygote:
             # process, its /proc/1/environ is readable inside.
             self.proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                          stderr=stderr, pass_fds=(theirs.fileno(),),
-                                         start_new_session=True, env={})
+                                         start_new_session=True, env={},
+                                         preexec_fn=enter_group)
         finally:
             theirs.close()
             if not isinstance(stderr, int):
@@ -195,6 +232,14 @@ class Zygote:
         if self.control is not None:
             self.control.close()
             self.control = None
+        if self.group is not None:
+            for _ in range(100):  # its last processes may take a moment to go
+                try:
+                    self.group.rmdir()
+                    break
+                except OSError:
+                    time.sleep(0.005)
+            self.group = None
 
 
 _ZYGOTES: dict[tuple, Zygote] = {}

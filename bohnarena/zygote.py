@@ -28,6 +28,8 @@ import shutil
 import signal
 import socket
 import sys
+import threading
+import time
 from typing import Any
 
 TMP = "/tmp"
@@ -37,6 +39,7 @@ _PR_SET_DUMPABLE = 4
 def main(argv: list[str]) -> None:
     control = socket.socket(fileno=int(argv[0]))
     limits = json.loads(argv[1])
+    processes = limits.pop("processes")
     # Not dumpable: a bot's process (same user) cannot ptrace its zygote.
     ctypes.CDLL(None).prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0)
     try:
@@ -45,6 +48,8 @@ def main(argv: list[str]) -> None:
         _send(control, {"error": f"{type(e).__name__}: {e}"[:500]})
         return
     _send(control, {"ready": True})
+    if processes:
+        threading.Thread(target=_count_processes, args=(processes,), daemon=True).start()
     gc.freeze()  # a child's collections then leave the zygote's pages shared
     while True:
         try:
@@ -116,14 +121,32 @@ def _fork(sock: int, control: socket.socket, limits: dict[str, int], run: Any) -
         os._exit(code)
 
 
+_over: list[str] = []  # why the counter killed the match's processes
+
+
+def _count_processes(limit: int) -> None:
+    """Where no cgroup caps the sandbox: kill the match's processes when they
+    are more than ``limit`` (checked every 10 ms, so a burst can pass it briefly)."""
+    while True:
+        time.sleep(0.01)
+        count = sum(1 for p in os.listdir("/proc") if p.isdigit()) - 2  # init and this one
+        if count > limit:
+            _over.append(f"was killed: more than {limit} processes")
+            try:
+                os.kill(-1, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+
+
 def _reap(pid: int | None) -> str | None:
-    ended = None
+    ended = _over.pop() if _over else None
+    _over.clear()
     if pid:
         try:
             done, status = os.waitpid(pid, os.WNOHANG)
         except ChildProcessError:
             done, status = 0, 0
-        if done:
+        if done and ended is None:
             ended = _describe(status)
     try:
         os.kill(-1, signal.SIGKILL)  # every process here but this one and init

@@ -192,3 +192,27 @@ def test_missing_bubblewrap_is_one_line_and_writes_nothing(tmp_path, monkeypatch
     assert r.exit_code == 2 and "bubblewrap" in r.output and "Traceback" not in r.output
     assert len(r.output.strip().splitlines()) == 1
     assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("cgroup", [True, False], ids=["cgroup", "counted"])
+def test_a_command_bot_has_a_process_cap(tmp_path, monkeypatch, cgroup):
+    import bohnarena.sandbox as sandbox
+    from bohnarena.bohnanza import ruleset
+    from bohnarena.league import BotEntry
+    from bohnarena.limits import Limits
+    from bohnarena.remote import remote_seat
+
+    if not cgroup:
+        monkeypatch.setattr(sandbox, "pids_cgroup", lambda limit: None)
+    script = tmp_path / "many.sh"
+    script.write_text('read line\necho \'{"decisions":[]}\'\n'
+                      'for i in $(seq 40); do sleep 4245 & done\nwhile read line; do :; done\n')
+    seat = remote_seat("bohnanza", BotEntry("many", command=("bash", str(script)),
+                                            isolation="sandbox"), Limits(max_processes=8))
+    assert seat.start(0, ruleset("classic", 3), 1) is None
+    time.sleep(0.5)
+    assert len(_leftovers("sleep 4245")) <= 8
+    seat.close()
+    sandbox.close_sandboxes()
+    time.sleep(0.1)
+    assert not _leftovers("sleep 4245")
