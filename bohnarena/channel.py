@@ -42,6 +42,7 @@ class Channel:
         # framed: the engine writes marshal frames (for bohnarena's own Python
         # host, which trusts the engine); the bot always answers in JSON lines.
         self.framed = framed
+        self.reused = False  # a command bot's process serving another match
         os.set_blocking(reader, False)
         os.set_blocking(writer, False)
         self._buffer = b""

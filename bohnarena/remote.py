@@ -43,6 +43,7 @@ class RemoteSeat:
         self.times: list[float] = []
         self._seen = 0  # raw records already looked through
         self.framed = False
+        self.reuse = False  # a command bot that serves match after match
         self._shown: dict[str, Any] = {}  # the view last sent (framed)
 
     def start(self, seat: int, rules: Any, seed: int) -> str | None:
@@ -50,12 +51,15 @@ class RemoteSeat:
         try:
             self.channel = self.endpoint.open()
             self.framed = self.channel.framed
+            if self.channel.reused:  # as UCI's ucinewgame: forget the last match
+                self.channel.send({"type": "new_match"}, time.perf_counter() + END_SECONDS)
             reply = self._request({"type": "start", "protocol": PROTOCOL_VERSION, "seat": seat,
                                    "rules": self.wire.rules_json(rules), "seed": seed},
                                   max(self.limits.decision_seconds, 10.0), counted=False)
             if "error" in reply:
                 raise BotFault(START, _text(reply["error"]))
             self.asks = self._decisions(reply.get("decisions"))
+            self.reuse = reply.get("reuse") is True and hasattr(self.endpoint, "keep")
         except BotFault as f:
             return self._lose(f)
         return None
@@ -108,7 +112,10 @@ class RemoteSeat:
                                    "ranks": list(result.ranks), "winners": list(result.winners)},
                                   time.perf_counter() + END_SECONDS)
             except BotFault:
-                pass  # the match is over: nothing it does now counts
+                self.reuse = False  # the match is over: nothing it does now counts
+            if self.reuse:
+                self.endpoint.keep(self.channel)  # type: ignore[attr-defined]
+                self.channel = None
         self.close()
         return None
 

@@ -244,12 +244,15 @@ class Zygote:
 
 _ZYGOTES: dict[tuple, Zygote] = {}
 _BROKEN: dict[tuple, BotFault] = {}  # bots that did not load: not tried again in this process
+_KEPT: dict[tuple, tuple[Channel, int]] = {}  # command bots kept for the next match, and their pids
 
 
 @atexit.register
 def close_sandboxes() -> None:
     """Ends this process's sandboxes (a worker's, at its end)."""
     pid = os.getpid()
+    for key in [k for k in _KEPT if k[0] == pid]:
+        _KEPT.pop(key)[0].close()
     for key in [k for k in _ZYGOTES if k[0] == pid]:
         _ZYGOTES.pop(key).kill()
 
@@ -285,8 +288,22 @@ class SandboxEndpoint:
         return z
 
     def open(self) -> Channel:
+        kept = _KEPT.pop(self.key, None)
+        if kept is not None:
+            if self.zygote().alive:
+                channel, self.pid = kept
+                channel.reused = True
+                return channel
+            kept[0].close()
         fd, self.pid = self.zygote().fork()
         return Channel(fd, fd, self.limits.output_kb * 1024, framed=self.framed)
+
+    def keep(self, channel: Channel) -> None:
+        """The match is over, and the command bot asked to serve the next one
+        too (``"reuse": true``): its process lives on in its sandbox."""
+        assert self.pid is not None
+        _KEPT[self.key] = (channel, self.pid)
+        self.pid = None
 
     def close(self) -> str | None:
         pid, self.pid = self.pid, None

@@ -216,3 +216,27 @@ def test_a_command_bot_has_a_process_cap(tmp_path, monkeypatch, cgroup):
     sandbox.close_sandboxes()
     time.sleep(0.1)
     assert not _leftovers("sleep 4245")
+
+
+REUSED = r'''n=0
+while IFS= read -r line; do
+  case "$line" in
+    *'"type":"new_match"'*) echo "new match" >&2 ;;
+    *'"type":"start"'*) n=$((n+1)); echo "match $n in $$" >&2; echo '{"decisions":[],"reuse":true}' ;;
+    *'"type":"end"'*) ;;
+    *) echo '{"error":"asked nothing"}' ;;
+  esac
+done
+'''
+
+
+def test_a_command_bot_may_ask_to_serve_match_after_match(tmp_path):
+    script = tmp_path / "reused.sh"
+    script.write_text(REUSED)
+    path = hostile_league(tmp_path, None, {}, command=["bash", str(script)], deals=2)
+    s = run_league(path, tmp_path / "out", workers=1, progress=False)
+    assert s.complete and s.played == 6
+    log = (tmp_path / "out" / "bots" / "hostile.log").read_text()
+    pids = {line.split()[-1] for line in log.splitlines() if line.startswith("match ")}
+    assert "match 6 in" in log and len(pids) == 1  # one process played all six
+    assert log.splitlines().count("new match") == 5
