@@ -217,10 +217,13 @@ def run(league_file: str, out: str | None, workers: int | None, restart: bool, n
     was played, 1 when some could not be, 130 when interrupted.
     """
     from .execution import DaskBackend
+    from .jail import bwrap
     from .league import guessable_seed, load_league
     from .runner import run_league
 
     league = load_league(league_file)  # bad input is reported before any cluster starts
+    if any(b.isolation == "sandbox" for b in league.bots.values()):
+        bwrap()  # a missing sandbox is the error to see, before any warning
     if guessable_seed(league):
         click.echo(f"Warning: seed {league.seed} is small enough for a sandboxed bot to find by "
                    'trying seeds against its own hand; use seed = "secret" for untrusted bots.',

@@ -2,6 +2,7 @@
 only, other bots' matches are unaffected, nothing is lost, and a sandboxed
 bot learns nothing beyond its seat's view."""
 
+import shutil
 from pathlib import Path
 
 import pyarrow.parquet as pq
@@ -13,6 +14,7 @@ from bohnarena.remote import remote_seat
 from bohnarena.limits import Limits
 from bohnarena.runner import run_league
 from bohnarena_bots.planner import PlannerBot
+from tests.conftest import needs_bwrap
 
 HERE = Path(__file__).parent
 LIMITS = ("[limits]\ndecision_seconds = 0.5\nmatch_seconds = 5\nmemory_mb = 512\noutput_kb = 64\n"
@@ -53,7 +55,7 @@ SANDBOXED = [
 ]
 
 
-@pytest.mark.parametrize("isolation", ["process", "sandbox"])
+@pytest.mark.parametrize("isolation", ["process", pytest.param("sandbox", marks=needs_bwrap)])
 @pytest.mark.parametrize("hostile,fault", SANDBOXED)
 def test_sandboxed_hostile_bots(tmp_path, hostile, fault, isolation):
     out = tmp_path / "out"
@@ -83,7 +85,8 @@ def test_in_process_hostile_bots(tmp_path, hostile, fault):
     assert any(k.startswith(fault) for k in kinds_of_faults(out))
 
 
-@pytest.mark.parametrize("isolation", ["inprocess", "process", "sandbox"])
+@pytest.mark.parametrize("isolation", ["inprocess", "process",
+                                       pytest.param("sandbox", marks=needs_bwrap)])
 def test_reseeding_global_random_changes_nothing(tmp_path, isolation):
     out = tmp_path / "out"
     run_league(league(tmp_path, "Reseeds", isolation), out, workers=1, progress=False)
@@ -99,6 +102,7 @@ def test_reseeding_global_random_changes_nothing(tmp_path, isolation):
     assert faults_by_bot(out)["hostile"] == 0
 
 
+@needs_bwrap
 def test_a_sandboxed_snoop_finds_no_engine_state(tmp_path):
     out = tmp_path / "out"
     run_league(league(tmp_path, "Snoops", "sandbox"), out, workers=1, progress=False)
@@ -125,12 +129,13 @@ def test_well_behaved_bots_play_identically_in_both_modes(spec):
     rules = ruleset("riogrande", 4)
     cls = load_bot(spec, Bot)
     inproc = play_match(rules, 9, [cls(), PlannerBot(), cls(), PlannerBot()])
-    for isolation in ("process", "sandbox"):
+    for isolation in ("process", "sandbox") if shutil.which("bwrap") else ("process",):
         seats = [remote_seat("bohnanza", BotEntry("b", spec=spec, isolation=isolation)),
                  PlannerBot(), cls(), PlannerBot()]
         assert play_match(rules, 9, seats) == inproc
 
 
+@needs_bwrap
 def test_a_bot_in_bash_plays_a_league(tmp_path):
     path = tmp_path / "sh.toml"
     script = Path(__file__).parents[2] / "bots" / "first_choice.sh"

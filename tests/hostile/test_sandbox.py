@@ -19,10 +19,10 @@ import pytest
 
 from bohnarena.channel import BotFault, Channel
 from bohnarena.runner import run_league
+from tests.conftest import needs_bwrap
 
 HERE = Path(__file__).parent
-pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None,
-                                reason="needs bubblewrap (Debian package bubblewrap)")
+pytestmark = needs_bwrap
 
 
 def hostile_league(tmp_path, bot, targets, command=None, isolation="sandbox", deals=1):
