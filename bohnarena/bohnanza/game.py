@@ -62,7 +62,8 @@ class Bohnanza:
         """A seat for a league's bot: in this process, or in a sandbox process."""
         if entry.isolation == "inprocess":
             assert entry.spec is not None
-            return BotSeat(load_bot(entry.spec, Bot)(), DECISIONS, limits, watchdog, timed)
+            # The bot is built in seat.start(), under the limits: its constructor's faults are its own.
+            return BotSeat(None, DECISIONS, limits, watchdog, timed, make=load_bot(entry.spec, Bot))
         command = entry.command or (sys.executable, "-m", "bohnarena.bohnanza.host", entry.spec)
         return ProcessSeat(command, limits or Limits(), log)
 
