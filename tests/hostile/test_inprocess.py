@@ -80,3 +80,121 @@ def test_a_spent_time_bank_forfeits(tmp_path):
     texts, all_forfeit = run(tmp_path, "SpendsBank", bank=1)
     assert all_forfeit
     assert texts == [("plant_second", "timeout: time bank of 1 s spent")] * 3
+
+
+# -- junk answers --------------------------------------------------------------
+import itertools  # noqa: E402
+import random  # noqa: E402
+import traceback  # noqa: E402
+from collections import Counter  # noqa: E402
+
+from bohnarena.bohnanza import Accept, Anytime, DraftPick, Offer  # noqa: E402
+from bohnarena.bohnanza.decisions import DECISIONS as CARD_DECISIONS  # noqa: E402
+from bohnarena.game import get_game  # noqa: E402
+from bohnarena.limits import DecisionTimeout, Limits, Watchdog  # noqa: E402
+from bohnarena.logbook import moves_table  # noqa: E402
+from bohnarena.seats import BotSeat  # noqa: E402
+from bohnarena.wuerfel.bot import Keep  # noqa: E402
+from bohnarena.wuerfel.match import DECISIONS as DICE_DECISIONS  # noqa: E402
+from bohnarena_bots.random_bot import RandomBot  # noqa: E402
+from bohnarena_bots.wuerfel_bots import RandomDiceBot  # noqa: E402
+
+ANSWERS = (Anytime, Offer, Accept, DraftPick, Keep)
+EXCEPTIONS = (ValueError, SystemExit, KeyboardInterrupt, GeneratorExit, RecursionError,
+              DecisionTimeout, MemoryError)
+DUNDERS = ("__eq__", "__ne__", "__hash__", "__iter__", "__len__", "__index__", "__bool__",
+           "__int__", "__lt__", "__le__", "__repr__", "__str__", "__getattr__",
+           "__contains__", "__getitem__", "__format__", "__reversed__")
+SCALARS = (0, 1, 2, 3, -1, -2, -3, 10**30, -10**30, 10**5000, 2**63, 0.0, 1.0, 1.5, float("nan"),
+           float("inf"), 1j, True, False, None, "", "0", "fulfil", "redeem", "fulfil ", "x" * 10_000,
+           b"", b"0", [], [0], [1, 0], [0, 0], [-1], [[0]], [None], {}, {"harvest": [0]}, (),
+           (0,), (1,), (0, 1), (0, 0), (-1,), (-1, -2), (True,), (0.0,), ("0",), (None,), ((0,),),
+           range(2), set(), {0}, frozenset(), object(), Ellipsis, len, Anytime, Keep,
+           itertools.count(), iter([0]))
+
+
+def evil(rng):
+    """An object of a plain-looking type whose dunders raise."""
+    exc = rng.choice(EXCEPTIONS)
+
+    def boom(*args, **kwargs):
+        raise exc("evil")
+
+    base = rng.choice((object, int, tuple, list, str, *ANSWERS))
+    names = rng.sample(DUNDERS, rng.randint(1, 8))
+    extra = {"__slots__": ()} if base in ANSWERS else {}
+    cls = type("Evil", (base,), {**extra, **{n: boom for n in names}})
+    value = {object: (), int: (0,), tuple: ((0,),), list: ([0],), str: ("fulfil",)}.get(base, ())
+    return cls(*value)
+
+
+def junk(rng, depth=0):
+    roll = rng.random()
+    if roll < 0.35 or depth > 1:
+        return rng.choice(SCALARS)
+    if roll < 0.5:
+        return evil(rng)
+    if roll < 0.6:
+        return [junk(rng, depth + 1) for _ in range(rng.randint(0, 3))]
+    if roll < 0.65:
+        return tuple(junk(rng, depth + 1) for _ in range(rng.randint(1, 3)))
+    cls = rng.choice(ANSWERS)  # an answer object, of any class, with junk in its fields
+    answer = cls()
+    for name in cls.__dataclass_fields__:
+        if rng.random() < 0.7:
+            object.__setattr__(answer, name, junk(rng, depth + 1))
+    return answer
+
+
+def junky(base, counts):
+    """``base`` answering junk half the time (its own legal answer otherwise,
+    so that the game gets to every decision)."""
+    def method(kind):
+        def answer(self, view, *args):
+            if self.junk_rng.random() < 0.5:
+                counts[kind] += 1
+                return junk(self.junk_rng)
+            return getattr(base, kind)(self, view, *args)
+        return answer
+
+    def start(self, seat, rules, rng):
+        base.start(self, seat, rules, rng)
+        self.junk_rng = random.Random(rng.random())
+
+    return type("Junky", (base,), {"start": start, **{k: method(k) for k in base.DECISIONS}})
+
+
+CONFIGS = [("bohnanza", "riogrande", 3, {}), ("bohnanza", "anniversary", 4, {"extra_bean": "jumping"}),
+           ("bohnanza", "classic", 5, {}), ("wuerfel", "standard", 3, {"early_stop": True}),
+           ("wuerfel", "standard", 2, {"early_stop": False}),
+           ("bohnanza", "anniversary", 3, {"extra_bean": "jumping"})]
+KINDS = (*CARD_DECISIONS, *DICE_DECISIONS)
+
+
+def test_ten_thousand_junk_answers_are_faults_only():
+    counts: Counter[str] = Counter()
+    limits = Limits(max_faults=10**9)  # never forfeit: every decision keeps being asked
+    card, dice = junky(RandomBot, counts), junky(RandomDiceBot, counts)
+    seed = 0
+    with Watchdog() as dog:
+        # 10,000 junk answers, and enough of every kind (the draft is rare).
+        while sum(counts.values()) < 10_000 or min(counts[k] for k in KINDS) < 100:
+            assert seed < 1000, counts
+            name, edition, players, options = CONFIGS[seed % len(CONFIGS)]
+            game = get_game(name)
+            rules = game.rules(edition, players, options)
+            cls, decisions = (card, CARD_DECISIONS) if name == "bohnanza" else (dice, DICE_DECISIONS)
+            # Both paths: the untimed one, and the timed one a league uses.
+            seats = [cls() if seed % 2 else BotSeat(cls(), decisions, limits, dog)
+                     for _ in range(players)]
+            try:
+                result, records = game.play(rules, seed, seats)
+            except BaseException as e:  # pytest would show the evil objects: their repr raises
+                raise AssertionError(f"match {seed}: {type(e).__name__} escaped:\n"
+                                     + "".join(traceback.format_tb(e.__traceback__))) from None
+            reasons = [r[3] for r in records if r[0] == "fault"]
+            assert all(r.startswith(("illegal", "malformed")) for r in reasons), set(reasons)
+            assert sum(result.faults) == len(reasons)
+            moves_table([(seed, records)], game.layout, game.columns)  # every record encodes
+            assert game.verify(rules, seed, records)[0] == result  # and replays
+            seed += 1
