@@ -198,3 +198,68 @@ def test_ten_thousand_junk_answers_are_faults_only():
             moves_table([(seed, records)], game.layout, game.columns)  # every record encodes
             assert game.verify(rules, seed, records)[0] == result  # and replays
             seed += 1
+
+
+# -- a real Ctrl-C, the deadline and the bank, seat by seat -------------------
+import os  # noqa: E402
+import signal  # noqa: E402
+import time  # noqa: E402
+
+from bohnarena.bohnanza import Bot  # noqa: E402
+
+
+class Slow(Bot):
+    def __init__(self, seconds=10**6, then=None):
+        self.seconds, self.then = seconds, then
+
+    def plant_second(self, view):
+        time.sleep(self.seconds)
+        return self.then
+
+
+class CtrlC(Bot):
+    """Sends itself a real SIGINT (as Ctrl-C would) and swallows what comes."""
+
+    def plant_second(self, view):
+        try:
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(1)
+        except BaseException:
+            pass
+        return False
+
+
+class OwnInterrupt(Bot):
+    def plant_second(self, view):
+        raise KeyboardInterrupt
+
+
+def seat(bot, dog=None, **limits):
+    s = BotSeat(bot, CARD_DECISIONS, Limits(**limits), dog)
+    assert s.start(0, None, 1) is None
+    return s
+
+
+def test_a_real_ctrl_c_stops_but_a_bots_own_keyboard_interrupt_is_a_fault():
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    with Watchdog() as dog:
+        assert seat(OwnInterrupt(), dog).decide("plant_second", None, ()) == (
+            None, "raised KeyboardInterrupt: ")
+        with pytest.raises(KeyboardInterrupt):  # even though the bot swallowed it
+            seat(CtrlC(), dog).decide("plant_second", None, ())
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
+def test_each_deadline_is_the_decision_limit_or_the_bank_left():
+    with Watchdog() as dog:
+        s = seat(Slow(), dog, decision_seconds=0.2, match_seconds=0.3)
+        start = time.perf_counter()
+        assert s.decide("plant_second", None, ()) == (None, "timeout: no answer within 0.2 s")
+        assert not s.forfeits(1)
+        assert s.decide("plant_second", None, ()) == (None, "timeout: time bank of 0.3 s spent")
+        assert s.forfeits(2) and time.perf_counter() - start < 1.0
+
+
+def test_a_late_answer_is_void_even_without_the_watchdog():
+    s = seat(Slow(0.1, True), decision_seconds=0.05)
+    assert s.decide("plant_second", None, ()) == (None, "timeout: no answer within 0.05 s")
