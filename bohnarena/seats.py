@@ -141,15 +141,19 @@ class BotSeat:
             if fault:
                 self.lost = True
                 return f"{fault} (in the constructor)"
-        asks, fault = self._call(self.bot.decisions, rules)
+        asks, fault = self._hook("decisions", rules)
         if fault is None and not (type(asks) is frozenset and all(type(k) is str for k in asks)
                                   and asks <= self.known):
             fault = "malformed: decisions() must return a frozenset of decision names"
         self.asks = frozenset() if fault else asks
-        return fault or self._call(self.bot.start, seat, rules, random.Random(seed))[1]
+        return fault or self._hook("start", seat, rules, random.Random(seed))[1]
 
     def decide(self, kind: str, view: Any, args: tuple) -> tuple[Any, str | None]:
-        return self._call(getattr(self.bot, kind), view, *args)
+        try:  # (not through _hook: one call less on the hot path)
+            fn = getattr(self.bot, kind)
+        except BaseException as e:
+            return None, self._lookup_fault(e)
+        return self._call(fn, view, *args)
 
     def forfeits(self, faults: int) -> bool:
         lim = self.limits
@@ -159,7 +163,21 @@ class BotSeat:
     def end(self, result: MatchResult) -> str | None:
         if self.lost:  # not built, out of time, or hung: nothing more is asked of it
             return None
-        return self._call(self.bot.end, result)[1]
+        return self._hook("end", result)[1]
+
+    def _hook(self, name: str, *args: Any) -> tuple[Any, str | None]:
+        try:
+            fn = getattr(self.bot, name)
+        except BaseException as e:
+            return None, self._lookup_fault(e)
+        return self._call(fn, *args)
+
+    def _lookup_fault(self, e: BaseException) -> str:
+        """The bot's method could not even be looked up (a property or
+        ``__getattr__`` of its own that raises)."""
+        if isinstance(e, KeyboardInterrupt) and genuine_interrupt(self.watchdog):
+            raise e
+        return _raised(e)
 
     def _call(self, fn: Any, *args: Any) -> tuple[Any, str | None]:
         if not self.timed:  # the fast path: trusted bots, no limits

@@ -151,3 +151,11 @@ class SpendsBank(Bot):
     def plant_second(self, view):
         time.sleep(0.3)
         return False
+
+
+class PropertyRaises(Bot):
+    """Its decision is a property that raises on lookup."""
+
+    @property
+    def plant_second(self):
+        raise SystemExit(5)

@@ -45,6 +45,7 @@ def run(tmp_path, hostile, bank=5):
     ("RaisesKeyboardInterrupt", "raised KeyboardInterrupt"),
     ("RaisesGeneratorExit", "raised GeneratorExit"),
     ("RaisesBaseException", "raised Bare"),
+    ("PropertyRaises", "raised SystemExit: 5"),
 ])
 def test_base_exceptions_are_faults(tmp_path, hostile, reason):
     texts, _ = run(tmp_path, hostile)
