@@ -114,8 +114,8 @@ class Watchdog:
                 sys.settrace(self._trace_before)
 
     def _alarm(self, signum: int, frame: Any) -> None:
-        if self.deadline is None or frame is None or frame.f_code is _RUN_CODE:
-            return  # no call in progress, or not inside the bot: never raise in run() itself
+        if self.deadline is None or frame is None or frame.f_code in _OWN_CODE:
+            return  # no call in progress, or not in the bot's code (never in run() itself)
         now = time.perf_counter()
         if now <= self.deadline:
             return

@@ -184,7 +184,7 @@ class BotSeat:
             try:
                 return fn(*args), None
             except BaseException as e:  # a bot's bug is a fault, never the run's end
-                if isinstance(e, KeyboardInterrupt) and genuine_interrupt(None):
+                if isinstance(e, KeyboardInterrupt) and genuine_interrupt(self.watchdog):
                     raise
                 return None, _raised(e)
         lim, dog = self.limits, self.watchdog
