@@ -159,3 +159,11 @@ class PropertyRaises(Bot):
     @property
     def plant_second(self):
         raise SystemExit(5)
+
+
+from bohnarena.wuerfel.bot import Bot as DiceBot  # noqa: E402
+
+
+class DiceInitSleeps(DiceBot):
+    def __init__(self):
+        time.sleep(10**6)

@@ -264,3 +264,17 @@ def test_each_deadline_is_the_decision_limit_or_the_bank_left():
 def test_a_late_answer_is_void_even_without_the_watchdog():
     s = seat(Slow(0.1, True), decision_seconds=0.05)
     assert s.decide("plant_second", None, ()) == (None, "timeout: no answer within 0.05 s")
+
+
+def test_the_dice_game_builds_bots_under_the_limits_too():
+    from bohnarena.league import BotEntry
+    game = get_game("wuerfel")
+    entries = [BotEntry("hostile", spec=f"{HERE / 'bots.py'}:DiceInitSleeps"),
+               BotEntry("greedy", spec="wuerfel-greedy")]
+    with Watchdog() as dog:
+        seats = [game.make_seat(e, Limits(decision_seconds=0.2), dog) for e in entries]
+        result, records = game.play(game.rules("standard", 2, {}), 1, seats)
+    assert [r for r in records if r[0] in ("fault", "forfeit")] == [
+        ("fault", 0, "start", "timeout: no answer within 0.2 s (in the constructor)"),
+        ("forfeit", 0)]
+    assert result.ranks == (2, 1)
