@@ -90,7 +90,7 @@ def serve(bot_class: type, wire: Wire, stdin: IO[bytes], stdout: IO[bytes]) -> N
     while (msg := read_frame(stdin)) is not None:
         try:
             reply = host.handle(msg)
-        except Exception as e:  # the bot's bug: a fault, and the process serves on
+        except BaseException as e:  # the bot's bug (sys.exit too): a fault; the process serves on
             reply = {"error": f"raised {type(e).__name__}: {e}"[:300]}
         if reply is not None:
             stdout.write(json.dumps(reply, separators=(",", ":")).encode() + b"\n")

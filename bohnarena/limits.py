@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import signal
+import sys
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields
 from typing import Any
 
@@ -56,27 +57,46 @@ class DecisionTimeout(BaseException):
 
 
 class Watchdog:
-    """Interrupts an in-process decision that runs past its ``deadline``
-    (set by the caller around each decision, a perf_counter time).
+    """Interrupts an in-process bot call that runs past its deadline.
 
-    One periodic SIGALRM timer per match (no system call per decision):
-    each tick checks the deadline of the decision in progress. Signals reach
-    only the main thread; elsewhere the watchdog is off and decisions run
-    unlimited (``active`` is False).
+    One periodic SIGALRM timer per batch (no system call per decision): each
+    tick checks the deadline of the call in progress (:meth:`run`) and, past
+    it, raises :class:`DecisionTimeout` on every tick until the call
+    returns. A bot that swallows them all (a bare ``except:`` in a loop) is
+    given up on after a grace period: see :meth:`_escape`.
+
+    Signals are handled only between bytecodes, so a C call that never
+    returns (``sum(range(10**12))``) cannot be interrupted in process. They
+    reach only the main thread; elsewhere the watchdog is off (``active`` is
+    False) and bot calls are timed only after they return.
+
+    It also tells a real Ctrl-C from a bot raising KeyboardInterrupt: see
+    :func:`genuine_interrupt`.
     """
 
     TICK = 0.05
 
     def __init__(self) -> None:
-        self.deadline: float | None = None
+        self.deadline: float | None = None  # perf_counter time; None: no call in progress
+        self.give_up = 0.0  # past this the call is abandoned
+        self.abandoned = False  # the current (or last) call was given up on
+        self.interrupted = False  # a real SIGINT arrived (seen only when guards_sigint)
+        self.guards_sigint = False
         self.active = False
         self._previous: Any = None
+        self._previous_int: Any = None
+        self._trace_before: Any = None
 
     def __enter__(self) -> Watchdog:
         if threading.current_thread() is threading.main_thread():
             self._previous = signal.signal(signal.SIGALRM, self._alarm)
             signal.setitimer(signal.ITIMER_REAL, self.TICK, self.TICK)
             self.active = True
+            # Only where Ctrl-C would raise KeyboardInterrupt anyway (not in
+            # pool workers, which ignore SIGINT): note that it really came.
+            if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+                self._previous_int = signal.signal(signal.SIGINT, self._interrupt)
+                self.guards_sigint = True
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -84,8 +104,84 @@ class Watchdog:
             signal.setitimer(signal.ITIMER_REAL, 0)
             signal.signal(signal.SIGALRM, self._previous)
             self.active = False
+        if self.guards_sigint:
+            signal.signal(signal.SIGINT, self._previous_int)
+            self.guards_sigint = False
+
+    def run(self, fn: Callable[..., Any], args: tuple, seconds: float, grace: float) -> Any:
+        """``fn(*args)``, interrupted ``seconds`` from now; given up on
+        ``grace`` seconds after that. The alarm never raises in this frame
+        itself (see :meth:`_alarm`), so the deadline is always cleared."""
+        now = time.perf_counter()
+        self.give_up = now + seconds + grace
+        self.abandoned = False
+        self.deadline = now + seconds
+        try:
+            return fn(*args)
+        finally:
+            self.deadline = None
+            if self.abandoned:
+                sys.settrace(self._trace_before)
 
     def _alarm(self, signum: int, frame: Any) -> None:
-        if self.deadline is not None and time.perf_counter() > self.deadline:
-            self.deadline = None
-            raise DecisionTimeout
+        if self.deadline is None or frame is None or frame.f_code in _OWN_CODE:
+            return  # no call in progress, or not in the bot's code (never in run() itself)
+        now = time.perf_counter()
+        if now <= self.deadline:
+            return
+        if now > self.give_up:
+            self._escape(frame)
+        raise DecisionTimeout
+
+    def _escape(self, frame: Any) -> None:
+        """Give up on a bot that swallows every DecisionTimeout: trace its
+        frames so that the next opcode raises again, also inside its
+        ``except`` blocks (a raise there leaves the ``try``).
+
+        A trace function that raises is removed by Python, so it re-arms
+        the alarm to fire within a millisecond, which traces afresh: every
+        millisecond at least two raises, until the call gives up. (A bot
+        can still hold out, by nesting handlers deeply or sitting in C code;
+        in-process bots are trusted, the sandbox is for the others.)"""
+        if not self.abandoned:
+            self.abandoned = True
+            self._trace_before = sys.gettrace()
+        f = frame
+        while f is not None and f.f_code is not _RUN_CODE:  # the bot's frames only
+            f.f_trace, f.f_trace_opcodes = self._raise, True
+            f = f.f_back
+        sys.settrace(self._raise)  # and every frame the bot calls next
+
+    def _raise(self, frame: Any, event: str, arg: Any) -> Any:
+        if frame.f_code in _OWN_CODE:
+            return None  # the watchdog's own frames (the alarm handler, run) are never traced
+        if event in ("exception", "return") or self.deadline is None:
+            return self._raise
+        signal.setitimer(signal.ITIMER_REAL, 0.001, self.TICK)  # this raise untraces: trace again soon
+        raise DecisionTimeout
+
+    def _interrupt(self, signum: int, frame: Any) -> None:
+        self.interrupted = True
+        raise KeyboardInterrupt
+
+
+_RUN_CODE = Watchdog.run.__code__
+_OWN_CODE = frozenset(f.__code__ for f in (Watchdog.run, Watchdog._alarm, Watchdog._escape,
+                                           Watchdog._raise, Watchdog._interrupt))
+
+
+def genuine_interrupt(dog: Watchdog | None) -> bool:
+    """Is a KeyboardInterrupt caught around a bot call a real Ctrl-C (stop
+    everything) or the bot's own raise (a fault)?
+
+    A SIGINT handler that notes the signal is installed once per batch by
+    the watchdog, never per call (the fast path stays free of system
+    calls). Pool workers ignore SIGINT (the parent stops the run), so there
+    any KeyboardInterrupt is a bot's; so it is outside the main thread,
+    where signals never land. Otherwise, with nobody noting signals, a real
+    Ctrl-C cannot be ruled out: stop."""
+    if dog is not None and dog.guards_sigint:
+        return dog.interrupted
+    if threading.current_thread() is not threading.main_thread():
+        return False
+    return signal.getsignal(signal.SIGINT) is not signal.SIG_IGN

@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import random
 import time
+from math import inf
+from types import WrapperDescriptorType
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Protocol
 
 from .game import MatchResult
-from .limits import DecisionTimeout, Limits, Watchdog
+from .limits import DecisionTimeout, Limits, Watchdog, genuine_interrupt
 from .seeding import derive_seed
 
 
@@ -109,61 +111,133 @@ class Seat(Protocol):
 
 
 class BotSeat:
-    """A bot in this process. Exceptions become faults, never crashes; with
-    ``limits`` and an active ``watchdog`` a slow decision is interrupted."""
+    """A bot in this process. Anything it raises (BaseException included,
+    bar a real Ctrl-C) becomes a fault, never a crash; with ``limits`` every
+    call is timed against the decision limit and the time bank, and with an
+    active ``watchdog`` a slow call is interrupted.
+
+    ``make`` (the bot's class) defers building the bot to :meth:`start`,
+    under the same limits: a constructor that raises or hangs is the bot's
+    fault, and the seat forfeits the match."""
 
     def __init__(self, bot: Any, decisions: Collection[str], limits: Limits | None = None,
-                 watchdog: Watchdog | None = None, timed: bool = False) -> None:
+                 watchdog: Watchdog | None = None, timed: bool = False,
+                 make: Callable[[], Any] | None = None) -> None:
         self.bot = bot
+        self.make = make
         self.known = frozenset(decisions)
         self.limits = limits
         self.watchdog = watchdog
         self.timed = timed or limits is not None
         self.times: list[float] | None = [] if timed else None  # seconds per decision
         self.asks: frozenset[str] = frozenset()
-        self.spent = 0.0  # seconds of decisions this match (the time bank)
+        self.spent = 0.0  # seconds of calls this match (the time bank)
+        self.lost = False  # given up on for this match: forfeit, ask nothing more
 
     def start(self, seat: int, rules: Any, seed: int) -> str | None:
-        asks, fault = self._call(self.bot.decisions, rules)
-        if fault is None and not (isinstance(asks, frozenset) and asks <= self.known):
+        self.spent, self.lost, self.asks = 0.0, False, frozenset()
+        if self.make is not None:
+            self.bot, fault = self._call(self.make)
+            if fault:
+                self.lost = True
+                return f"{fault} (in the constructor)"
+        asks, fault = self._hook("decisions", rules)
+        if fault is None and not (type(asks) is frozenset and all(type(k) is str for k in asks)
+                                  and asks <= self.known):
             fault = "malformed: decisions() must return a frozenset of decision names"
         self.asks = frozenset() if fault else asks
-        return fault or self._call(self.bot.start, seat, rules, random.Random(seed))[1]
+        return fault or self._hook("start", seat, rules, random.Random(seed))[1]
 
     def decide(self, kind: str, view: Any, args: tuple) -> tuple[Any, str | None]:
-        return self._call(getattr(self.bot, kind), view, *args)
+        try:  # (not through _hook: one call less on the hot path)
+            fn = getattr(self.bot, kind)
+        except BaseException as e:
+            return None, self._lookup_fault(e)
+        return self._call(fn, view, *args)
 
     def forfeits(self, faults: int) -> bool:
         lim = self.limits
-        return lim is not None and (faults >= lim.max_faults or self.spent > lim.match_seconds)
+        return self.lost or lim is not None and (faults >= lim.max_faults
+                                                 or self.spent >= lim.match_seconds)
 
     def end(self, result: MatchResult) -> str | None:
-        return self._call(self.bot.end, result)[1]
+        if self.lost:  # not built, out of time, or hung: nothing more is asked of it
+            return None
+        return self._hook("end", result)[1]
+
+    def _hook(self, name: str, *args: Any) -> tuple[Any, str | None]:
+        try:
+            fn = getattr(self.bot, name)
+        except BaseException as e:
+            return None, self._lookup_fault(e)
+        return self._call(fn, *args)
+
+    def _lookup_fault(self, e: BaseException) -> str:
+        """The bot's method could not even be looked up (a property or
+        ``__getattr__`` of its own that raises)."""
+        if isinstance(e, KeyboardInterrupt) and genuine_interrupt(self.watchdog):
+            raise e
+        return _raised(e)
 
     def _call(self, fn: Any, *args: Any) -> tuple[Any, str | None]:
         if not self.timed:  # the fast path: trusted bots, no limits
             try:
                 return fn(*args), None
-            except Exception as e:
-                return None, f"raised {type(e).__name__}: {e}"[:300]
+            except BaseException as e:  # a bot's bug is a fault, never the run's end
+                if isinstance(e, KeyboardInterrupt) and genuine_interrupt(self.watchdog):
+                    raise
+                return None, _raised(e)
         lim, dog = self.limits, self.watchdog
+        allowed = inf if lim is None else min(lim.decision_seconds, lim.match_seconds - self.spent)
         start = time.perf_counter()
-        if lim is not None and dog is not None and dog.active:
-            dog.deadline = start + lim.decision_seconds
+        answer, fault = None, None
         try:
-            try:
-                return fn(*args), None
-            finally:
-                if dog is not None:
-                    dog.deadline = None
-                took = time.perf_counter() - start
-                self.spent += took
-                if self.times is not None:
-                    self.times.append(took)
-        except DecisionTimeout:  # also when the alarm lands in the finally block above
-            return None, f"timeout: no answer within {lim.decision_seconds:g} s" if lim else "timeout"
-        except Exception as e:  # a bot's bug is a fault, never the league's crash
-            return None, f"raised {type(e).__name__}: {e}"[:300]
+            if lim is not None and dog is not None and dog.active:
+                answer = dog.run(fn, args, allowed, 2 * lim.decision_seconds)
+            else:
+                answer = fn(*args)
+        except DecisionTimeout:
+            fault = "timeout"
+        except BaseException as e:  # SystemExit, GeneratorExit, ...: the bot's fault
+            if isinstance(e, KeyboardInterrupt) and genuine_interrupt(dog):
+                raise
+            fault = _raised(e)
+        took = time.perf_counter() - start
+        self.spent += took
+        if self.times is not None:
+            self.times.append(took)
+        if dog is not None and dog.interrupted:
+            raise KeyboardInterrupt  # a real Ctrl-C that the bot swallowed
+        if took > allowed or fault == "timeout":  # a late answer is void too
+            return None, self._timeout(allowed)
+        return answer, fault
+
+    def _timeout(self, allowed: float) -> str:
+        lim, dog = self.limits, self.watchdog
+        if lim is None:
+            return "timeout"
+        if dog is not None and dog.abandoned:
+            self.lost = True
+            return (f"timeout: ignored the timeout for {2 * lim.decision_seconds:g} s more;"
+                    " given up for this match")
+        if self.spent >= lim.match_seconds or allowed < lim.decision_seconds:
+            self.lost = True
+            return f"timeout: time bank of {lim.match_seconds:g} s spent"
+        return f"timeout: no answer within {lim.decision_seconds:g} s"
+
+
+_PLAIN = (str, int, float, bool, type(None))
+
+
+def _raised(e: BaseException) -> str:
+    """A fault reason for what a bot raised, without running its code: a
+    message is shown only when Python itself renders it from plain values."""
+    cls = type(e)
+    args = BaseException.args.__get__(e)
+    text = ""
+    if isinstance(cls.__str__, WrapperDescriptorType) and all(type(a) in _PLAIN for a in args):
+        text = str(e)[:300]
+    return f"raised {cls.__name__}: {text}"[:300]
 
 
 class Referee:

@@ -105,7 +105,9 @@ class _Batch:
                                          self.logs_dir / f"{name}.log" if self.logs_dir else None)
                      for name in m.seats]
             result, records = self.game.play(self.rules, m.seed, seats)
-        except Exception as e:  # an engine bug or a bot constructor: this match only
+        except KeyboardInterrupt:
+            raise
+        except BaseException as e:  # an engine bug (bots' own errors are faults): this match only
             self.errors.append((m.id, f"{type(e).__name__}: {e}"[:500]))
             log.error("match %d failed: %s: %s", m.id, type(e).__name__, e)
             return

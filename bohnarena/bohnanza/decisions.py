@@ -3,6 +3,10 @@ how it is written to (and read back from) a decision record.
 
 ``check`` returns the answer in canonical form or raises
 :class:`~bohnarena.errors.IllegalAnswer` saying why it is not allowed.
+Checks look at exact types only (an int, not a bool, float or int
+subclass; a tuple or list; the answer class itself) and never call a bot's
+object (its ``__eq__``, ``__iter__``, ``__bool__``...): what they return is
+built of plain values, so recording it cannot fail.
 """
 
 from __future__ import annotations
@@ -16,22 +20,26 @@ from .bot import DECISION_METHODS, Accept, Anytime, DraftPick, Offer, Proposal
 from .table import PROTECTION, Table
 
 
+def _shown(x: int) -> str:
+    return str(x) if -10**9 < x < 10**9 else "(out of range)"
+
+
 def _index(x: Any, options: range | list[int] | tuple[int, ...], what: str) -> int:
     if type(x) is not int:
         raise IllegalAnswer(f"{what} must be an int, got {type(x).__name__}")
     if x not in options:
-        raise IllegalAnswer(f"{what} {x} is not one of {list(options)}")
+        raise IllegalAnswer(f"{what} {_shown(x)} is not one of {list(options)}")
     return x
 
 
 def _ints(x: Any, what: str) -> tuple[int, ...]:
-    if not isinstance(x, (tuple, list)) or any(type(i) is not int for i in x):
+    if type(x) not in (tuple, list) or any(type(i) is not int for i in x):
         raise IllegalAnswer(f"{what} must be a tuple of ints")
     return tuple(x)
 
 
 def _of(x: Any, cls: type, what: str) -> Any:
-    if not isinstance(x, cls):
+    if type(x) is not cls:
         raise IllegalAnswer(f"{what} must be a {cls.__name__} or None, got {type(x).__name__}")
     return x
 
@@ -41,13 +49,13 @@ def card_refs(t: Table, seat: int, refs: Any, revealed_ok: bool) -> tuple[int, .
     revealed cards as -1, -2 for the active player)."""
     refs = _ints(refs, "card references")
     if len(set(refs)) != len(refs):
-        raise IllegalAnswer(f"card references repeat: {refs}")
+        raise IllegalAnswer("card references repeat")
     hand = len(t.hands[seat])
     shown = len(t.revealed) if revealed_ok else 0
     for r in refs:
         if not (0 <= r < hand or -shown <= r < 0):
             where = f"hand of {hand}" + (f" and {shown} revealed" if shown else "")
-            raise IllegalAnswer(f"card reference {r} is not in the {where}")
+            raise IllegalAnswer(f"card reference {_shown(r)} is not in the {where}")
     return refs
 
 
@@ -62,7 +70,7 @@ def _varieties(t: Table, want: Any) -> tuple[int, ...]:
     in_play = t.rules.in_play
     for v in want:
         if v not in in_play:
-            raise IllegalAnswer(f"variety {v} is not in this match's deck")
+            raise IllegalAnswer(f"variety {_shown(v)} is not in this match's deck")
     return want
 
 
@@ -89,12 +97,14 @@ def _anytime(t: Table, seat: int, x: Any) -> Anytime | None:
     if x is None:
         return None
     x = _of(x, Anytime, "anytime answer")
+    if type(x.buy_field) is not bool:
+        raise IllegalAnswer(f"buy_field must be a bool, got {type(x.buy_field).__name__}")
+    harvest = _ints(x.harvest, "harvest")
     fields = [list(f) for f in t.fields[seat]]
     if x.buy_field:
-        if type(x.buy_field) is not bool or not t.can_buy_field(seat):
+        if not t.can_buy_field(seat):
             raise IllegalAnswer("cannot buy a third field now")
         fields.append([-1, 0])
-    harvest = _ints(x.harvest, "harvest")
     protect = PROTECTION[t.rules.protection]
     for f in harvest:  # in order: each harvest changes what protection allows next
         _index(f, protect(fields), "field to harvest")
@@ -115,7 +125,7 @@ def _offer_from(t: Table, seat: int, x: Any, active: bool) -> Offer | None:
         if to is not None:
             _index(to, [s for s in range(t.players) if s != seat], "addressee")
     else:
-        to = t.active
+        to = t.active  # whatever it said: offers from other players go to the active player
     return Offer(give, want, to)
 
 

@@ -61,7 +61,8 @@ class Bohnanza:
         """A seat for a league's bot: in this process, or in a sandbox process."""
         if entry.isolation == "inprocess":
             assert entry.spec is not None
-            return BotSeat(load_bot(entry.spec, Bot)(), DECISIONS, limits, watchdog, timed)
+            # The bot is built in seat.start(), under the limits: its constructor's faults are its own.
+            return BotSeat(None, DECISIONS, limits, watchdog, timed, make=load_bot(entry.spec, Bot))
         return remote_seat(self.name, entry, limits, log)
 
     # -- replay -------------------------------------------------------------

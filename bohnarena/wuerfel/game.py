@@ -69,7 +69,8 @@ class Wuerfel:
                   timed: bool = False) -> Any:
         if entry.isolation != "inprocess" or entry.spec is None:
             raise UsageError("the dice game runs bots in process only (no subprocess protocol yet)")
-        return BotSeat(load_bot(entry.spec, Bot)(), DECISIONS, limits, watchdog, timed)
+        # The bot is built in seat.start(), under the limits: its constructor's faults are its own.
+        return BotSeat(None, DECISIONS, limits, watchdog, timed, make=load_bot(entry.spec, Bot))
 
     # -- transcripts and replay -----------------------------------------------
     def transcript(self, records: Iterable[Sequence[Any]], names: Sequence[str]) -> Iterator[str]:

@@ -88,13 +88,19 @@ class Table:
 
 # -- decisions --------------------------------------------------------------
 def _keep(t: Table, seat: int, x: Any, roll: tuple[int, ...]) -> Keep:
-    if not isinstance(x, Keep):
+    # Exact types only, and never a call into the bot's objects (see
+    # bohnanza/decisions.py): the canonical answer records safely.
+    if type(x) is not Keep:
         raise IllegalAnswer(f"answer must be a Keep, got {type(x).__name__}")
-    dice = tuple(x.dice)
-    if not dice or any(type(i) is not int or not 0 <= i < len(roll) for i in dice) \
-            or len(set(dice)) != len(dice):
-        raise IllegalAnswer(f"keep at least one of dice 0-{len(roll) - 1}, each once: {dice}")
-    if type(x.stop) is not bool or (x.stop and not t.rules.early_stop):
+    dice = x.dice
+    if type(dice) not in (tuple, list) or any(type(i) is not int for i in dice):
+        raise IllegalAnswer("dice must be a tuple of ints")
+    dice = tuple(dice)
+    if not dice or any(not 0 <= i < len(roll) for i in dice) or len(set(dice)) != len(dice):
+        raise IllegalAnswer(f"keep at least one of dice 0-{len(roll) - 1}, each once")
+    if type(x.stop) is not bool:
+        raise IllegalAnswer(f"stop must be a bool, got {type(x.stop).__name__}")
+    if x.stop and not t.rules.early_stop:
         raise IllegalAnswer("stopping early is not allowed by these rules")
     return Keep(dice, x.stop)
 
@@ -102,15 +108,16 @@ def _keep(t: Table, seat: int, x: Any, roll: tuple[int, ...]) -> Keep:
 def _harvest(t: Table, seat: int, x: Any, dice: tuple[int, ...]) -> str | None:
     if x is None:
         return None
+    if type(x) is not str or x not in (FULFIL, REDEEM):
+        shown = repr(x[:20]) if type(x) is str else type(x).__name__
+        raise IllegalAnswer(f"answer must be 'fulfil', 'redeem' or None, not {shown}")
     if x == FULFIL:
         if t.fulfillable(seat, dice) < 1:
             raise IllegalAnswer("these dice do not meet the lowest open order")
         return FULFIL
-    if x == REDEEM:
-        if t.covered[seat] < 3:
-            raise IllegalAnswer("a card is redeemed after its 3rd order at the earliest")
-        return REDEEM
-    raise IllegalAnswer(f"answer must be 'fulfil', 'redeem' or None, not {x!r}")
+    if t.covered[seat] < 3:
+        raise IllegalAnswer("a card is redeemed after its 3rd order at the earliest")
+    return REDEEM
 
 
 STEP_CODE = {None: 0, FULFIL: 1, REDEEM: 2}

@@ -76,3 +76,102 @@ class Snoops(Bot):
                   if type(o).__name__ == "Table" and hasattr(o, "hands")]
         print(f"snoop: found {len(tables)} engine tables", file=sys.stderr, flush=True)
         return False
+
+
+# -- in process: bugs beyond Exception (tests/hostile/test_inprocess.py) ----
+class ExitsZero(Bot):
+    def plant_second(self, view):
+        sys.exit(0)
+
+
+class RaisesKeyboardInterrupt(Bot):
+    def plant_second(self, view):
+        raise KeyboardInterrupt
+
+
+class RaisesGeneratorExit(Bot):
+    def plant_second(self, view):
+        raise GeneratorExit
+
+
+class Bare(BaseException):
+    def __str__(self):  # its message is never rendered: this would hang the worker
+        while True:
+            pass
+
+
+class RaisesBaseException(Bot):
+    def plant_second(self, view):
+        raise Bare("bare")
+
+
+class InitRaises(Bot):
+    def __init__(self):
+        raise SystemExit(3)
+
+
+class InitSleeps(Bot):
+    def __init__(self):
+        time.sleep(10**6)
+
+
+class StartSleeps(Bot):
+    def start(self, seat, rules, rng):
+        super().start(seat, rules, rng)
+        time.sleep(10**6)
+
+
+class DecisionsSleep(Bot):
+    def decisions(self, rules):
+        time.sleep(10**6)
+
+
+class EndExits(Bot):
+    def end(self, result):
+        sys.exit(1)
+
+
+class SwallowsTimeout(Bot):
+    def plant_second(self, view):
+        while True:
+            try:
+                time.sleep(1)
+            except:  # noqa: E722 - the bug under test
+                pass
+
+
+class SwallowsTimeoutBusy(Bot):
+    """The same, busy in Python code rather than asleep in C."""
+
+    def plant_second(self, view):
+        while True:
+            try:
+                x = 0
+                for i in range(10**5):
+                    x += i
+            except:  # noqa: E722
+                continue
+
+
+class SpendsBank(Bot):
+    """Each decision fits the decision limit; together they overrun the bank."""
+
+    def plant_second(self, view):
+        time.sleep(0.3)
+        return False
+
+
+class PropertyRaises(Bot):
+    """Its decision is a property that raises on lookup."""
+
+    @property
+    def plant_second(self):
+        raise SystemExit(5)
+
+
+from bohnarena.wuerfel.bot import Bot as DiceBot  # noqa: E402
+
+
+class DiceInitSleeps(DiceBot):
+    def __init__(self):
+        time.sleep(10**6)
