@@ -84,16 +84,20 @@ class Host:
         return {"error": f"unknown message type {kind!r}"}
 
 
+_encode = json.JSONEncoder(separators=(",", ":")).encode
+
+
 def serve(bot_class: type, wire: Wire, stdin: IO[bytes], stdout: IO[bytes]) -> None:
     """Answer framed messages (see :func:`~.channel.encode_frame`) with JSON lines."""
     host = Host(bot_class, wire)
     while (msg := read_frame(stdin)) is not None:
         try:
             reply = host.handle(msg)
+            line = None if reply is None else _encode(reply)
         except BaseException as e:  # the bot's bug (sys.exit too): a fault; the process serves on
-            reply = {"error": f"raised {type(e).__name__}: {e}"[:300]}
-        if reply is not None:
-            stdout.write(json.dumps(reply, separators=(",", ":")).encode() + b"\n")
+            line = _encode({"error": f"raised {type(e).__name__}: {e}"[:300]})
+        if line is not None:
+            stdout.write(line.encode() + b"\n")
             stdout.flush()
 
 

@@ -28,6 +28,17 @@ class Decision:
     decode: Callable[[tuple], Any]  # record values -> answer
 
 
+#: What a seat sees of a record: the record, a masked copy, or None (nothing).
+Public = Callable[[tuple, int], "tuple | None"]
+
+
+def fault_type(text: str) -> str:
+    """The type of a fault: the first word of its reason ("timeout: ...").
+    All that other seats learn of it (the details are the organiser's, and
+    would be a channel between colluding bots)."""
+    return text.split(":", 1)[0].split(" ", 1)[0]
+
+
 class BotBase:
     """What every game's bot base class shares: the hooks, and the rule that a
     decision the bot's class does not override is never asked."""
@@ -86,6 +97,19 @@ class ViewBase:
     @property
     def turn(self) -> int:
         return self._table.turn
+
+
+def seen_by(records: Sequence[tuple], seat: int, public: Public) -> list[tuple]:
+    """The records ``seat`` saw, in order, as it saw them."""
+    return [p for p in (public(r, seat) for r in records) if p is not None]
+
+
+def events_since(view: ViewBase, start: int, public: Public) -> tuple[list[tuple], int]:
+    """Engine side (not for bots): the records ``view``'s seat saw from raw
+    record ``start`` on, and where the next call starts. Lets a seat in
+    another process get only what is new instead of the whole history."""
+    records = view._table.records
+    return seen_by(records[start:], view.seat, public), len(records)
 
 
 class Seat(Protocol):

@@ -13,6 +13,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from ..seats import fault_type, seen_by
+
 #: Value columns and their kind: "int", "ints" (list of int) or "str".
 COLUMNS: dict[str, str] = {
     "card": "int", "field": "int", "n": "int", "to": "int", "coins": "int",
@@ -81,14 +83,9 @@ def public(rec: tuple, seat: int) -> tuple | None:
     return rec
 
 
-def fault_type(text: str) -> str:
-    """The type of a fault: the first word of its reason ("timeout: ...")."""
-    return text.split(":", 1)[0].split(" ", 1)[0]
-
-
 def public_history(records: Sequence[tuple], seat: int) -> tuple[tuple, ...]:
     """The records ``seat`` could have seen, in order (see :func:`public`)."""
-    return tuple(p for p in (public(r, seat) for r in records) if p is not None)
+    return tuple(seen_by(records, seat, public))
 
 
 def as_dict(rec: Sequence[Any]) -> dict[str, Any]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..seats import ViewBase
+from ..seats import events_since as _events_since
 from .records import public, public_history
 
 if TYPE_CHECKING:
@@ -106,6 +107,4 @@ def events_since(view: SeatView, start: int) -> tuple[list[tuple], int]:
     """Engine side (not for bots): the records ``view``'s seat saw from raw
     record ``start`` on, and where the next call starts. Lets a sandboxed
     seat send only what is new instead of the whole history each decision."""
-    records = view._table.records
-    seen = [p for p in (public(r, view.seat) for r in records[start:]) if p is not None]
-    return seen, len(records)
+    return _events_since(view, start, public)

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
-from ..seats import BotBase, ViewBase
+from ..seats import BotBase, ViewBase, fault_type, seen_by
 from .orders import Order
 
 if TYPE_CHECKING:
@@ -55,8 +55,18 @@ class DiceView(ViewBase):
         return tuple(self._table.covered)
 
     @property
+    def cover_cards(self) -> tuple[int, ...]:
+        """Every seat's covering card (-1: the pile ran dry; it cannot fulfil)."""
+        return tuple(self._table.cover_card)
+
+    @property
     def draw_pile(self) -> int:
         return len(self._table.deck)
+
+    @property
+    def history(self) -> tuple[tuple, ...]:
+        """The match's records so far, as this seat saw them (see :func:`public`)."""
+        return tuple(seen_by(self._table.records, self._seat, public))
 
     def open_orders(self, seat: int | None = None) -> tuple[Order, ...]:
         """The orders still open on a seat's active card, lowest first."""
@@ -67,6 +77,18 @@ class DiceView(ViewBase):
     def fulfillable(self, dice: Sequence[int]) -> int:
         """How many of this seat's open orders, in a row from the lowest, ``dice`` meet."""
         return self._table.fulfillable(self._seat, dice)
+
+
+def public(rec: tuple, seat: int) -> tuple | None:
+    """``rec`` as ``seat`` saw it. The table is public, but of another seat's
+    fault only its type is told (the details are the organiser's, and would
+    be a channel between colluding bots), and which decisions a bot answers
+    itself ("seat" records) is nobody's business at the table."""
+    if rec[0] == "seat":
+        return None
+    if rec[0] == "fault" and rec[1] != seat:
+        return (*rec[:3], fault_type(rec[3]))
+    return rec
 
 
 class Bot(BotBase):

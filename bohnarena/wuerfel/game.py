@@ -7,11 +7,11 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from ..errors import UsageError
 from ..game import MatchResult
 from ..league import BotEntry
 from ..limits import Limits, Watchdog
 from ..plugins import load_bot
+from ..remote import remote_seat
 from ..replaylog import Divergence, replay
 from ..seats import BotSeat
 from . import rules as rules_mod
@@ -67,10 +67,12 @@ class Wuerfel:
     def make_seat(self, entry: BotEntry, limits: Limits | None = None,
                   watchdog: Watchdog | None = None, log: Path | None = None,
                   timed: bool = False) -> Any:
-        if entry.isolation != "inprocess" or entry.spec is None:
-            raise UsageError("the dice game runs bots in process only (no subprocess protocol yet)")
-        # The bot is built in seat.start(), under the limits: its constructor's faults are its own.
-        return BotSeat(None, DECISIONS, limits, watchdog, timed, make=load_bot(entry.spec, Bot))
+        """A seat for a league's bot: in this process, or in a sandbox process."""
+        if entry.isolation == "inprocess":
+            assert entry.spec is not None
+            # The bot is built in seat.start(), under the limits: its constructor's faults are its own.
+            return BotSeat(None, DECISIONS, limits, watchdog, timed, make=load_bot(entry.spec, Bot))
+        return remote_seat(self.name, entry, limits, log)
 
     # -- transcripts and replay -----------------------------------------------
     def transcript(self, records: Iterable[Sequence[Any]], names: Sequence[str]) -> Iterator[str]:
@@ -99,7 +101,7 @@ class Wuerfel:
 
         def emit(i: int, rec: tuple, table: Table) -> None:
             if as_json:
-                out.append(json.dumps({"move": i, **_as_dict(rec)}))
+                out.append(json.dumps({"move": i, **as_dict(rec)}))
             elif (line := say.line(rec)) is not None:
                 out.append(line)
             if rec[0] == "turn":
@@ -115,13 +117,14 @@ class Wuerfel:
         table, _ = self._replay(ruleset, seed, log, stop_at=move)
         state = _state(table)
         if as_json:
-            return [json.dumps({"move": move, "record": _as_dict(log[move]), "state": state})]
+            return [json.dumps({"move": move, "record": as_dict(log[move]), "state": state})]
         say = _Narrator(names)
         return [f"After move {move}: {(say.line(log[move]) or log[move][0]).strip()}",
                 *say.table(state)]
 
 
-def _as_dict(rec: Sequence[Any]) -> dict[str, Any]:
+def as_dict(rec: Sequence[Any]) -> dict[str, Any]:
+    """A record as ``{"kind", "seat", <named values>}``."""
     return {"kind": rec[0], "seat": rec[1], **dict(zip(LAYOUT[rec[0]], rec[2:]))}
 
 

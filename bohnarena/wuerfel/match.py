@@ -12,7 +12,6 @@ turns ends and ranks by coins.
 from __future__ import annotations
 
 import random
-from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
@@ -21,6 +20,7 @@ from ..game import MatchResult
 from ..seats import BotSeat, Decision, Referee, Seat
 from ..seeding import derive_seed
 from .bot import FULFIL, REDEEM, Bot, DiceView, Keep
+from .orders import met_in_a_row
 from .rules import PAYOUT, RuleSet
 
 MAX_TURNS = 2000  # an arena bound: bots that never fulfil would play forever
@@ -48,14 +48,7 @@ class Table:
     def fulfillable(self, seat: int, dice: Sequence[int]) -> int:
         if self.cover_card[seat] < 0:
             return 0
-        have = Counter(dice)
-        orders = self.rules.deck[self.active_card[seat]][self.covered[seat]:]
-        n = 0
-        for order in orders:
-            if not order.met(have):
-                break
-            n += 1
-        return n
+        return met_in_a_row(self.rules.deck[self.active_card[seat]][self.covered[seat]:], dice)
 
     def draw(self, seat: int) -> int | None:
         """The top harvest card; an empty pile first turns the seat's overview

@@ -91,6 +91,17 @@ class Order:
         return sum(max(0, need - k) for k in counts[:self.n])
 
 
+def met_in_a_row(orders: Sequence[Order], dice: Sequence[int]) -> int:
+    """How many of ``orders``, in a row from the first, ``dice`` (varieties) meet."""
+    have = Counter(dice)
+    n = 0
+    for order in orders:
+        if not order.met(have):
+            break
+        n += 1
+    return n
+
+
 def parse(text: str, ids: Mapping[str, int]) -> Order:
     def beans(part: str) -> tuple[tuple[int, int], ...]:
         out = Counter()

@@ -1,0 +1,167 @@
+"""The dice game's side of the JSON-lines bot protocol (docs/wuerfel.md,
+"Bots out of process"): rules, views, arguments and answers as JSON, both
+ways. It implements :class:`bohnarena.host.Wire`;
+:class:`bohnarena.remote.RemoteSeat` sends these messages and
+:mod:`bohnarena.host` answers them for Python bots.
+
+The rules travel as data (varieties, dice faces, the deck's orders as
+text): a bot in another language needs them to read its orders, and a
+sandboxed bot cannot read a ``deck_file`` or ``dice_file`` on the
+engine's disk.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ..seats import events_since as _events_since
+from .bot import FULFIL, REDEEM, Bot, DiceView, Keep, public
+from .game import as_dict
+from .orders import Order, met_in_a_row, parse
+from .rules import RuleSet
+
+BASE = Bot
+DECISIONS = Bot.DECISIONS
+STEPS = (FULFIL, REDEEM, None)  # the answers of "harvest"
+_SCALARS = (str, int, float, bool, type(None))
+
+
+# -- engine -> bot ----------------------------------------------------------
+def rules_json(rules: RuleSet) -> dict[str, Any]:
+    # The files' paths mean nothing in the bot's process: their contents go instead.
+    options = {k: v for k, v in rules.options().items() if k not in ("dice_file", "deck_file")}
+    return {**options, "varieties": list(rules.varieties),
+            "faces": [list(die) for die in rules.faces],
+            "deck": [[order.text for order in card] for card in rules.deck]}
+
+
+def view_json(view: DiceView) -> dict[str, Any]:
+    return {
+        "seat": view.seat, "active": view.active, "turn": view.turn, "players": view.players,
+        "coins": view.coins, "bean_field": view.bean_field, "dice_left": view.dice_left,
+        "cards": view.cards, "covered": view.covered, "cover_cards": view.cover_cards,
+        "draw_pile": view.draw_pile,
+    }
+
+
+def events_since(view: DiceView, start: int) -> tuple[list[tuple], int]:
+    return _events_since(view, start, public)
+
+
+event_json = as_dict
+
+
+def args_json(kind: str, view: DiceView, args: tuple) -> dict[str, Any]:
+    return {"roll": list(args[0])} if kind == "keep" else {"dice": list(args[0])}
+
+
+def answer_json(answer: Any) -> Any:
+    """An answer as JSON data (the inverse of :func:`answer_from_json`).
+    Total: whatever a Python bot returns becomes something JSON can carry,
+    so a junk answer is judged by the engine, not lost with the host."""
+    if isinstance(answer, Keep):
+        return {"dice": _plain(answer.dice), "stop": _plain(answer.stop)}
+    return _plain(answer)
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, _SCALARS):
+        return value
+    if isinstance(value, (list, tuple)):
+        return [v if isinstance(v, _SCALARS) else repr(v) for v in value]
+    return repr(value)
+
+
+# -- bot -> engine ------------------------------------------------------------
+def answer_from_json(kind: str, data: Any) -> Keep | str | None:
+    """A bot's JSON answer as a well-formed answer object, or ValueError;
+    whether it is legal is the engine's check."""
+    if kind == "keep":
+        if not isinstance(data, dict):
+            raise ValueError('expected {"dice": [...], "stop": false}')
+        dice, stop = data.get("dice"), data.get("stop", False)
+        if not isinstance(dice, list) or not all(type(d) is int for d in dice):
+            raise ValueError("dice must be a list of ints")
+        if type(stop) is not bool:
+            raise ValueError("stop must be true or false")
+        return Keep(tuple(dice), stop)
+    if kind == "harvest":
+        if data not in STEPS:
+            raise ValueError('expected "fulfil", "redeem" or null')
+        return data
+    raise ValueError(f"unknown decision {kind!r}")
+
+
+# -- bot side ----------------------------------------------------------------
+@dataclass(frozen=True)
+class SentRules(RuleSet):
+    """A RuleSet rebuilt from the start message: dice and deck come as data."""
+
+    sent_varieties: tuple[str, ...] = ()
+    sent_faces: tuple[tuple[int, ...], ...] = ()
+    sent_deck: tuple[tuple[Order, ...], ...] = ()
+
+    @property
+    def varieties(self) -> tuple[str, ...]:
+        return self.sent_varieties
+
+    @property
+    def faces(self) -> tuple[tuple[int, ...], ...]:
+        return self.sent_faces
+
+    @property
+    def deck(self) -> tuple[tuple[Order, ...], ...]:
+        return self.sent_deck
+
+
+def rules_from_json(data: dict[str, Any]) -> SentRules:
+    varieties = tuple(data["varieties"])
+    ids = {name: i for i, name in enumerate(varieties)}
+    return SentRules(
+        data["edition"], data["players"], early_stop=data["early_stop"], target=data["target"],
+        version=data["version"], sent_varieties=varieties,
+        sent_faces=tuple(tuple(die) for die in data["faces"]),
+        sent_deck=tuple(tuple(parse(text, ids) for text in card) for card in data["deck"]))
+
+
+def json_view(data: dict[str, Any], rules: RuleSet, history: list[tuple]) -> JsonDiceView:
+    return JsonDiceView(data, rules, history)
+
+
+def args_from_json(kind: str, args: dict[str, Any]) -> tuple:
+    return (tuple(args["roll" if kind == "keep" else "dice"]),)
+
+
+class JsonDiceView:
+    """The DiceView API over a view received as JSON (used by
+    :mod:`bohnarena.host`). Every value is a tuple or an int, so nothing a
+    bot does to them reaches the next decision."""
+
+    __slots__ = ("rules", "seat", "active", "turn", "players", "coins", "bean_field",
+                 "dice_left", "cards", "covered", "cover_cards", "draw_pile", "_history")
+
+    def __init__(self, data: dict[str, Any], rules: RuleSet, history: list[tuple]) -> None:
+        self.rules, self._history = rules, history
+        for name in ("seat", "active", "turn", "players", "dice_left", "draw_pile"):
+            setattr(self, name, data[name])
+        # Lists (JSON) or tuples (marshal frames) alike become tuples.
+        for name in ("coins", "bean_field", "cards", "covered", "cover_cards"):
+            setattr(self, name, tuple(data[name]))
+
+    @property
+    def history(self) -> tuple[tuple, ...]:
+        return tuple(self._history)
+
+    def open_orders(self, seat: int | None = None) -> tuple[Order, ...]:
+        """The orders still open on a seat's active card, lowest first."""
+        s = self.seat if seat is None else seat
+        return self.rules.deck[self.cards[s]][self.covered[s]:]
+
+    def fulfillable(self, dice: Sequence[int]) -> int:
+        """How many of this seat's open orders, in a row from the lowest, ``dice`` meet."""
+        if self.cover_cards[self.seat] < 0:
+            return 0
+        return met_in_a_row(self.open_orders(), dice)
+
