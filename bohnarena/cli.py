@@ -14,7 +14,7 @@ from . import __version__
 from .errors import BohnarenaError, UsageError
 from .game import GAMES, get_game
 from .league import BotEntry
-from .limits import ISOLATIONS
+from .limits import ISOLATION_ALIASES, ISOLATIONS
 from .plugins import bot_name, list_bots, load_bot
 
 
@@ -73,7 +73,11 @@ def _setup(game_name: str, edition: str | None, players: int, options: Sequence[
 
 COMMAND_PREFIX = "cmd:"
 SANDBOXED = "sandbox"
-isolation_choice = click.Choice(ISOLATIONS)
+isolation_choice = click.Choice([*ISOLATIONS, *ISOLATION_ALIASES])
+
+
+def _isolation(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    return ISOLATION_ALIASES.get(value, value) if value else value
 
 
 def play_entries(bots: Sequence[str], isolation: str) -> list[BotEntry]:
@@ -104,6 +108,7 @@ def play_entries(bots: Sequence[str], isolation: str) -> list[BotEntry]:
 @click.option("--seed", "-s", type=int, default=0, show_default=True, help="Match seed.")
 @click.option("--quiet", "-q", is_flag=True, help="Only the final result, no transcript.")
 @click.option("--isolation", type=isolation_choice, default="inprocess", show_default=True,
+              callback=_isolation,
               help="Where spec bots run: in this process, or each in its own sandbox process.")
 @click.argument("bots", nargs=-1, required=True)
 def play(game: str, edition: str | None, options: tuple[str, ...], seed: int, quiet: bool,
@@ -218,22 +223,19 @@ def run(league_file: str, out: str | None, workers: int | None, restart: bool, n
     """
     from .execution import DaskBackend
     from .jail import bwrap
-    from .league import guessable_seed, load_league
+    from .league import load_league
     from .runner import run_league
 
     league = load_league(league_file)  # bad input is reported before any cluster starts
     if any(b.isolation == "sandbox" for b in league.bots.values()):
         bwrap()  # a missing sandbox is the error to see, before any warning
-    if guessable_seed(league):
-        click.echo(f"Warning: seed {league.seed} is small enough for a sandboxed bot to find by "
-                   'trying seeds against its own hand; use seed = "secret" for untrusted bots.',
-                   err=True)
+
     part = parse_shard(shard)
     if scheduler and backend != "dask":
         raise UsageError("--scheduler goes with --backend dask")
     pool = DaskBackend(scheduler, workers or 0, shared_dir) if backend == "dask" else None
     summary = run_league(league_file, out, workers, restart, False if no_moves else None, progress,
-                         backend=pool, shard=part)
+                         backend=pool, shard=part, warn=lambda text: click.echo(f"Warning: {text}", err=True))
     if summary.interrupted:
         click.echo(f"Interrupted: {summary.done_before + summary.played} of {summary.total} matches "
                    f"are saved in {summary.out}; run the same command again to resume.", err=True)
@@ -365,7 +367,7 @@ def replay(results_dir: str, match_id: int | None, at: int | None, seat: int | N
 @cli.command("check-bot")
 @click.argument("spec")
 @click.option("--game", type=click.Choice(sorted(GAMES)), default="bohnanza", show_default=True)
-@click.option("--isolation", type=isolation_choice, default=None,
+@click.option("--isolation", type=isolation_choice, default=None, callback=_isolation,
               help="Where the bot runs while it is checked. Default: in this process for "
                    "the shipped bots, else in a sandbox process.")
 @click.option("--command", "is_command", is_flag=True,

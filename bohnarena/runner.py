@@ -15,7 +15,7 @@ import sys
 import tempfile
 import time
 from collections import deque
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, wait
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
@@ -30,7 +30,7 @@ from tqdm import tqdm
 from . import __version__
 from .execution import Backend, LocalPool
 from .game import Game, get_game
-from .league import BotEntry, League, load_league
+from .league import BotEntry, League, guessable_seed, load_league
 from .logbook import LOG_FORMAT
 from .errors import BohnarenaError, BotLoadError, UsageError
 from .limits import Limits
@@ -170,7 +170,8 @@ def shard_range(total: int, shard: tuple[int, int] | None) -> range:
 
 def run_league(path: str | Path, out: str | Path | None = None, workers: int | None = None,
                restart: bool = False, moves: bool | None = None, progress: bool | None = None,
-               backend: Backend | None = None, shard: tuple[int, int] | None = None) -> RunSummary:
+               backend: Backend | None = None, shard: tuple[int, int] | None = None,
+               warn: Callable[[str], None] | None = None) -> RunSummary:
     league = load_league(path)
     if moves is not None:
         league = replace(league, moves=moves)
@@ -187,6 +188,9 @@ def run_league(path: str | Path, out: str | Path | None = None, workers: int | N
                 preflight(game, entry, rules, league.limits)
     finally:
         close_sandboxes()  # the workers start their own
+    if guessable_seed(league) and warn is not None:
+        warn(f"seed {league.seed} is small enough for a sandboxed bot to find by trying seeds "
+             'against its own hand; use seed = "secret" for untrusted bots.')
     store = RunDir(out or Path("results") / league.name)
     ids = shard_range(match_count(list(league.bots), league.players, league.deals), shard)
     meta = {"bohnarena": __version__, "log_format": LOG_FORMAT, "game": league.game,

@@ -30,6 +30,7 @@ import socket
 import sys
 import threading
 import time
+import traceback
 from typing import Any
 
 TMP = "/tmp"
@@ -44,7 +45,8 @@ def main(argv: list[str]) -> None:
     ctypes.CDLL(None).prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0)
     try:
         serve_match = _target(argv[2:])
-    except BaseException as e:  # the bot does not load: the engine reports why
+    except BaseException as e:  # the bot does not load: the engine reports why, its log shows where
+        traceback.print_exc()
         _send(control, {"error": f"{type(e).__name__}: {e}"[:500]})
         return
     _send(control, {"ready": True})
@@ -96,7 +98,11 @@ def _exec(sock: int, command: list[str]) -> None:
     os.dup2(sock, 0)
     os.dup2(sock, 1)
     os.close(sock)
-    os.execvp(command[0], command)
+    try:
+        os.execvp(command[0], command)
+    except OSError as e:
+        os.write(2, f"cannot start {command[0]}: {e.strerror}\n".encode())
+        os._exit(127)
 
 
 def _fork(sock: int, control: socket.socket, limits: dict[str, int], run: Any) -> int:
@@ -113,8 +119,6 @@ def _fork(sock: int, control: socket.socket, limits: dict[str, int], run: Any) -
         os.write(2, b"--- a new match\n")
         run(sock)
     except BaseException:  # the bot's own failure; its traceback goes to its log
-        import traceback
-
         traceback.print_exc()
         code = 1
     finally:
