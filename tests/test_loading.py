@@ -18,6 +18,7 @@ from bohnarena.errors import BotLoadError
 from bohnarena.league import BotEntry, load_league
 from bohnarena.plugins import load_bot, locate, registered
 from bohnarena.runner import source_hash
+from tests.conftest import needs_bwrap
 
 ROOT = Path(__file__).resolve().parent.parent
 FIRST_CHOICE = ROOT / "bots" / "first_choice.sh"
@@ -85,6 +86,7 @@ def test_a_malformed_entry_points_file_breaks_nothing(site, tmp_path):
     assert r.exit_code == 0, r.output
 
 
+@needs_bwrap
 # -- 2. two distributions registering one name ---------------------------------
 def test_a_name_two_distributions_register_is_an_error_naming_both(site, tmp_path):
     fake_dist(site, "evil", "[bohnarena.bots]\nplanner = evil.bot:Planner\n")
@@ -237,6 +239,7 @@ def test_top_levels_come_from_the_record_when_there_is_no_top_level_txt(site):
     assert plugins._top_path("wheelpkg.libs", dist) == site / "wheelpkg.libs"
 
 
+@needs_bwrap
 # -- 5. out-of-process bots start before a league writes anything ------------
 @pytest.mark.parametrize("bot,message", [
     ('cmd = { command = ["no-such-program-xyz"] }', "cannot start no-such-program-xyz"),
@@ -254,6 +257,7 @@ def test_a_bot_that_does_not_start_stops_the_league_before_it_writes(tmp_path, b
     assert not out.exists()
 
 
+@needs_bwrap
 def test_an_import_error_inside_the_sandbox_is_reported_up_front(tmp_path):
     bot = tmp_path / "fails.py"
     bot.write_text("import no_such_dependency_xyz\n")
@@ -265,6 +269,7 @@ def test_an_import_error_inside_the_sandbox_is_reported_up_front(tmp_path):
     assert not out.exists()
 
 
+@needs_bwrap
 def test_command_paths_resolve_against_the_league_files_directory(tmp_path):
     where = tmp_path / "leagues"
     where.mkdir()
@@ -288,6 +293,7 @@ def test_the_dice_game_runs_sandboxed_bots(tmp_path):
     assert r.exit_code == 0 and "2 matches played" in r.output, r.output
 
 
+@needs_bwrap
 # -- 6. check-bot and play --------------------------------------------------------
 def test_check_bot_sandboxes_a_bot_that_is_not_shipped(tmp_path):
     marker = tmp_path / "imported-by"
@@ -306,6 +312,7 @@ def test_check_bot_sandboxes_a_bot_that_is_not_shipped(tmp_path):
     assert os.getpid() in importers(marker)
 
 
+@needs_bwrap
 def test_check_bot_of_an_unknown_spec_is_one_line():
     one_line_error(run("check-bot", "no_such_module_xyz:Bot"), "cannot find module")
     r = run("check-bot", "--command", "no-such-program-xyz")
@@ -314,6 +321,7 @@ def test_check_bot_of_an_unknown_spec_is_one_line():
     assert "cannot start no-such-program-xyz" in r.output.strip().splitlines()[-1]
 
 
+@needs_bwrap
 def test_play_seats_command_bots_and_sandboxed_bots():
     r = run("play", "-q", "planner", "random", f"cmd:bash {FIRST_CHOICE}")
     assert r.exit_code == 0, r.output
@@ -324,6 +332,7 @@ def test_play_seats_command_bots_and_sandboxed_bots():
     assert "cmd:" in run("play", "--help").output
 
 
+@needs_bwrap
 @pytest.mark.parametrize("args,message", [
     (["cmd:", "planner", "planner"], "needs a command line"),
     (["cmd:no-such-program-xyz", "planner", "planner"], "cannot start no-such-program-xyz"),

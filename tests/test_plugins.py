@@ -11,6 +11,7 @@ from bohnarena.conformance import check_bot
 from bohnarena.game import get_game
 from bohnarena.league import BotEntry
 from bohnarena.limits import Limits
+from tests.conftest import needs_bwrap
 
 
 class Coinflip(Bot):
@@ -24,6 +25,7 @@ def run(*args):
     return CliRunner().invoke(cli, list(map(str, args)))
 
 
+@needs_bwrap
 def test_check_bot_passes_shipped_bots_and_fails_bad_ones():
     assert run("check-bot", "trader").exit_code == 0
     bad = run("check-bot", "tests/hostile/bots.py:Garbage")
@@ -32,6 +34,7 @@ def test_check_bot_passes_shipped_bots_and_fails_bad_ones():
     assert report.nondeterministic and not report.passed
 
 
+@needs_bwrap
 def test_check_bot_reports_timeouts_and_times():
     r = run("check-bot", "tests/hostile/bots.py:SleepsForever", "--decision-seconds", "0.05")
     assert r.exit_code == 1 and "timeout" in r.output
@@ -39,6 +42,7 @@ def test_check_bot_reports_timeouts_and_times():
     assert "decision time: median" in ok.output and "worst" in ok.output
 
 
+@needs_bwrap
 def test_check_bot_runs_a_bot_in_another_language():
     r = run("check-bot", "--command", "bash bots/first_choice.sh")
     assert r.exit_code == 0, r.output
