@@ -239,8 +239,8 @@ def test_top_levels_come_from_the_record_when_there_is_no_top_level_txt(site):
     assert plugins._top_path("wheelpkg.libs", dist) == site / "wheelpkg.libs"
 
 
-@needs_bwrap
 # -- 5. out-of-process bots start before a league writes anything ------------
+@needs_bwrap
 @pytest.mark.parametrize("bot,message", [
     ('cmd = { command = ["no-such-program-xyz"] }', "cannot start no-such-program-xyz"),
     ('cmd = { command = ["bash", "-c", "echo it broke >&2; exit 3"] }',
