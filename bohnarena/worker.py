@@ -10,6 +10,10 @@ from __future__ import annotations
 import gc
 import logging
 import os
+import pickle
+import subprocess
+import sys
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -60,6 +64,11 @@ class BatchResult:
 
 
 def play_batch(task: BatchTask) -> BatchResult:
+    if (threading.current_thread() is not threading.main_thread()
+            and any(b.isolation == "inprocess" for b in task.bots.values())):
+        # A Dask worker runs tasks in threads, where no signal arrives: the
+        # watchdog could not stop a hung bot. A process of its own can.
+        return _in_own_process(task)
     # Records are many small tuples kept until the batch is logged: the
     # cyclic collector would rescan them over and over for nothing.
     enabled = gc.isenabled()
@@ -69,6 +78,30 @@ def play_batch(task: BatchTask) -> BatchResult:
     finally:
         if enabled:
             gc.enable()
+
+
+def _in_own_process(task: BatchTask) -> BatchResult:
+    """``task`` played by a fresh interpreter (not multiprocessing:
+    a Dask worker's process may be a daemon, which may not have children)."""
+    # (-c, not -m: the result's classes must pickle as bohnarena.worker's, not __main__'s)
+    done = subprocess.run([sys.executable, "-c", "from bohnarena.worker import serve_one; serve_one()"],
+                          input=pickle.dumps(task), capture_output=True, check=False)
+    if done.returncode != 0:
+        tail = done.stderr.decode(errors="replace").strip().splitlines()[-1:] or ["no output"]
+        raise RuntimeError(f"the batch process exited with code {done.returncode}: {tail[0]}")
+    result: BatchResult = pickle.loads(done.stdout)
+    return result
+
+
+def serve_one() -> None:
+    """In that interpreter: one pickled task on stdin, its result on
+    stdout (which in-process bots' prints must not reach: they go to stderr)."""
+    task = pickle.loads(sys.stdin.buffer.read())
+    out = os.fdopen(os.dup(1), "wb")
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    out.write(pickle.dumps(play_batch(task)))
+    out.close()
 
 
 def _play(task: BatchTask) -> BatchResult:

@@ -240,3 +240,14 @@ def test_a_command_bot_may_ask_to_serve_match_after_match(tmp_path):
     pids = {line.split()[-1] for line in log.splitlines() if line.startswith("match ")}
     assert "match 6 in" in log and len(pids) == 1  # one process played all six
     assert log.splitlines().count("new match") == 5
+
+
+def test_a_command_bot_that_never_reads_nor_answers_is_charged_alone(tmp_path):
+    script = tmp_path / "deaf.sh"
+    script.write_text('read line\necho \'{"decisions": null}\'\nexec sleep 1000\n')
+    out, log = play(tmp_path, None, command=["bash", str(script)])
+    rows = pq.read_table(out / "matches").to_pylist()
+    assert all(r["ranks"][r["seats"].index("hostile")] == 3 for r in rows)  # it forfeits
+    texts = {r["text"] for r in pq.read_table(out / "moves").to_pylist() if r["kind"] == "fault"}
+    assert texts and all(t.startswith("timeout") for t in texts)
+    assert not _leftovers("sleep 1000")

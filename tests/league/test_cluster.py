@@ -93,3 +93,18 @@ def test_a_bot_missing_on_the_workers_names_the_worker(league, tmp_path, monkeyp
     backend = DaskBackend(workers=1, processes=True, env={"ON_A_WORKER": "1"})
     with pytest.raises(UsageError, match=r"worker tcp://\S+ cannot load bot 'here'"):
         run_league(path, tmp_path / "o", progress=False, backend=backend)
+
+
+def test_on_dask_a_hung_in_process_bot_is_still_stopped(tmp_path):
+    """Dask runs tasks in threads, where the watchdog's signal never arrives:
+    such a batch is played in a process of its own."""
+    path = tmp_path / "hung.toml"
+    path.write_text('name = "hung"\nedition = "classic"\nplayers = 3\ndeals = 1\nseed = 2\n'
+                    '[limits]\ndecision_seconds = 0.2\nmax_faults = 2\n'
+                    '[bots]\nhung = "tests/hostile/bots.py:SleepsForever"\n'
+                    'planner = "planner"\nrandom = "random"\n')
+    backend = DaskBackend(workers=1, processes=False)
+    summary = run_league(path, tmp_path / "out", progress=False, backend=backend)
+    assert summary.complete and summary.played == 3
+    rows = pq.read_table(tmp_path / "out" / "matches").to_pylist()
+    assert all(r["faults"][r["seats"].index("hung")] > 0 for r in rows)
