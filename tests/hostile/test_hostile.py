@@ -11,10 +11,9 @@ import pytest
 from bohnarena.bohnanza import Bot, play_match, ruleset
 from bohnarena.league import BotEntry
 from bohnarena.remote import remote_seat
-from bohnarena.limits import Limits
 from bohnarena.runner import run_league
 from bohnarena_bots.planner import PlannerBot
-from tests.conftest import needs_bwrap
+from tests.conftest import faults_by_bot, needs_bwrap
 
 HERE = Path(__file__).parent
 LIMITS = ("[limits]\ndecision_seconds = 0.5\nmatch_seconds = 5\nmemory_mb = 512\noutput_kb = 64\n"
@@ -29,14 +28,6 @@ def league(tmp_path, hostile, isolation):
                     f'[bots]\nhostile = {{ spec = "{spec}", isolation = "{isolation}" }}\n'
                     f'planner = "planner"\nrandom = "random"\n')
     return path
-
-
-def faults_by_bot(out):
-    faults = {}
-    for row in pq.read_table(out / "matches").to_pylist():
-        for seat, bot in enumerate(row["seats"]):
-            faults[bot] = faults.get(bot, 0) + row["faults"][seat]
-    return faults
 
 
 def kinds_of_faults(out):
@@ -123,8 +114,7 @@ def test_in_process_snoop_can_see_the_table_which_is_why_the_sandbox_exists():
 
 
 @pytest.mark.parametrize("spec", ["planner", "trader", "random"])
-def test_well_behaved_bots_play_identically_in_both_modes(spec):
-    import sys
+def test_well_behaved_bots_play_identically_in_every_mode(spec):
     from bohnarena.plugins import load_bot
     rules = ruleset("riogrande", 4)
     cls = load_bot(spec, Bot)

@@ -3,7 +3,6 @@ process, as a process and in the sandbox, hostile bots, and a bot in bash."""
 
 import json
 import marshal
-import shutil
 from pathlib import Path
 
 import pyarrow.parquet as pq
@@ -18,13 +17,13 @@ from bohnarena.wuerfel import wire
 from bohnarena.wuerfel.bot import FULFIL, REDEEM, Keep
 from bohnarena.wuerfel.match import Match
 from bohnarena.wuerfel.rules import ruleset
-from bots.wuerfel_bots import GreedyDiceBot, RandomDiceBot
+from bohnarena_bots.wuerfel_bots import GreedyDiceBot, RandomDiceBot
+from tests.conftest import faults_by_bot, needs_bwrap
 
 HERE = Path(__file__).parent
 ROOT = HERE.parents[1]
 GAME = get_game("wuerfel")
 SHIPPED = ("wuerfel-greedy", "wuerfel-random")
-needs_bwrap = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap is not installed")
 ISOLATIONS = ["process", pytest.param("sandbox", marks=needs_bwrap)]
 LIMITS = ("[limits]\ndecision_seconds = 0.5\nmatch_seconds = 5\nmemory_mb = 512\noutput_kb = 64\n"
           "max_faults = 3\n")
@@ -146,14 +145,6 @@ def content(out):
     matches = pq.read_table(out / "matches").sort_by("match_id").drop_columns(["duration_s"])
     moves = pq.read_table(out / "moves").sort_by([("match_id", "ascending"), ("seq", "ascending")])
     return matches, moves
-
-
-def faults_by_bot(out):
-    faults = {}
-    for row in pq.read_table(out / "matches").to_pylist():
-        for seat, bot in enumerate(row["seats"]):
-            faults[bot] = faults.get(bot, 0) + row["faults"][seat]
-    return faults
 
 
 @needs_bwrap
