@@ -137,9 +137,8 @@ def play(game: str, edition: str | None, options: tuple[str, ...], seed: int, qu
     names: list[str] = []
     for entry in entries:
         if entry.isolation == "inprocess":
-            cls = load_bot(entry.spec or "", g.bot_base)
-            seats.append(cls())
-            names.append(bot_name(cls))
+            names.append(bot_name(load_bot(entry.spec or "", g.bot_base)))
+            seats.append(g.make_seat(entry))  # built at the start: a constructor's error is a fault
             continue
         if entry.spec is not None:
             located = locate(entry.spec)  # a sandboxed bot is not imported here
@@ -306,7 +305,8 @@ def rank_command(results_dir: str, fmt: str) -> None:
 
 @cli.command()
 @click.argument("results_dir", type=click.Path(file_okay=False))
-@click.option("--match", "-m", "match_id", type=int, help="The match id to show or check.")
+@click.option("--match", "-m", "match_id", type=click.IntRange(0, 2**63 - 1),
+              help="The match id to show or check.")
 @click.option("--at", type=click.IntRange(min=0), default=None, metavar="N",
               help="Show the whole table as it stood after move N.")
 @click.option("--seat", type=int, default=None, help="Show only what seat S could see.")
@@ -398,14 +398,21 @@ def check_bot(spec: str, game: str, isolation: str | None, is_command: bool,
         isolation = "inprocess" if not is_command and spec.strip() in shipped_bots() else SANDBOXED
     if is_command:
         mode = SANDBOXED if isolation == "inprocess" else isolation
-        entry = BotEntry(spec, command=tuple(shlex.split(spec)), isolation=mode)
+        try:
+            command = tuple(shlex.split(spec))
+        except ValueError as e:
+            raise UsageError(f"cannot split the command {spec!r}: {e}") from None
+        if not command:
+            raise UsageError("--command needs a command line")
+        entry = BotEntry(spec, command=command, isolation=mode)
     else:
         if isolation == "inprocess":
             load_bot(spec, g.bot_base)
         else:
             locate(spec)
         entry = BotEntry(spec, spec=spec, isolation=isolation)
-    limits = Limits() if decision_seconds is None else Limits(decision_seconds=decision_seconds)
+    limits = Limits.parse({} if decision_seconds is None else {"decision_seconds": decision_seconds},
+                          "--decision-seconds")
     if entry.isolation != "inprocess":
         edition, players, options = g.conformance_configs()[0]
         tail: list[str] = []

@@ -16,6 +16,7 @@ TOP_KEYS = {"name", "game", "edition", "players", "deals", "seed", "rules", "bot
 RUN_KEYS = {"batch_size", "moves", "workers", "isolation"}
 BOT_KEYS = {"spec", "command", "isolation"}
 SECRET = "secret"
+MAX_DEALS = 10_000_000
 #: Below this a master seed can be found by a bot that tries seeds against its own hand.
 GUESSABLE = 2**40
 NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
@@ -68,6 +69,8 @@ def load_league(path: str | Path) -> League:
         text = p.read_text("utf-8")
     except OSError as e:
         raise LeagueError(f"cannot read league file {p}: {e.strerror or e}") from None
+    except UnicodeDecodeError as e:
+        raise LeagueError(f"{p} is not UTF-8 text (byte {e.start})") from None
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
@@ -109,8 +112,8 @@ def parse_league(data: dict[str, Any], text: str = "", where: str = "league",
         raise LeagueError(f"{where}: seed must be a whole number or \"{SECRET}\", not {seed!r}")
     if seed == SECRET:
         seed = None
-    if deals < 1:
-        raise LeagueError(f"{where}: deals must be at least 1")
+    if not 1 <= deals <= MAX_DEALS:
+        raise LeagueError(f"{where}: deals must be from 1 to {MAX_DEALS:,}")
     rules = _get(data, "rules", dict, where, {})
     game.rules(edition, players, rules)  # checks player count and rule options
     run = _get(data, "run", dict, where, {})

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import signal
 import sys
 import threading
@@ -16,6 +17,8 @@ ISOLATIONS = ("inprocess", "process", "sandbox")
 #: Older names: "subprocess" was the sandbox's name before it had namespaces.
 ISOLATION_ALIASES = {"subprocess": "sandbox"}
 LOG_CAP_FACTOR = 16
+#: Below these no bot can work (a Python interpreter alone maps ~100 MB).
+MINIMUM = {"memory_mb": 256, "output_kb": 4, "disk_mb": 1, "max_processes": 1}
 
 
 @dataclass(frozen=True)
@@ -42,8 +45,11 @@ class Limits:
         for key, value in data.items():
             if key not in known:
                 raise UsageError(f"{where}: unknown limit {key!r} (known: {', '.join(known)})")
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
+            if (isinstance(value, bool) or not isinstance(value, (int, float))
+                    or not math.isfinite(value) or value <= 0):
                 raise UsageError(f"{where}: {key} must be a positive number")
+            if value < MINIMUM.get(key, 0):
+                raise UsageError(f"{where}: {key} must be at least {MINIMUM[key]}")
             if known[key] == "int" and not isinstance(value, int):
                 raise UsageError(f"{where}: {key} must be a whole number")
         return cls(**data)

@@ -20,9 +20,9 @@ FILES = {  # template -> path in the package ({module} is the Python package)
 
 def create(name: str, parent: str | Path = ".") -> tuple[Path, str]:
     """Writes the package; returns its directory and its Python package name."""
-    if not NAME.match(name):
-        raise UsageError(f"bot name {name!r} must be lowercase letters, digits, '-' or '_', "
-                         "starting with a letter")
+    if not NAME.match(name) or len(name) > 64:
+        raise UsageError(f"bot name {name[:70]!r} must be at most 64 lowercase letters, digits, "
+                         "'-' or '_', starting with a letter")
     target = Path(parent) / name
     if target.exists():
         raise UsageError(f"{target} already exists")

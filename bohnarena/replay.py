@@ -24,8 +24,8 @@ from .errors import UsageError
 from .execution import LocalPool
 from .game import Game, get_game
 from .league import League, load_league
-from .logbook import records_of
-from .store import ResultsError, RunDir, unreadable
+from .logbook import MATCHES_SCHEMA, moves_schema, records_of
+from .store import ResultsError, RunDir, check_schema, unreadable
 
 
 @dataclass
@@ -55,6 +55,10 @@ class Run:
         parts = self.store.parts(sub)
         if not parts:
             raise ResultsError(f"{sub} holds no finished matches")
+        schema = (MATCHES_SCHEMA if sub == self.store.matches_dir
+                  else moves_schema(self.game.columns))
+        for p in parts:
+            check_schema(p, schema)
         try:
             return ds.dataset([str(p) for p in parts], format="parquet")
         except (pa.ArrowException, OSError) as e:

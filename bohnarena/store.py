@@ -33,7 +33,7 @@ import pyarrow.parquet as pq
 
 from . import __version__
 from .errors import UsageError
-from .logbook import LOG_FORMAT
+from .logbook import LOG_FORMAT, MATCHES_SCHEMA
 
 PART = re.compile(r"^part-(\d{9})-(\d{9})\.parquet$")
 MOVES_ROW_GROUP = 64 * 1024  # rows: one match reads one or two row groups
@@ -48,6 +48,23 @@ def unreadable(where: Path, e: Exception) -> ResultsError:
     """A one-line error for a Parquet file or directory that does not read."""
     first_line = (str(e).strip().splitlines() or [type(e).__name__])[0]
     return ResultsError(f"cannot read {where} (corrupt or truncated?): {first_line}")
+
+
+def check_schema(path: Path, expected: pa.Schema, columns: list[str] | None = None) -> None:
+    """A one-line error for a part whose columns are not the log format's
+    (a column dropped, renamed or retyped); reads only the file's footer."""
+    try:
+        found = pq.read_schema(path)
+    except (pa.ArrowException, OSError) as e:
+        raise unreadable(path, e) from None
+    for field in expected:
+        if columns is not None and field.name not in columns:
+            continue
+        if found.get_field_index(field.name) < 0:
+            raise ResultsError(f"{path} has no column {field.name!r}")
+        if not found.field(field.name).type.equals(field.type):
+            raise ResultsError(f"{path}: column {field.name!r} is {found.field(field.name).type}, "
+                               f"not {field.type}")
 
 
 def part_name(first: int, last: int) -> str:
@@ -131,6 +148,8 @@ class RunDir:
             meta = json.loads((self.path / "run.json").read_text("utf-8"))
         except (OSError, ValueError) as e:
             raise ResultsError(f"{self.path} is not a readable bohnarena run: {e}") from None
+        if not isinstance(meta, dict):
+            raise ResultsError(f"{self.path}/run.json is not a JSON object")
         if meta.get("log_format") != LOG_FORMAT:
             raise ResultsError(f"{self.path} was written with log format {meta.get('log_format')}; "
                                f"this bohnarena {__version__} reads format {LOG_FORMAT}")
@@ -215,6 +234,7 @@ class RunDir:
         """Every finished match as a dict, in match-id order, a chunk at a time
         (parts cover disjoint id ranges and hold their rows in id order)."""
         for p in self.parts(self.matches_dir):
+            check_schema(p, MATCHES_SCHEMA, columns)
             try:
                 batches = list(pq.ParquetFile(p).iter_batches(batch_size=chunk, columns=columns))
             except (pa.ArrowException, OSError) as e:

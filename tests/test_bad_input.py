@@ -1,0 +1,95 @@
+"""Every subcommand, fed malformed arguments and files: one line, exit code
+2, never a traceback."""
+
+import shutil
+
+import pyarrow.parquet as pq
+import pytest
+from click.testing import CliRunner
+
+from bohnarena.cli import cli
+from bohnarena.runner import run_league
+
+LEAGUE = ('name = "b"\nedition = "classic"\nplayers = 3\ndeals = 1\nseed = 3\n'
+          '[bots]\nplanner = "planner"\nrandom = "random"\n{extra}')
+RAISES_IN_INIT = ("from bohnarena.bohnanza import Bot\n"
+                  "class B(Bot):\n    def __init__(self):\n        raise ValueError('no')\n")
+
+
+def invoke(*args):
+    return CliRunner().invoke(cli, [str(a) for a in args])
+
+
+def one_line(result, code, text):
+    assert result.exit_code == code, result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
+    assert "Traceback" not in result.output and text in result.output, result.output
+    assert len(result.output.strip().splitlines()) == 1, result.output
+
+
+@pytest.fixture(scope="module")
+def finished(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("run")
+    path = tmp / "b.toml"
+    path.write_text(LEAGUE.format(extra=""))
+    run_league(path, tmp / "out", workers=1, progress=False)
+    return tmp / "out"
+
+
+@pytest.mark.parametrize("text,message", [
+    (b'name = "x\xff"\n', "is not UTF-8 text"),
+    (LEAGUE.format(extra="").replace("deals = 1", "deals = 9223372036854775807").encode(),
+     "deals must be from 1 to"),
+    (LEAGUE.format(extra="[limits]\ndecision_seconds = nan\n").encode(), "positive number"),
+    (LEAGUE.format(extra="[limits]\ndecision_seconds = -1\n").encode(), "positive number"),
+    (LEAGUE.format(extra="[limits]\nmatch_seconds = 0\n").encode(), "positive number"),
+    (LEAGUE.format(extra="[limits]\nmemory_mb = 1\n").encode(), "memory_mb must be at least"),
+    (LEAGUE.format(extra="[limits]\nmax_processes = inf\n").encode(), "positive number"),
+])
+def test_bad_league_files(tmp_path, text, message):
+    path = tmp_path / "l.toml"
+    path.write_bytes(text)
+    one_line(invoke("run", path, "-o", tmp_path / "out"), 2, message)
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("args,message", [
+    (["check-bot", "planner", "--decision-seconds", "nan"], "positive number"),
+    (["check-bot", "planner", "--decision-seconds", "0"], "positive number"),
+    (["check-bot", "--command", ""], "needs a command line"),
+    (["check-bot", "--command", "python3 'x"], "cannot split"),
+    (["new-bot", "a" * 300], "at most 64"),
+    (["play", "nosuchbot", "planner", "random"], "unknown bot"),
+    (["bench", "--games", "0"], "at least 1"),
+])
+def test_bad_arguments(args, message):
+    one_line(invoke(*args), 2, message)
+
+
+def test_a_bot_whose_constructor_raises_is_a_fault_in_play(tmp_path):
+    bot = tmp_path / "b.py"
+    bot.write_text(RAISES_IN_INIT)
+    r = invoke("play", "-q", f"{bot}:B", "planner", "random")
+    assert r.exit_code == 0 and "(1 faults)" in r.output, r.output
+
+
+def test_a_huge_match_id(finished):
+    r = invoke("replay", finished, "--match", 2**70)
+    assert r.exit_code == 2 and "Traceback" not in r.output
+
+
+@pytest.mark.parametrize("command", [["rank"], ["replay", "--match", "1"],
+                                     ["replay", "--verify-all", "-j", "1"]])
+@pytest.mark.parametrize("damage,message", [
+    ("run.json list", "is not a JSON object"),
+    ("column dropped", "has no column 'coins'"),
+])
+def test_damaged_results(tmp_path, finished, command, damage, message):
+    out = tmp_path / "copy"
+    shutil.copytree(finished, out)
+    if damage == "run.json list":
+        (out / "run.json").write_text("[1, 2]")
+    else:
+        for part in (out / "matches").glob("*.parquet"):
+            pq.write_table(pq.read_table(part).drop_columns(["coins"]), part)
+    one_line(invoke(*command[:1], out, *command[1:]), 2, message)
