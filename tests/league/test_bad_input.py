@@ -21,7 +21,7 @@ c = "trader"
     (GOOD + "colour = 'red'\n", "unknown bot 'red'"),  # lands inside [bots]
     ("colour = 1\n" + GOOD, "unknown key 'colour'"),
     (GOOD.replace('deals = 1', 'deals = "one"'), "deals must be int"),
-    (GOOD.replace('deals = 1', 'deals = 0'), "deals must be at least 1"),
+    (GOOD.replace('deals = 1', 'deals = 0'), "deals must be from 1 to"),
     (GOOD.replace('players = 3', 'players = 9'), "not 9"),
     (GOOD.replace('"classic"', '"deluxe"'), "unknown edition"),
     (GOOD.replace('name = "bad"', 'name = "../x"'), "must be letters"),
