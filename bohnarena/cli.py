@@ -16,6 +16,7 @@ from .game import GAMES, get_game
 from .league import BotEntry
 from .limits import ISOLATION_ALIASES, ISOLATIONS
 from .plugins import bot_name, list_bots, load_bot
+from .stopping import exit_code, stop_on_signals
 
 
 class _Group(click.Group):
@@ -23,10 +24,15 @@ class _Group(click.Group):
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
-            return super().invoke(ctx)
+            with stop_on_signals():
+                return super().invoke(ctx)
         except BohnarenaError as e:
             click.echo(f"Error: {e}", err=True)
             ctx.exit(2 if isinstance(e, UsageError) else 1)
+        except KeyboardInterrupt as stop:  # Ctrl-C, SIGTERM or SIGHUP at any stage
+            resume = "; run the same command again to resume" if ctx.invoked_subcommand == "run" else ""
+            click.echo(f"Interrupted{resume}.", err=True)
+            ctx.exit(exit_code(stop))
 
 
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
@@ -217,8 +223,9 @@ def run(league_file: str, out: str | None, workers: int | None, restart: bool, n
     """Run a league: every table, deal and seat rotation, across processes.
 
     Running it again on the same results directory plays only what is
-    missing (after Ctrl-C, a crash or kill -9). Exit code 0 when every match
-    was played, 1 when some could not be, 130 when interrupted.
+    missing (after Ctrl-C, SIGTERM, a crash or kill -9). Exit code 0 when
+    every match was played, 1 when some could not be, 130 when interrupted
+    by Ctrl-C (143 by SIGTERM, 129 by SIGHUP).
     """
     from .execution import DaskBackend
     from .jail import bwrap
@@ -238,7 +245,7 @@ def run(league_file: str, out: str | None, workers: int | None, restart: bool, n
     if summary.interrupted:
         click.echo(f"Interrupted: {summary.done_before + summary.played} of {summary.total} matches "
                    f"are saved in {summary.out}; run the same command again to resume.", err=True)
-        sys.exit(130)
+        sys.exit(summary.exit_code)
     if summary.ranking is not None:
         click.echo(summary.ranking.to_text())
     click.echo(f"{summary.played} matches played now, {summary.done_before} before; "

@@ -12,6 +12,7 @@ from typing import Any, Protocol
 
 from .errors import UsageError
 from .logbook import warm_up
+from .stopping import die_with_parent
 
 
 class Backend(Protocol):
@@ -71,6 +72,7 @@ class LocalPool:
 def _start_worker(counter: Any, cpus: list[int], workers: int) -> None:
     # Ctrl-C reaches the whole process group; the parent alone decides what stops.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    die_with_parent()
     if cpus and workers <= len(cpus):
         # A core of its own: its out-of-process bots inherit it, and a
         # request to a bot on the same core is answered without a wake-up

@@ -36,6 +36,7 @@ from .errors import BohnarenaError, BotLoadError, UsageError
 from .limits import Limits
 from .plugins import load_bot, locate
 from .sandbox import close_sandboxes
+from .stopping import exit_code
 from .rating import RANK_COLUMNS, Ranking, rank
 from .schedule import MatchSpec, match_count, schedule
 from .store import RunDir, write_text
@@ -53,6 +54,7 @@ class RunSummary:
     errors: list[tuple[int, str]] = field(default_factory=list)
     ranking: Ranking | None = None
     interrupted: bool = False
+    exit_code: int = 0  # when interrupted: 130 (Ctrl-C), 143 (SIGTERM), 129 (SIGHUP)
     play_seconds: float = 0.0  # wall time of the playing phase (without ranking and compaction)
 
     @property
@@ -261,8 +263,9 @@ def _run(league: League, store: RunDir, backend: Backend, progress: bool | None,
                    file=sys.stderr, dynamic_ncols=True)
         try:
             Dispatcher(backend, store, summary, bar).run(tasks)
-        except KeyboardInterrupt:
+        except KeyboardInterrupt as stop:  # Ctrl-C, or SIGTERM/SIGHUP (stopping.Stopped)
             summary.interrupted = True
+            summary.exit_code = exit_code(stop)
             log.warning("interrupted after %d matches", summary.played)
         finally:
             bar.close()

@@ -98,22 +98,25 @@ class RunDir:
 
     def open_for_run(self, league_text: str, meta: dict[str, Any], restart: bool) -> None:
         """Create the directory, or check it belongs to this league and clean it."""
-        if restart and self.path.exists():
-            if not self.is_run() and any(self.path.iterdir()):
-                raise ResultsError(f"{self.path} is not a bohnarena results directory; "
-                                   "refusing to delete it")
-            shutil.rmtree(self.path)
+        if restart and self.path.exists() and not self.is_run() and any(
+                p.name != ".lock" for p in self.path.iterdir()):
+            raise ResultsError(f"{self.path} is not a bohnarena results directory; "
+                               "refusing to delete it")
+        self.lock()  # before anything in the directory is touched, --restart included
+        if restart:
+            for entry in self.path.iterdir():
+                if entry.name == ".lock":
+                    continue
+                if entry.is_dir() and not entry.is_symlink():
+                    shutil.rmtree(entry)
+                else:
+                    entry.unlink()
         try:
-            self.matches_dir.mkdir(parents=True, exist_ok=True)
+            self.matches_dir.mkdir(exist_ok=True)
             self.moves_dir.mkdir(exist_ok=True)
-            self._lock = open(self.path / ".lock", "w")  # noqa: SIM115 (held until close())
         except OSError as e:
-            raise ResultsError(f"cannot write results to {self.path}: {e.strerror or e}") from None
-        try:
-            fcntl.flock(self._lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
             self.close()
-            raise ResultsError(f"another bohnarena run is using {self.path}") from None
+            raise ResultsError(f"cannot write results to {self.path}: {e.strerror or e}") from None
         frozen = self.path / "league.toml"
         if frozen.exists():
             old = self.meta()
@@ -136,6 +139,20 @@ class RunDir:
             write_text(frozen, league_text)
             write_text(self.path / "run.json", json.dumps(meta, indent=2, sort_keys=True))
         self.clean()
+
+    def lock(self) -> None:
+        """Take the directory for this process (created if need be), or a
+        one-line error naming the run that holds it."""
+        try:
+            self.path.mkdir(parents=True, exist_ok=True)
+            self._lock = open(self.path / ".lock", "a")  # noqa: SIM115 (held until close())
+        except OSError as e:
+            raise ResultsError(f"cannot write results to {self.path}: {e.strerror or e}") from None
+        try:
+            fcntl.flock(self._lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            self.close()
+            raise ResultsError(f"another bohnarena run is using {self.path}") from None
 
     def close(self) -> None:
         """Release the directory for other runs."""

@@ -1,0 +1,53 @@
+"""Stopping a run from outside: Ctrl-C, SIGTERM (what schedulers send) and
+SIGHUP (a closed terminal) all stop it the same way, keeping what is done."""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import signal
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+_PR_SET_PDEATHSIG = 1
+
+
+class Stopped(KeyboardInterrupt):
+    """A run stopped by ``signum``; a KeyboardInterrupt, so every place that
+    handles Ctrl-C handles it."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+def exit_code(stop: BaseException) -> int:
+    """The shell's code for a process ended by the signal: 130, 143, 129."""
+    return 128 + getattr(stop, "signum", signal.SIGINT)
+
+
+@contextmanager
+def stop_on_signals() -> Iterator[None]:
+    """Within: SIGTERM and SIGHUP raise :class:`Stopped` in the main thread."""
+    def stop(signum: int, frame: Any) -> None:
+        raise Stopped(signum)
+
+    previous = {s: signal.signal(s, stop) for s in (signal.SIGTERM, signal.SIGHUP)}
+    try:
+        yield
+    finally:
+        for s, handler in previous.items():
+            signal.signal(s, handler)
+
+
+def die_with_parent() -> None:
+    """In a worker: be killed when the process that started it dies, however
+    it dies (SIGKILL included), so no worker outlives its run."""
+    parent = os.getppid()
+    try:
+        ctypes.CDLL(None).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    except (OSError, AttributeError):  # not Linux: the pool's own checks remain
+        return
+    if os.getppid() != parent:  # the parent died before the request took hold
+        os._exit(1)

@@ -1,0 +1,112 @@
+"""Stopping a run from outside (issue 11, points 1, 2 and 8): SIGTERM and
+SIGHUP behave as Ctrl-C does, a killed parent takes its workers with it, a
+stop during start-up is exit 130 with one line, and --restart never deletes
+a directory another run is writing."""
+
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from bohnarena.store import RunDir
+
+from .test_run import table
+
+
+def start(path, out, *extra):
+    cmd = [sys.executable, "-m", "bohnarena", "run", str(path), "--out", str(out), "-j", "2",
+           *extra]
+    return cmd, subprocess.Popen(cmd, start_new_session=True, stdout=subprocess.PIPE,
+                                 stderr=subprocess.PIPE, text=True)
+
+
+def wait_for_parts(out, n, seconds=60):
+    deadline = time.time() + seconds
+    while time.time() < deadline and len(list((out / "matches").glob("part-*"))) < n:
+        time.sleep(0.05)
+
+
+def children(pid):
+    """Processes whose parent is ``pid`` (the pool's workers)."""
+    out = subprocess.run(["pgrep", "-P", str(pid)], capture_output=True, text=True).stdout
+    return [int(p) for p in out.split()]
+
+
+def gone(pids, seconds=10):
+    deadline = time.time() + seconds
+    while time.time() < deadline:
+        if not any(os.path.exists(f"/proc/{p}") and "zombie" not in _state(p) for p in pids):
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def _state(pid):
+    try:
+        return open(f"/proc/{pid}/status").read().split("State:")[1].split("\n")[0].lower()
+    except (OSError, IndexError):
+        return "zombie"
+
+
+@pytest.mark.parametrize("sig,code", [(signal.SIGTERM, 143), (signal.SIGHUP, 129)])
+def test_sigterm_and_sighup_stop_like_ctrl_c_and_the_run_resumes(league, tmp_path, sig, code):
+    path = league(deals=300, players=3, extra="[run]\nbatch_size = 5\n")
+    out = tmp_path / "out"
+    cmd, proc = start(path, out)
+    wait_for_parts(out, 2)
+    workers = children(proc.pid)
+    os.kill(proc.pid, sig)  # the parent alone, as a scheduler does
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == code, err
+    assert "run the same command again to resume" in err and "Traceback" not in err
+    assert gone(workers)
+    done = RunDir(out).done_ids()
+    assert 0 < len(done) < 900
+    r = subprocess.run(cmd + ["--no-progress"], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert sorted(table(out, "matches")["match_id"].to_pylist()) == list(range(900))
+
+
+def test_a_parent_killed_with_sigkill_takes_its_workers_along(league, tmp_path):
+    path = league(deals=300, players=3, extra="[run]\nbatch_size = 5\n")
+    out = tmp_path / "out"
+    cmd, proc = start(path, out)
+    wait_for_parts(out, 1)
+    workers = children(proc.pid)
+    assert workers
+    proc.kill()  # the parent alone
+    proc.communicate(timeout=60)
+    assert gone(workers)
+    r = subprocess.run(cmd + ["--no-progress"], capture_output=True, text=True)  # the lock is free
+    assert r.returncode == 0, r.stderr
+
+
+def test_a_stop_during_start_up_is_one_line_and_exit_130(league, tmp_path):
+    slow = tmp_path / "slow.py"  # a bot whose module takes a while to import
+    slow.write_text("import time\ntime.sleep(30)\nfrom bohnarena.bohnanza import Bot\n"
+                    "class B(Bot):\n    pass\n")
+    path = league(bots={"slow": f"{slow}:B", "planner": "planner", "random": "random"})
+    cmd, proc = start(path, tmp_path / "out")
+    time.sleep(1.5)
+    os.kill(proc.pid, signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert err.strip().splitlines() == ["Interrupted; run the same command again to resume."]
+
+
+def test_restart_does_not_delete_a_directory_another_run_is_writing(league, tmp_path):
+    path = league(deals=300, players=3, extra="[run]\nbatch_size = 5\n")
+    out = tmp_path / "out"
+    cmd, proc = start(path, out)
+    wait_for_parts(out, 1)
+    try:
+        r = subprocess.run(cmd + ["--restart", "--no-progress"], capture_output=True, text=True)
+        assert r.returncode == 2 and "another bohnarena run is using" in r.stderr
+        assert list((out / "matches").glob("part-*"))  # nothing was deleted
+    finally:
+        proc.send_signal(signal.SIGINT)
+        proc.communicate(timeout=60)
+    assert proc.returncode == 130
