@@ -24,6 +24,7 @@ from .sandbox import Endpoint, endpoint
 PROTOCOL_VERSION = 1
 _NONE = object()
 END_SECONDS = 1.0
+EXIT_SECONDS = 0.5
 
 
 def remote_seat(game: str, entry: BotEntry, limits: Limits | None = None,
@@ -139,7 +140,8 @@ class RemoteSeat:
         channel, self.channel = self.channel, None
         if channel is not None:
             channel.close()
-        ended = self.endpoint.close()
+        # After a crash its exit status may be a moment behind its closed output.
+        ended = self.endpoint.close(settle=EXIT_SECONDS if fault.kind == CRASH else 0.0)
         if fault.kind == CRASH and ended:
             fault = BotFault(CRASH, f"the bot process {ended}")
         return str(fault)

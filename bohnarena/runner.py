@@ -205,9 +205,9 @@ def run_league(path: str | Path, out: str | Path | None = None, workers: int | N
                              "copy of the league file")
         meta["seed"] = secrets.randbits(63)
     store.open_for_run(league.source, meta, restart)
-    if league.seed is None:  # the run's own, kept in run.json (a resume reads it back)
-        league = replace(league, seed=store.meta().get("seed", meta["seed"]))
     try:
+        if league.seed is None:  # the run's own, kept in run.json (a resume reads it back)
+            league = replace(league, seed=store.meta().get("seed", meta["seed"]))
         backend = backend or LocalPool(workers if workers is not None else league.workers)
         check_workers(backend, league)
         return _run(league, store, backend, progress, ids)

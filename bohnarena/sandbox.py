@@ -45,9 +45,10 @@ class Endpoint(Protocol):
         """A fresh bot process for one match; raises BotFault."""
         ...
 
-    def close(self) -> str | None:
+    def close(self, settle: float = 0.0) -> str | None:
         """End the match's processes; says how the bot's process ended if it
-        ended by itself (``"exited with code 7"``), else None."""
+        ended by itself (``"exited with code 7"``), else None. ``settle``:
+        seconds to let a process that is ending finish first."""
         ...
 
 
@@ -100,11 +101,14 @@ class ProcessEndpoint:
                 stderr.close()
         return Channel(from_bot, to_bot, self.limits.output_kb * 1024, framed=self.framed)
 
-    def close(self) -> str | None:
+    def close(self, settle: float = 0.0) -> str | None:
         p, self.popen = self.popen, None
         if p is None:
             return None
-        code = p.poll()
+        try:
+            code = p.wait(settle) if settle else p.poll()
+        except subprocess.TimeoutExpired:
+            code = None
         try:
             os.killpg(p.pid, signal.SIGKILL)  # and whatever it started in its session
         except ProcessLookupError:
@@ -201,11 +205,11 @@ class Zygote:
         pid = self._reply(CONTROL_SECONDS)["pid"]
         return ours.detach(), pid
 
-    def reap(self, pid: int) -> str | None:
+    def reap(self, pid: int, settle: float = 0.0) -> str | None:
         """Kill every process of the match; how child ``pid`` ended if it did."""
         assert self.control is not None
-        self.control.send(json.dumps({"op": "reap", "pid": pid}).encode())
-        return self._reply(CONTROL_SECONDS).get("ended")
+        self.control.send(json.dumps({"op": "reap", "pid": pid, "settle": settle}).encode())
+        return self._reply(CONTROL_SECONDS + settle).get("ended")
 
     def _reply(self, seconds: float) -> dict[str, Any]:
         assert self.control is not None
@@ -305,13 +309,13 @@ class SandboxEndpoint:
         _KEPT[self.key] = (channel, self.pid)
         self.pid = None
 
-    def close(self) -> str | None:
+    def close(self, settle: float = 0.0) -> str | None:
         pid, self.pid = self.pid, None
         z = _ZYGOTES.get(self.key)
         if pid is None or z is None or not z.alive:
             return None
         try:
-            return z.reap(pid)
+            return z.reap(pid, settle)
         except BotFault:
             return None  # the sandbox was killed whole: nothing of the bot is left
 

@@ -103,6 +103,13 @@ class RunDir:
             raise ResultsError(f"{self.path} is not a bohnarena results directory; "
                                "refusing to delete it")
         self.lock()  # before anything in the directory is touched, --restart included
+        try:
+            self._prepare(league_text, meta, restart)
+        except BaseException:
+            self.close()
+            raise
+
+    def _prepare(self, league_text: str, meta: dict[str, Any], restart: bool) -> None:
         if restart:
             for entry in self.path.iterdir():
                 if entry.name == ".lock":
@@ -115,7 +122,6 @@ class RunDir:
             self.matches_dir.mkdir(exist_ok=True)
             self.moves_dir.mkdir(exist_ok=True)
         except OSError as e:
-            self.close()
             raise ResultsError(f"cannot write results to {self.path}: {e.strerror or e}") from None
         frozen = self.path / "league.toml"
         if frozen.exists():

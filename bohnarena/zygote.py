@@ -66,7 +66,7 @@ def main(argv: list[str]) -> None:
         elif msg["op"] == "reap":
             for fd in fds:
                 os.close(fd)
-            _send(control, {"ended": _reap(msg.get("pid"))})
+            _send(control, {"ended": _reap(msg.get("pid"), msg.get("settle", 0.0))})
 
 
 def _target(args: list[str]) -> Any:
@@ -142,14 +142,20 @@ def _count_processes(limit: int) -> None:
                 pass
 
 
-def _reap(pid: int | None) -> str | None:
+def _reap(pid: int | None, settle: float = 0.0) -> str | None:
     ended = _over.pop() if _over else None
     _over.clear()
     if pid:
-        try:
-            done, status = os.waitpid(pid, os.WNOHANG)
-        except ChildProcessError:
-            done, status = 0, 0
+        until = time.monotonic() + settle
+        while True:  # a child that is ending: its status, before the kill hides it
+            try:
+                done, status = os.waitpid(pid, os.WNOHANG)
+            except ChildProcessError:
+                done, status = 0, 0
+                break
+            if done or time.monotonic() >= until:
+                break
+            time.sleep(0.005)
         if done and ended is None:
             ended = _describe(status)
     try:
