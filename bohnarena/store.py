@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import IO, Any
 
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from . import __version__
@@ -186,13 +187,21 @@ class RunDir:
         for p in self.moves_dir.glob("part-*.parquet"):
             if p.name not in done:  # killed between the two commits of a batch
                 p.unlink()
-        for d in (self.matches_dir, self.moves_dir):
-            ranges = sorted(self._ranges(d), key=lambda r: (r[0], -r[1]))
-            widest = -1
-            for first, last, p in ranges:
-                if last <= widest:
-                    p.unlink()  # inside a compacted part written before a crash
-                widest = max(widest, last)
+        # A part inside a wider one is a leftover of a compaction only if the
+        # wider one holds all its matches; a retried match's part is not.
+        ids = {p.name: self._ids(p) for p in self.matches_dir.glob("part-*.parquet")}
+        for first, last, p in self._ranges(self.matches_dir):
+            outer = [q for f, l, q in self._ranges(self.matches_dir)
+                     if q != p and f <= first and last <= l and ids[p.name] <= ids[q.name]]
+            if outer:
+                (self.moves_dir / p.name).unlink(missing_ok=True)
+                p.unlink()
+
+    def _ids(self, part: Path) -> set[int]:
+        try:
+            return set(pq.read_table(part, columns=["match_id"]).column(0).to_pylist())
+        except (pa.ArrowException, OSError) as e:
+            raise unreadable(part, e) from None
 
     @staticmethod
     def _ranges(d: Path) -> Iterator[tuple[int, int, Path]]:
@@ -225,22 +234,49 @@ class RunDir:
         return paths
 
     def compact(self, first: int, last: int) -> None:
-        """Merge all parts (ids first..last) into one file per table, streaming in id order."""
-        for d in (self.moves_dir, self.matches_dir):  # moves first: see clean()
-            parts = self.parts(d)
-            if len(parts) <= 1:
+        """Merge all parts (ids first..last) into one file per table in match-id
+        order, streaming: part by part, except where a retried match's part
+        overlaps another's range, whose rows are sorted together."""
+        groups = self._overlapping(self.parts(self.matches_dir))
+        for d, keys in ((self.moves_dir, [("match_id", "ascending"), ("seq", "ascending")]),
+                        (self.matches_dir, [("match_id", "ascending")])):  # moves first: see clean()
+            if sum(map(len, groups)) <= 1:
                 continue
             target = d / part_name(first, last)
 
-            def merge(tmp: Path, parts: list[Path] = parts) -> None:
-                # Part by part (each is one batch: a row group of a few
-                # thousand rows), so memory stays that of one part.
-                with pq.ParquetWriter(tmp, pq.read_schema(parts[0]),
+            def merge(tmp: Path, d: Path = d, keys: list = keys) -> None:
+                with pq.ParquetWriter(tmp, pq.read_schema(d / groups[0][0].name),
                                       compression=COMPRESSION) as out:
-                    for p in parts:
-                        out.write_table(pq.read_table(p), row_group_size=MOVES_ROW_GROUP)
+                    for group in groups:
+                        tables = [self._rows_of(d, part) for part in group]
+                        table = tables[0] if len(tables) == 1 else pa.concat_tables(tables)
+                        out.write_table(table.sort_by(keys) if len(tables) > 1 else table,
+                                        row_group_size=MOVES_ROW_GROUP)
             _atomic_write(target, merge)
         self.clean()
+
+    def _rows_of(self, d: Path, part: Path) -> pa.Table:
+        """A part's rows; of a moves part only those of matches its matches
+        part holds (a match played again after its row was lost is logged once)."""
+        table = pq.read_table(d / part.name)
+        if d == self.moves_dir:
+            table = table.filter(pc.is_in(table["match_id"], pa.array(sorted(self._ids(part)),
+                                                                      pa.int64())))
+        return table
+
+    def _overlapping(self, parts: list[Path]) -> list[list[Path]]:
+        """Parts (sorted by first id) in runs whose id ranges overlap."""
+        groups: list[list[Path]] = []
+        reach = -1
+        for part in parts:
+            m = PART.match(part.name)
+            assert m is not None
+            if groups and int(m[1]) <= reach:
+                groups[-1].append(part)
+            else:
+                groups.append([part])
+            reach = max(reach, int(m[2]))
+        return groups
 
     # -- reading ------------------------------------------------------------
     def done_ids(self) -> set[int]:
