@@ -13,8 +13,11 @@ Layout::
 Every file is written under a temporary name and renamed. A batch commits
 its moves part first and its matches part second, so a match counts as done
 exactly when its row is in ``matches/``. On opening, moves parts without a
-matches part (a run killed in between) and parts whose id range lies inside
-another part's (left over from compaction) are removed.
+matches part (a run killed in between) and parts whose matches another part
+holds as well (left over from a compaction) are removed. A match played
+again by a later run (it errored, or its row was lost) has a part of its own
+inside an older part's id range; compaction sorts such overlaps into id
+order and keeps only the moves of matches whose row its part holds.
 """
 
 from __future__ import annotations
