@@ -285,7 +285,7 @@ def merge(out: str, dirs: tuple[str, ...]) -> None:
     done = target.done_ids()
     if len(done) == total:
         target.compact(0, total - 1)
-    click.echo(write_ranking(target, list(league.bots)).to_text())
+    click.echo(write_ranking(target, league).to_text())
     click.echo(f"merged {len(done)} of {total} matches from {len(dirs)} directories into {out}"
                + ("" if len(done) == total else f"; run the league with --out {out} to finish it"))
 
@@ -297,6 +297,8 @@ def merge(out: str, dirs: tuple[str, ...]) -> None:
 def rank_command(results_dir: str, fmt: str) -> None:
     """Rank the bots of a results directory with TrueSkill."""
     from .league import load_league
+    from .audit import COLUMNS as AUDIT_COLUMNS
+    from .audit import Auditor, master_seed
     from .rating import RANK_COLUMNS, rank
     from .store import ResultsError, RunDir
 
@@ -305,7 +307,9 @@ def rank_command(results_dir: str, fmt: str) -> None:
         raise ResultsError(f"{results_dir} is not a bohnarena results directory")
     store.meta()
     league = load_league(store.path / "league.toml")
-    ranking = rank(store.iter_matches(RANK_COLUMNS), list(league.bots))
+    auditor = Auditor(league, master_seed(league, store.meta()))
+    ranking = rank(auditor.audited(store.iter_matches([*RANK_COLUMNS, *AUDIT_COLUMNS])),
+                   list(league.bots))
     click.echo({"text": ranking.to_text, "markdown": ranking.to_markdown, "csv": ranking.to_csv,
                 "json": ranking.to_json}[fmt]().rstrip("\n"))
 

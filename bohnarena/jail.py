@@ -29,6 +29,9 @@ BOT_DIR = "/arena/bot"
 CMD = "/arena/cmd"
 PACKAGE = Path(__file__).resolve().parent  # bohnarena
 _SYSTEM = ("bin", "sbin", "lib", "lib32", "lib64")
+PROC_READ_ONLY = ("/proc/sys", "/proc/irq", "/proc/bus", "/proc/fs", "/proc/acpi", "/proc/scsi")
+PROC_HIDDEN = ("/proc/sysrq-trigger", "/proc/kcore", "/proc/keys", "/proc/key-users",
+               "/proc/timer_list", "/proc/sched_debug", "/proc/kallsyms", "/proc/kmsg")
 ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": "/tmp", "TMPDIR": "/tmp",
        "LANG": "C.UTF-8", "PYTHONPATH": LIB, "PYTHONHASHSEED": "0",
        "PYTHONDONTWRITEBYTECODE": "1"}
@@ -107,7 +110,16 @@ def command(inner: Sequence[str], code: Mapping[str, Path], dirs: Mapping[Path, 
         argv += ["--ro-bind", str(bot_dir), BOT_DIR]
     for host, inside in dirs.items():
         argv += ["--ro-bind", str(host), inside]
-    argv += ["--proc", "/proc", "--dev", "/dev", "--remount-ro", "/dev",
+    argv += ["--proc", "/proc"]
+    # What a process of the host's root user (bubblewrap run as root maps the
+    # sandbox user to it) could still write or read in a fresh /proc.
+    for path in PROC_READ_ONLY:
+        if Path(path).exists():
+            argv += ["--ro-bind", path, path]
+    for path in PROC_HIDDEN:
+        if Path(path).exists():
+            argv += ["--ro-bind", "/dev/null", path]
+    argv += ["--dev", "/dev", "--remount-ro", "/dev",
              "--size", str(disk_mb * 1024 * 1024), "--perms", "0700", "--tmpfs", "/tmp",
              "--remount-ro", "/", "--chdir", "/tmp", "--"]
     return argv + list(inner)

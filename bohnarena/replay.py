@@ -20,6 +20,8 @@ import pyarrow.compute as pc
 import pyarrow.dataset as ds
 from tqdm import tqdm
 
+from .audit import COLUMNS as AUDIT_COLUMNS
+from .audit import Auditor, master_seed
 from .errors import UsageError
 from .execution import LocalPool
 from .game import Game, get_game
@@ -36,6 +38,7 @@ class Run:
     league: League
     game: Game
     rules: Any
+    auditor: Auditor
 
     @classmethod
     def open(cls, path: str | Path) -> Run:
@@ -49,7 +52,8 @@ class Run:
             raise ResultsError(f"{path} was played under {game.name} rules version "
                                f"{meta.get('rules_version')}; this bohnarena has version "
                                f"{game.version}, so its matches cannot be replayed here")
-        return cls(store, league, game, game.rules(league.edition, league.players, league.rules))
+        return cls(store, league, game, game.rules(league.edition, league.players, league.rules),
+                   Auditor(league, master_seed(league, meta)))
 
     def _dataset(self, sub: Path) -> ds.Dataset:
         parts = self.store.parts(sub)
@@ -94,7 +98,11 @@ class Run:
         return rows[0], log
 
     def check(self, row: dict[str, Any], log: Sequence[tuple]) -> str | None:
-        """None when the log replays under the rules to the recorded result."""
+        """None when the row is the league's match of its id and the log
+        replays under the rules to the recorded result."""
+        problem = self.auditor.problem(row)
+        if problem is not None:
+            return problem
         result, problem = self.game.verify(self.rules, row["seed"], log)
         if problem is not None:
             return problem
@@ -139,9 +147,10 @@ def verify_all(path: str | Path, workers: int = 0, chunk: int = 200,
     ids = sorted(run.store.done_ids())
     if not ids:
         raise ResultsError(f"{path} holds no finished matches")
+    # Twice-held, swapped or foreign rows, before each match is replayed.
+    failures = list(run.auditor.problems(run.store.iter_matches(AUDIT_COLUMNS)))
     ranges = list(_ranges(ids, chunk))
     pool = LocalPool(workers)
-    failures: list[tuple[int, str]] = []
     checked = 0
     bar = tqdm(total=len(ids), unit="match", disable=None if progress is None else not progress,
                file=sys.stderr)

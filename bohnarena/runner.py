@@ -37,6 +37,8 @@ from .limits import Limits
 from .plugins import load_bot, locate
 from .sandbox import close_sandboxes
 from .stopping import exit_code
+from .audit import COLUMNS as AUDIT_COLUMNS
+from .audit import Auditor, master_seed
 from .rating import RANK_COLUMNS, Ranking, rank
 from .schedule import MatchSpec, match_count, schedule
 from .store import RunDir, write_text
@@ -244,6 +246,10 @@ def bots_problem(game_name: str, bots: dict[str, BotEntry]) -> str | None:
 def _run(league: League, store: RunDir, backend: Backend, progress: bool | None,
          ids: range) -> RunSummary:
     done = store.done_ids()
+    if done:  # what it resumes must be this league's, untouched
+        auditor = Auditor(league, master_seed(league, store.meta()))
+        for _ in auditor.audited(store.iter_matches(AUDIT_COLUMNS)):
+            pass
     summary = RunSummary(store.path, len(ids), len(done))
     with run_log(store.path / "run.log"):
         log.info("league %s: %d matches, %d already done, %d workers",
@@ -277,7 +283,7 @@ def _run(league: League, store: RunDir, backend: Backend, progress: bool | None,
         if summary.complete:
             store.compact(ids.start, ids.stop - 1)
         if not summary.interrupted:
-            summary.ranking = write_ranking(store, list(league.bots))
+            summary.ranking = write_ranking(store, league)
         log.info("played %d matches, %d errored", summary.played, len(summary.errors))
     return summary
 
@@ -360,8 +366,11 @@ class Dispatcher:
             self.bar.update(len(task.matches))
 
 
-def write_ranking(store: RunDir, bots: list[str]) -> Ranking:
-    ranking = rank(store.iter_matches(RANK_COLUMNS), bots)
+def write_ranking(store: RunDir, league: League) -> Ranking:
+    """Rank what the directory holds, every row audited against the league."""
+    auditor = Auditor(league, master_seed(league, store.meta()))
+    ranking = rank(auditor.audited(store.iter_matches([*RANK_COLUMNS, *AUDIT_COLUMNS])),
+                   list(league.bots))
     write_text(store.path / "ranking.csv", ranking.to_csv())
     write_text(store.path / "ranking.json", ranking.to_json())
     write_text(store.path / "ranking.md", ranking.to_markdown())

@@ -29,7 +29,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import IO, Any, Protocol
 
-from . import jail
+from . import jail, unroot
 from .channel import CRASH, START, TIMEOUT, BotFault, Channel
 from .limits import Limits
 from .plugins import locate
@@ -161,14 +161,21 @@ class Zygote:
                  str(theirs.fileno()), json.dumps(caps), *self.target]
         group = self.group
 
-        def enter_group() -> None:  # in the child, before exec: all it starts stays inside
+        argv = jail.command(inner, self.code, self.dirs, self.bot_dir, self.limits.disk_mb)
+        pairs: list[tuple[str, str]] = []
+        if unroot.needed():
+            unroot.prepare()
+            argv, pairs = unroot.staged(argv)
+
+        def confine() -> None:  # in the child, before exec: all it starts stays inside
             if group is not None:
                 try:
                     (group / "cgroup.procs").write_text("0")
                 except OSError:
                     pass
+            if pairs or unroot.needed():
+                unroot.drop(pairs)
 
-        argv = jail.command(inner, self.code, self.dirs, self.bot_dir, self.limits.disk_mb)
         stderr = _log_file(self.log)
         try:
             # An empty environment for bubblewrap too: as the sandbox's first
@@ -176,7 +183,7 @@ class Zygote:
             self.proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                          stderr=stderr, pass_fds=(theirs.fileno(),),
                                          start_new_session=True, env={},
-                                         preexec_fn=enter_group)
+                                         preexec_fn=confine)
         finally:
             theirs.close()
             if not isinstance(stderr, int):

@@ -60,5 +60,15 @@ def schedule(bots: Sequence[str], players: int, deals: int, master_seed: int) ->
                 match_id += 1
 
 
+def spec_of(match_id: int, all_tables: Sequence[tuple[str, ...]], players: int,
+            master_seed: int) -> MatchSpec:
+    """The match with id ``match_id`` (the inverse of the id rule above);
+    ``all_tables`` is :func:`tables`' answer, computed once by the caller."""
+    rotation = match_id % players
+    deal, table = divmod(match_id // players, len(all_tables))
+    seats = tuple(all_tables[table][(s - rotation) % players] for s in range(players))
+    return MatchSpec(match_id, table, deal, rotation, deal_seed(master_seed, deal), seats)
+
+
 def match_count(bots: Sequence[str], players: int, deals: int) -> int:
     return len(tables(bots, players)) * deals * players

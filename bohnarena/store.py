@@ -295,12 +295,20 @@ class RunDir:
                      chunk: int = 8192) -> Iterator[dict[str, Any]]:
         """Every finished match as a dict, in match-id order, a chunk at a time
         (parts cover disjoint id ranges and hold their rows in id order)."""
-        for p in self.parts(self.matches_dir):
-            check_schema(p, MATCHES_SCHEMA, columns)
+        for group in self._overlapping(self.parts(self.matches_dir)):
+            for p in group:
+                check_schema(p, MATCHES_SCHEMA, columns)
             try:
-                batches = list(pq.ParquetFile(p).iter_batches(batch_size=chunk, columns=columns))
+                if len(group) == 1:
+                    batches = list(pq.ParquetFile(group[0]).iter_batches(batch_size=chunk,
+                                                                         columns=columns))
+                else:  # a match played again later: sorted into place
+                    wanted = None if columns is None else [*{*columns, "match_id"}]
+                    table = pa.concat_tables(pq.read_table(p, columns=wanted) for p in group)
+                    table = table.sort_by("match_id")
+                    batches = (table if columns is None else table.select(columns)).to_batches(chunk)
             except (pa.ArrowException, OSError) as e:
-                raise unreadable(p, e) from None
+                raise unreadable(group[0], e) from None
             for batch in batches:
                 yield from batch.to_pylist()
 
