@@ -5,6 +5,7 @@ cluster) plugs in beside the local process pool."""
 from __future__ import annotations
 
 import multiprocessing
+import multiprocessing.util
 import os
 import signal
 from concurrent.futures import Executor, ProcessPoolExecutor
@@ -12,6 +13,7 @@ from typing import Any, Protocol
 
 from .errors import UsageError
 from .logbook import warm_up
+from .sandbox import close_sandboxes
 from .stopping import die_with_parent
 
 
@@ -73,6 +75,8 @@ def _start_worker(counter: Any, cpus: list[int], workers: int) -> None:
     # Ctrl-C reaches the whole process group; the parent alone decides what stops.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     die_with_parent()
+    # A pool worker ends without atexit: its sandboxes (and their cgroups) go here.
+    multiprocessing.util.Finalize(None, close_sandboxes, exitpriority=10)
     if cpus and workers <= len(cpus):
         # A core of its own: its out-of-process bots inherit it, and a
         # request to a bot on the same core is answered without a wake-up

@@ -23,7 +23,7 @@ from .errors import UsageError
 
 #: Where the bot's packages (and bohnarena itself) appear inside the sandbox.
 LIB = "/arena/lib"
-#: Where a file bot's directory appears.
+#: Where a file bot's file appears.
 BOT_DIR = "/arena/bot"
 #: Where a command bot's directories appear.
 CMD = "/arena/cmd"
@@ -76,9 +76,9 @@ def command_files(command: Sequence[str]) -> tuple[list[str], dict[Path, str]]:
 
 
 def command(inner: Sequence[str], code: Mapping[str, Path], dirs: Mapping[Path, str] = {},
-            bot_dir: Path | None = None, disk_mb: int = 64) -> list[str]:
+            bot_file: Path | None = None, disk_mb: int = 64) -> list[str]:
     """``inner`` run in the sandbox, with ``code`` (import name -> path) bound
-    under :data:`LIB`, ``bot_dir`` at :data:`BOT_DIR` and ``dirs`` (a command
+    under :data:`LIB`, ``bot_file`` (a file bot) in :data:`BOT_DIR` and ``dirs`` (a command
     bot's own directories) where :func:`command_files` put them, all read-only."""
     argv = [bwrap(), "--unshare-all", "--unshare-user", "--uid", "65534", "--gid", "65534",
             "--disable-userns", "--cap-drop", "ALL", "--die-with-parent", "--new-session",
@@ -106,8 +106,8 @@ def command(inner: Sequence[str], code: Mapping[str, Path], dirs: Mapping[Path, 
     for name, path in {**code, "bohnarena": PACKAGE}.items():
         # A package by its import name; a module file (six.py, _x.cpython-311.so) by its file name.
         argv += ["--ro-bind", str(path), f"{LIB}/{path.name if path.is_file() else name}"]
-    if bot_dir is not None:
-        argv += ["--ro-bind", str(bot_dir), BOT_DIR]
+    if bot_file is not None:  # the file alone: its directory may hold the league file
+        argv += ["--ro-bind", str(bot_file), f"{BOT_DIR}/{bot_file.name}"]
     for host, inside in dirs.items():
         argv += ["--ro-bind", str(host), inside]
     argv += ["--proc", "/proc"]

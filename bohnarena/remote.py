@@ -118,7 +118,8 @@ class RemoteSeat:
                 self.endpoint.keep(self.channel)  # type: ignore[attr-defined]
                 self.channel = None
         self.close()
-        return None
+        trouble = getattr(self.endpoint, "trouble", None)  # e.g. it stopped its own zygote
+        return None if trouble is None else f"{trouble} after the match"
 
     def close(self) -> None:
         """End the bot's processes (idempotent)."""

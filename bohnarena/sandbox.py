@@ -16,7 +16,6 @@ match's :class:`~.channel.Channel`, ``close()`` ends the match's processes.
 from __future__ import annotations
 
 import atexit
-import itertools
 import json
 import os
 import resource
@@ -24,12 +23,12 @@ import signal
 import socket
 import subprocess
 import sys
-import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import IO, Any, Protocol
 
 from . import jail, unroot
+from .cgroups import Groups
 from .channel import CRASH, START, TIMEOUT, BotFault, Channel
 from .limits import Limits
 from .plugins import locate
@@ -37,7 +36,8 @@ from .zygote import signal_name
 
 #: Starting an interpreter and importing a bot is not thinking time.
 STARTUP_SECONDS = 30.0
-CONTROL_SECONDS = 5.0
+CONTROL_SECONDS = 2.0  # a zygote answers in milliseconds
+_JUNK = object()
 
 
 class Endpoint(Protocol):
@@ -119,60 +119,36 @@ class ProcessEndpoint:
         return f"died of signal {signal_name(-code)}" if code < 0 else f"exited with code {code}"
 
 
-_GROUPS = itertools.count()
-
-
-def pids_cgroup(limit: int) -> Path | None:
-    """A cgroup (v1 pids controller) that caps a sandbox's processes at
-    ``limit``, where this machine lets us make one (as root, usually); else
-    None, and the zygote counts processes itself."""
-    try:
-        own = next(line.split(":", 2)[2] for line in
-                   Path("/proc/self/cgroup").read_text().splitlines()
-                   if line.split(":")[1].split(",").count("pids"))
-        group = Path("/sys/fs/cgroup/pids", own.lstrip("/"),
-                     f"bohnarena-{os.getpid()}-{next(_GROUPS)}")
-        group.mkdir()
-        (group / "pids.max").write_text(str(limit))
-        return group
-    except (OSError, StopIteration, IndexError):
-        return None
-
-
 class Zygote:
     """The engine's handle on one sandbox: a bubblewrap process whose zygote
     forks a child per match (see :mod:`.zygote` for the messages)."""
 
     def __init__(self, target: Sequence[str], code: dict[str, Path], dirs: dict[Path, str],
-                 bot_dir: Path | None, limits: Limits, log: Path | None) -> None:
-        self.target, self.code, self.dirs, self.bot_dir = list(target), code, dirs, bot_dir
+                 bot_file: Path | None, limits: Limits, log: Path | None) -> None:
+        self.target, self.code, self.dirs, self.bot_file = list(target), code, dirs, bot_file
         self.limits, self.log = limits, log
         self.proc: subprocess.Popen[bytes] | None = None
         self.control: socket.socket | None = None
-        self.group: Path | None = None
+        self.groups: Groups | None = None
 
     def start(self) -> None:
         control, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        # bubblewrap's init and the zygote count too
-        self.group = pids_cgroup(self.limits.max_processes + 2)
+        # bubblewrap's init and the zygote count too; memory: the zygote and a match
+        self.groups = groups = Groups(self.limits.max_processes + 2,
+                                      2 * self.limits.memory_mb << 20)
         caps = {**rlimits(self.limits),
-                "processes": 0 if self.group else self.limits.max_processes}
+                "processes": 0 if groups.caps_processes else self.limits.max_processes}
         inner = [jail.python(), "-S", "-s", "-B", "-P", "-m", "bohnarena.zygote",
                  str(theirs.fileno()), json.dumps(caps), *self.target]
-        group = self.group
 
-        argv = jail.command(inner, self.code, self.dirs, self.bot_dir, self.limits.disk_mb)
+        argv = jail.command(inner, self.code, self.dirs, self.bot_file, self.limits.disk_mb)
         pairs: list[tuple[str, str]] = []
         if unroot.needed():
             unroot.prepare()
             argv, pairs = unroot.staged(argv)
 
         def confine() -> None:  # in the child, before exec: all it starts stays inside
-            if group is not None:
-                try:
-                    (group / "cgroup.procs").write_text("0")
-                except OSError:
-                    pass
+            groups.enter()
             if pairs or unroot.needed():
                 unroot.drop(pairs)
 
@@ -189,10 +165,10 @@ class Zygote:
             if not isinstance(stderr, int):
                 stderr.close()
         self.control = control
-        hello = self._reply(STARTUP_SECONDS)
-        if "error" in hello:
+        error = self._reply(STARTUP_SECONDS, "error", (str, type(None)))
+        if error is not None:
             self.kill()
-            raise BotFault(START, f"the bot does not load in the sandbox: {hello['error']}")
+            raise BotFault(START, f"the bot does not load in the sandbox: {error[:400]}")
 
     @property
     def alive(self) -> bool:
@@ -209,27 +185,42 @@ class Zygote:
             raise BotFault(CRASH, "the sandbox is gone") from None
         finally:
             theirs.close()
-        pid = self._reply(CONTROL_SECONDS)["pid"]
+        try:
+            pid = self._reply(CONTROL_SECONDS, "pid", int)
+        except BotFault:
+            ours.close()
+            raise
         return ours.detach(), pid
 
     def reap(self, pid: int, settle: float = 0.0) -> str | None:
         """Kill every process of the match; how child ``pid`` ended if it did."""
         assert self.control is not None
-        self.control.send(json.dumps({"op": "reap", "pid": pid, "settle": settle}).encode())
-        return self._reply(CONTROL_SECONDS + settle).get("ended")
+        try:
+            self.control.send(json.dumps({"op": "reap", "pid": pid, "settle": settle}).encode())
+        except OSError:
+            self.kill()
+            raise BotFault(CRASH, "its sandbox is gone") from None
+        return self._reply(CONTROL_SECONDS + settle, "ended", (str, type(None)))
 
-    def _reply(self, seconds: float) -> dict[str, Any]:
+    def _reply(self, seconds: float, key: str, kind: Any) -> Any:
+        """The zygote's answer ``key``. The bot's own code shares the zygote's
+        process, so anything odd here (silence, junk, a stopped zygote) is the
+        bot's doing: the sandbox is killed and the bot charged."""
         assert self.control is not None
         self.control.settimeout(seconds)
         try:
             data = self.control.recv(65536)
         except (TimeoutError, OSError):
             self.kill()
-            raise BotFault(TIMEOUT, "the sandbox did not answer") from None
-        if not data:
+            raise BotFault(TIMEOUT, "its sandbox did not answer") from None
+        try:
+            value = json.loads(data)[key] if data else None
+        except (ValueError, RecursionError, TypeError, KeyError):
+            value = _JUNK
+        if not data or value is _JUNK or not isinstance(value, kind) or isinstance(value, bool):
             self.kill()
-            raise BotFault(CRASH, "the sandbox ended")
-        return json.loads(data)
+            raise BotFault(CRASH, "its sandbox ended" if not data else "its sandbox answered junk")
+        return value
 
     def kill(self) -> None:
         """Ends the sandbox: its first process's death takes every other with it."""
@@ -243,14 +234,9 @@ class Zygote:
         if self.control is not None:
             self.control.close()
             self.control = None
-        if self.group is not None:
-            for _ in range(100):  # its last processes may take a moment to go
-                try:
-                    self.group.rmdir()
-                    break
-                except OSError:
-                    time.sleep(0.005)
-            self.group = None
+        if self.groups is not None:
+            self.groups.remove()
+            self.groups = None
 
 
 _ZYGOTES: dict[tuple, Zygote] = {}
@@ -275,6 +261,7 @@ class SandboxEndpoint:
     def __init__(self, key: tuple, make: Any, limits: Limits, framed: bool) -> None:
         self.key, self.make, self.limits, self.framed = (os.getpid(), *key), make, limits, framed
         self.pid: int | None = None
+        self.trouble: str | None = None  # what went wrong ending the last match, the bot's doing
 
     def zygote(self) -> Zygote:
         z = _ZYGOTES.get(self.key)
@@ -323,8 +310,9 @@ class SandboxEndpoint:
             return None
         try:
             return z.reap(pid, settle)
-        except BotFault:
-            return None  # the sandbox was killed whole: nothing of the bot is left
+        except BotFault as f:  # the sandbox was killed whole: nothing of the bot is left
+            self.trouble = str(f)
+            return None
 
 
 def endpoint(game: str, spec: str | None, command: Sequence[str] | None, isolation: str,
@@ -341,16 +329,16 @@ def endpoint(game: str, spec: str | None, command: Sequence[str] | None, isolati
         key: tuple = ("command", tuple(argv), limits, log)
         return SandboxEndpoint(key, lambda: Zygote(["--command", *argv], {}, dirs, None,
                                                    limits, log), limits, False)
-    target, code, bot_dir = python_target(spec or "")
+    target, code, bot_file = python_target(spec or "")
     return SandboxEndpoint(("python", game, spec, limits, log),
-                           lambda: Zygote(["--spec", game, target], code, {}, bot_dir,
+                           lambda: Zygote(["--spec", game, target], code, {}, bot_file,
                                           limits, log), limits, True)
 
 
 def python_target(spec: str) -> tuple[str, dict[str, Path], Path | None]:
     """How a Python bot is loaded in the sandbox, found without importing it
-    here: (its spec inside, the packages it may import, its file's directory)."""
+    here: (its spec inside, the packages it may import, its file)."""
     found = locate(spec)
     if found.file is not None:
-        return f"{jail.BOT_DIR}/{found.file.name}:{found.attr}", {}, found.file.parent
+        return f"{jail.BOT_DIR}/{found.file.name}:{found.attr}", {}, found.file
     return f"{found.module}:{found.attr}", dict(found.paths), None

@@ -308,6 +308,8 @@ class Referee:
 
     def fault(self, seat: int, kind: str, reason: str) -> None:
         self.faults[seat] += 1
+        # A bot's text is stored as UTF-8: a lone surrogate would void the whole batch.
+        reason = reason.encode("utf-8", "backslashreplace").decode("utf-8")
         self.state.records.append(("fault", seat, kind, reason))
         if seat not in self.forfeited and self.seats[seat].forfeits(self.faults[seat]):
             # The seat plays on with default answers and is ranked last.

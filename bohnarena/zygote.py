@@ -49,7 +49,7 @@ def main(argv: list[str]) -> None:
         traceback.print_exc()
         _send(control, {"error": f"{type(e).__name__}: {e}"[:500]})
         return
-    _send(control, {"ready": True})
+    _send(control, {"error": None})
     if processes:
         threading.Thread(target=_count_processes, args=(processes,), daemon=True).start()
     gc.freeze()  # a child's collections then leave the zygote's pages shared

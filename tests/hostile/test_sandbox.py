@@ -28,8 +28,9 @@ pytestmark = needs_bwrap
 def hostile_league(tmp_path, bot, targets, command=None, isolation="sandbox", deals=1):
     botdir = tmp_path / "bot"
     botdir.mkdir(exist_ok=True)
-    shutil.copy(HERE / "attacks.py", botdir / "attacks.py")
-    (botdir / "targets.json").write_text(json.dumps(targets))
+    (botdir / "attacks.py").write_text((HERE / "attacks.py").read_text()
+                                       + f"\nTARGETS = {json.dumps(targets)}\n")
+    (botdir / "league-secret.txt").write_text("the sandbox shows a file bot its file alone")
     entry = (f'{{ command = {json.dumps(command)}, isolation = "{isolation}" }}' if command
              else f'{{ spec = "{botdir / "attacks.py"}:{bot}", isolation = "{isolation}" }}')
     path = tmp_path / "league.toml"
@@ -55,6 +56,7 @@ def play(tmp_path, bot, targets=None, **kw):
 
 def test_reads_nothing_of_the_organisers(tmp_path):
     secrets = [str(tmp_path / "league.toml"), str(tmp_path / "out"),
+               "/arena/bot/league-secret.txt", str(tmp_path / "bot" / "league-secret.txt"),
                str(tmp_path / "out" / "league.toml"), str(HERE / "bots.py"),
                f"/proc/{os.getpid()}/mem", f"/proc/{os.getpid()}/environ"]
     site = sysconfig.get_paths()["purelib"]
@@ -196,6 +198,7 @@ def test_missing_bubblewrap_is_one_line_and_writes_nothing(tmp_path, monkeypatch
 
 @pytest.mark.parametrize("cgroup", [True, False], ids=["cgroup", "counted"])
 def test_a_command_bot_has_a_process_cap(tmp_path, monkeypatch, cgroup):
+    import bohnarena.cgroups as cgroups
     import bohnarena.sandbox as sandbox
     from bohnarena.bohnanza import ruleset
     from bohnarena.league import BotEntry
@@ -203,7 +206,7 @@ def test_a_command_bot_has_a_process_cap(tmp_path, monkeypatch, cgroup):
     from bohnarena.remote import remote_seat
 
     if not cgroup:
-        monkeypatch.setattr(sandbox, "pids_cgroup", lambda limit: None)
+        monkeypatch.setattr(cgroups, "_own", lambda controller: None)
     script = tmp_path / "many.sh"
     script.write_text('read line\necho \'{"decisions":[]}\'\n'
                       'for i in $(seq 40); do sleep 4245 & done\nwhile read line; do :; done\n')
