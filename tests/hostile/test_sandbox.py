@@ -254,3 +254,120 @@ def test_a_command_bot_that_never_reads_nor_answers_is_charged_alone(tmp_path):
     texts = {r["text"] for r in pq.read_table(out / "moves").to_pylist() if r["kind"] == "fault"}
     assert texts and all(t.startswith("timeout") for t in texts)
     assert not _leftovers("sleep 1000")
+
+
+TAMPERS_AT_IMPORT = '''
+import os, signal, socket, stat
+import bohnarena.nochild as nochild
+nochild.prepare = lambda: None  # the filter off in every child
+nochild.forbid_new_processes = lambda: False
+from bohnarena.bohnanza import Bot
+SEEN = []
+for fd in range(64):
+    try:
+        if stat.S_ISSOCK(os.fstat(fd).st_mode):
+            s = socket.socket(fileno=fd)
+            SEEN.append((fd, int(s.type)))
+            s.detach()
+    except OSError:
+        pass
+
+class Tamper(Bot):
+    def plant_second(self, view):
+        print("sockets at import", SEEN, file=__import__("sys").stderr, flush=True)
+        if os.fork() == 0:
+            os.setsid()
+            os.execvp("sleep", ["sleep", "4246"])
+        return False
+'''
+
+
+def test_code_run_at_import_cannot_keep_processes_or_reach_the_control_socket(tmp_path):
+    bot = tmp_path / "bot" / "tamper.py"
+    bot.parent.mkdir()
+    bot.write_text(TAMPERS_AT_IMPORT)
+    path = tmp_path / "l.toml"
+    path.write_text('name = "t"\nedition = "classic"\nplayers = 3\ndeals = 2\nseed = 5\n'
+                    f'[bots]\nhostile = {{ spec = "{bot}:Tamper", isolation = "sandbox" }}\n'
+                    'planner = "planner"\nrandom = "random"\n')
+    s = run_league(path, tmp_path / "out", workers=1, progress=False)
+    assert s.complete and s.played == 6
+    time.sleep(0.2)
+    assert not _leftovers("sleep 4246")  # killed at every match's end, filter or not
+    log = (tmp_path / "out" / "bots" / "hostile.log").read_text()
+    seen = eval(next(line for line in log.splitlines() if line.startswith("sockets at import"))
+                [len("sockets at import "):])
+    # one socket: its own channel to the supervisor, never the engine's control socket
+    assert len([fd for fd, kind in seen if kind == int(socket.SOCK_SEQPACKET)]) <= 1
+
+
+STOPS_ITS_SUPERVISOR = '''
+import os, signal
+from bohnarena.bohnanza import Bot
+
+class Stopper(Bot):
+    def plant_second(self, view):
+        os.kill(2, signal.SIGSTOP)  # the supervisor
+        return False
+'''
+
+
+def test_a_bot_that_stops_its_supervisor_is_charged_and_the_league_goes_on(tmp_path):
+    bot = tmp_path / "bot" / "stopper.py"
+    bot.parent.mkdir()
+    bot.write_text(STOPS_ITS_SUPERVISOR)
+    path = tmp_path / "l.toml"
+    path.write_text('name = "t"\nedition = "classic"\nplayers = 3\ndeals = 1\nseed = 5\n'
+                    f'[bots]\nhostile = {{ spec = "{bot}:Stopper", isolation = "sandbox" }}\n'
+                    'planner = "planner"\nrandom = "random"\n')
+    s = run_league(path, tmp_path / "out", workers=1, progress=False)
+    assert s.complete and s.played == 3 and not s.errors
+    moves = pq.read_table(tmp_path / "out" / "moves").to_pylist()
+    rows = pq.read_table(tmp_path / "out" / "matches").to_pylist()
+    for r in pq.read_table(tmp_path / "out" / "moves").to_pylist():
+        if r["kind"] == "fault":  # only ever the hostile seat
+            row = next(x for x in rows if x["match_id"] == r["match_id"])
+            assert row["seats"][r["seat"]] == "hostile"
+    assert any("sandbox did not answer" in r["text"] for r in moves if r["kind"] == "fault")
+
+
+def test_the_sandbox_is_never_the_hosts_root_and_proc_sys_is_read_only(tmp_path):
+    from bohnarena.bohnanza import ruleset
+    from bohnarena.league import BotEntry
+    from bohnarena.remote import remote_seat
+    from bohnarena.sandbox import close_sandboxes
+
+    script = tmp_path / "who4247.sh"
+    script.write_text('read line\n(echo x > /proc/sys/kernel/core_pattern) 2>/dev/null '
+                      '&& echo "GOT sysctl" >&2\necho \'{"decisions": []}\'\n'
+                      'while read line; do :; done\n')
+    log = tmp_path / "who.log"
+    seat = remote_seat("bohnanza", BotEntry("who", command=("bash", str(script)),
+                                            isolation="sandbox"), None, log)
+    try:
+        assert seat.start(0, ruleset("classic", 3), 1) is None
+        pids = _leftovers("who4247.sh")
+        assert pids
+        for pid in pids:  # seen from the host: an unprivileged user, never root
+            uid = next(line for line in Path(f"/proc/{pid}/status").read_text().splitlines()
+                       if line.startswith("Uid:")).split()[1]
+            assert uid != "0" or os.geteuid() != 0
+    finally:
+        seat.close()
+        close_sandboxes()
+    assert "GOT" not in log.read_text()
+    assert Path("/proc/sys/kernel/core_pattern").read_text().strip() != "x"
+
+
+def test_a_lone_surrogate_is_a_fault_not_a_lost_batch(tmp_path):
+    bot = tmp_path / "bot" / "surrogate.py"
+    bot.parent.mkdir()
+    bot.write_text("from bohnarena.bohnanza import Bot\n"
+                   "class S(Bot):\n    def plant_second(self, view):\n"
+                   "        raise ValueError('\\ud800')\n")
+    path = tmp_path / "l.toml"
+    path.write_text('name = "t"\nedition = "classic"\nplayers = 3\ndeals = 1\nseed = 5\n'
+                    f'[bots]\nhostile = {{ spec = "{bot}:S", isolation = "sandbox" }}\n'
+                    'planner = "planner"\nrandom = "random"\n')
+    s = run_league(path, tmp_path / "out", workers=1, progress=False)
+    assert s.complete and s.played == 3 and not s.errors
