@@ -15,21 +15,27 @@ import struct
 from functools import cache
 from typing import Any
 
-# syscall numbers: fork, vfork, clone, clone3 (None: the architecture has no such call)
+# syscall numbers: fork, vfork, clone, clone3, sched_setaffinity (None: the
+# architecture has no such call)
 _CALLS = {
-    "x86_64": (0xC000003E, 57, 58, 56, 435),
-    "aarch64": (0xC00000B7, None, None, 220, 435),
+    "x86_64": (0xC000003E, 57, 58, 56, 435, 203),
+    "aarch64": (0xC00000B7, None, None, 220, 435, 122),
 }
+_X32 = 0x40000000  # x86-64's x32 calls: another number for every call above
 _CLONE_THREAD = 0x00010000
 _ALLOW, _ERRNO, _KILL = 0x7FFF0000, 0x00050000, 0x00000000
-_LD_W_ABS, _JEQ_K, _JSET_K, _RET_K = 0x20, 0x15, 0x45, 0x06
+_LD_W_ABS, _JEQ_K, _JGE_K, _JSET_K, _RET_K = 0x20, 0x15, 0x35, 0x45, 0x06
 _PR_SET_NO_NEW_PRIVS, _PR_SET_SECCOMP, _SECCOMP_MODE_FILTER = 38, 22, 2
 
 
-def _program(arch: int, fork: int | None, vfork: int | None, clone: int, clone3: int) -> list[tuple]:
+def _program(arch: int, fork: int | None, vfork: int | None, clone: int, clone3: int,
+             affinity: int) -> list[tuple]:
     deny = (_RET_K, 0, 0, _ERRNO | errno.EAGAIN)
     prog = [(_LD_W_ABS, 0, 0, 4), (_JEQ_K, 1, 0, arch), (_RET_K, 0, 0, _KILL),
-            (_LD_W_ABS, 0, 0, 0)]
+            (_LD_W_ABS, 0, 0, 0),
+            (_JGE_K, 0, 1, _X32), (_RET_K, 0, 0, _ERRNO | errno.ENOSYS),
+            # its core is the worker's: leaving it would take time from the other seats
+            (_JEQ_K, 0, 1, affinity), (_RET_K, 0, 0, _ERRNO | errno.EPERM)]
     for nr in (fork, vfork):
         if nr is not None:
             prog += [(_JEQ_K, 0, 1, nr), deny]

@@ -241,6 +241,8 @@ class Zygote:
 
 _ZYGOTES: dict[tuple, Zygote] = {}
 _BROKEN: dict[tuple, BotFault] = {}  # bots that did not load: not tried again in this process
+_RESTARTS: dict[tuple, int] = {}
+MAX_RESTARTS = 3
 _KEPT: dict[tuple, tuple[Channel, int]] = {}  # command bots kept for the next match, and their pids
 
 
@@ -268,8 +270,13 @@ class SandboxEndpoint:
         if z is None or not z.alive:
             if self.key in _BROKEN:
                 raise _BROKEN[self.key]
-            if z is not None:
+            if z is not None:  # its sandbox was killed: something the bot did
                 z.kill()
+                _RESTARTS[self.key] = restarts = _RESTARTS.get(self.key, 0) + 1
+                if restarts > MAX_RESTARTS:  # each restart imports it again: not for ever
+                    _BROKEN[self.key] = BotFault(START, f"its sandbox broke {restarts} times "
+                                                        "in this worker; it plays no more here")
+                    raise _BROKEN[self.key]
             z = self.make()
             _ZYGOTES[self.key] = z
             try:
