@@ -15,6 +15,7 @@ import importlib
 import importlib.machinery
 import importlib.metadata
 import importlib.util
+import os
 import re
 import sys
 from collections.abc import Iterator, Mapping
@@ -262,13 +263,28 @@ class Located:
         sandboxed bot covers. Requirements are not included."""
         parts = [self.spec.encode(), f"{self.dist} {self.version}".encode()]
         for root in self.own:
-            files = [root] if root.is_file() else sorted(root.rglob("*.py"))
+            files = [root] if root.is_file() else python_files(root)
             parts += [str(f.relative_to(root.parent)).encode() + b"\0" + f.read_bytes()
-                      for f in files if "__pycache__" not in f.parts]
+                      for f in files]
         return b"\0".join(parts)
 
     def source_hash(self) -> str:
         return hashlib.blake2b(self.source_bytes(), digest_size=16).hexdigest()
+
+
+MAX_HASHED_FILES = 2000
+
+
+def python_files(root: Path) -> list[Path]:
+    """The .py files under ``root`` (hidden directories and caches left out;
+    at most MAX_HASHED_FILES, in a stable order)."""
+    found = []
+    for dirpath, dirs, files in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d != "__pycache__")
+        found += [Path(dirpath) / f for f in sorted(files) if f.endswith(".py")]
+        if len(found) >= MAX_HASHED_FILES:
+            break
+    return found[:MAX_HASHED_FILES]
 
 
 def locate(spec: str) -> Located:
@@ -290,7 +306,8 @@ def locate(spec: str) -> Located:
         file = Path(where).expanduser().resolve()
         if not file.is_file():
             raise BotLoadError(f"bot file {where} does not exist")
-        return Located(spec, file.stem, attr, None, {file.stem: file.parent}, file, (file,))
+        # Hashed: every Python file beside it and below (what it could import in process).
+        return Located(spec, file.stem, attr, None, {file.stem: file.parent}, file, (file.parent,))
     return _locate_module(spec, where, attr, _dist_of(where.partition(".")[0]))
 
 

@@ -7,9 +7,9 @@ Nothing here knows a game's rules: matches are played by
 from __future__ import annotations
 
 import hashlib
-import inspect
 import json
 import logging
+import platform
 import secrets
 import sys
 import tempfile
@@ -65,22 +65,54 @@ class RunSummary:
 
 
 def source_hash(entry: BotEntry, base: type) -> str:
-    """A hash of a bot's source: the file defining its class, or the command
-    line and every file it names. Loading the class here also checks its spec
-    before anything is written; a sandboxed bot's code is never imported
-    here, only read (see :func:`~bohnarena.plugins.locate`)."""
+    """A hash of the code a bot can run: a Python bot's package (every .py
+    file of its top-level package, or of its file's directory tree) and its
+    distribution's version; a command bot's command line and every file in
+    the directories of the files it names. A bot run in process is also
+    loaded here, which checks its spec before anything is written; no other
+    bot's code is imported, only read (see :func:`~bohnarena.plugins.locate`)."""
     if entry.command is not None:
         parts = [" ".join(entry.command).encode()]
-        parts += [Path(a).read_bytes() for a in entry.command if Path(a).is_file()]
-    elif entry.isolation == "inprocess":
-        cls = load_bot(entry.spec or "", base)
-        try:
-            parts = [Path(inspect.getfile(cls)).read_bytes(), cls.__qualname__.encode()]
-        except (OSError, TypeError):
-            parts = [cls.__qualname__.encode()]
+        dirs = sorted({Path(a).resolve().parent for a in entry.command if Path(a).is_file()})
+        for d in dirs:
+            parts += [str(f).encode() + b"\0" + f.read_bytes() for f in sorted(d.iterdir())
+                      if f.is_file() and f.stat().st_size <= MAX_HASHED_BYTES]
     else:
+        if entry.isolation == "inprocess":
+            load_bot(entry.spec or "", base)
         parts = [locate(entry.spec or "").source_bytes()]
     return hashlib.blake2b(b"\0".join(parts), digest_size=16).hexdigest()
+
+
+MAX_HASHED_BYTES = 64 << 20
+
+
+def run_facts(game: Game, rules: Any, league: League) -> dict[str, Any]:
+    """What else decides how a seeded match plays out, kept in run.json: the
+    interpreter, the platform, the versions of bohnarena and the bots'
+    distributions, the complete rule set in force and its data files' hashes."""
+    packages = {"bohnarena": __version__}
+    for entry in league.bots.values():
+        if entry.spec is not None:
+            try:
+                found = locate(entry.spec)
+            except BohnarenaError:
+                continue
+            if found.dist:
+                packages[found.dist] = found.version
+    return {"python": platform.python_version(), "platform": platform.platform(),
+            "packages": packages, "rules": json.loads(json.dumps(rules.options(), default=str)),
+            "data": data_hashes(game, rules)}
+
+
+def data_hashes(game: Game, rules: Any) -> dict[str, str]:
+    """Hashes of the game's data files and of any file a rule option names."""
+    data = Path(sys.modules[type(game).__module__].__file__ or "").parent / "data"
+    files = sorted(data.glob("*")) if data.is_dir() else []
+    files += [Path(v) for k, v in rules.options().items() if k.endswith("_file") and v]
+    return {f.name if f.parent == data else str(f):
+            hashlib.blake2b(f.read_bytes(), digest_size=16).hexdigest()
+            for f in files if f.is_file()}
 
 
 def preflight(game: Game, entry: BotEntry, rules: Any, limits: Limits | None = None,
@@ -199,7 +231,8 @@ def run_league(path: str | Path, out: str | Path | None = None, workers: int | N
     ids = shard_range(match_count(list(league.bots), league.players, league.deals), shard)
     meta = {"bohnarena": __version__, "log_format": LOG_FORMAT, "game": league.game,
             "rules_version": game.version, "edition": league.edition, "bots": hashes,
-            "shard": None if shard is None else f"{shard[0]}/{shard[1]}"}
+            "shard": None if shard is None else f"{shard[0]}/{shard[1]}",
+            **run_facts(game, rules, league)}
     if league.seed is None:
         if shard is not None:
             raise UsageError('a sharded league needs a master seed of its own: seed = "secret" '

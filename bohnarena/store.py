@@ -141,6 +141,10 @@ class RunDir:
                                    f"{old.get('rules_version')}, this bohnarena plays version "
                                    f"{meta['rules_version']}; use --restart to discard it, or "
                                    "--out for another directory")
+            for key, what in (("rules", "rule set in force"), ("data", "game's data files")):
+                if key in old and old[key] != meta.get(key):
+                    raise ResultsError(f"the {what} changed since this run started; use --restart "
+                                       "to discard it, or --out for another directory")
             changed = sorted(b for b, h in meta["bots"].items() if old.get("bots", {}).get(b) != h)
             if changed:
                 raise ResultsError(f"the source of bot(s) {', '.join(changed)} changed since this run "
