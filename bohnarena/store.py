@@ -337,22 +337,33 @@ def merge(out: str | Path, sources: list[str | Path]) -> RunDir:
         for key in ("rules_version", "bots", "game"):
             if other.get(key) != meta.get(key):
                 raise ResultsError(f"{r.path} differs from {first.path} in {key}")
-    target = RunDir(out)
-    if target.path.exists() and any(target.path.iterdir()):
-        raise ResultsError(f"{target.path} already exists; merge into a new directory")
-    target.open_for_run(league_text, {**meta, "shard": None}, restart=False)
+    final = Path(out)
+    if final.exists() and any(final.iterdir()):
+        raise ResultsError(f"{final} already exists; merge into a new directory")
+    seen: set[int] = set()
+    for r in runs:  # every check before anything is written
+        r.clean()
+        ids = r.done_ids()
+        twice = ids & seen
+        if twice:
+            raise ResultsError(f"match {min(twice)} is in more than one directory")
+        seen |= ids
+    # Built aside and renamed into place: OUT is a whole merge or nothing.
+    final.parent.mkdir(parents=True, exist_ok=True)
+    aside = RunDir(final.parent / f".{final.name}.merging-{os.getpid()}")
     try:
-        seen: set[int] = set()
+        aside.open_for_run(league_text, {**meta, "shard": None}, restart=True)
         for r in runs:
-            r.clean()
-            ids = r.done_ids()
-            twice = ids & seen
-            if twice:
-                raise ResultsError(f"match {min(twice)} is in more than one directory")
-            seen |= ids
-            for d, into in ((r.moves_dir, target.moves_dir), (r.matches_dir, target.matches_dir)):
+            for d, into in ((r.moves_dir, aside.moves_dir), (r.matches_dir, aside.matches_dir)):
                 for p in r.parts(d):
                     shutil.copyfile(p, into / p.name)
-    finally:
-        target.close()
+        aside.close()
+        if final.exists():
+            final.rmdir()  # empty, checked above
+        os.rename(aside.path, final)
+    except BaseException:
+        aside.close()
+        shutil.rmtree(aside.path, ignore_errors=True)
+        raise
+    target = RunDir(final)
     return target

@@ -108,3 +108,16 @@ def test_on_dask_a_hung_in_process_bot_is_still_stopped(tmp_path):
     assert summary.complete and summary.played == 3
     rows = pq.read_table(tmp_path / "out" / "matches").to_pylist()
     assert all(r["faults"][r["seats"].index("hung")] > 0 for r in rows)
+
+
+def test_a_refused_merge_leaves_nothing_behind(league, tmp_path):
+    path = league(deals=2)
+    run_league(path, tmp_path / "s1", workers=1, progress=False, shard=(1, 2))
+    run_league(path, tmp_path / "whole", workers=1, progress=False)  # overlaps shard 1
+    out = tmp_path / "m"
+    r = CliRunner().invoke(cli, ["merge", str(out), str(tmp_path / "s1"), str(tmp_path / "whole")])
+    assert r.exit_code == 2 and "more than one directory" in r.output
+    assert not out.exists() and not list(tmp_path.glob(".m.merging-*"))
+    ok = CliRunner().invoke(cli, ["merge", str(out), str(tmp_path / "whole")])
+    assert ok.exit_code == 0 and (out / "run.json").is_file()
+    assert not list(tmp_path.glob(".m.merging-*"))
