@@ -56,7 +56,7 @@ class Run:
                    Auditor(league, master_seed(league, meta)))
 
     def _dataset(self, sub: Path) -> ds.Dataset:
-        parts = self.store.parts(sub)
+        parts = self.store.live_parts(sub)
         if not parts:
             raise ResultsError(f"{sub} holds no finished matches")
         schema = (MATCHES_SCHEMA if sub == self.store.matches_dir

@@ -71,6 +71,12 @@ def check_schema(path: Path, expected: pa.Schema, columns: list[str] | None = No
                                f"not {field.type}")
 
 
+def _span(part: Path) -> tuple[int, int]:
+    m = PART.match(part.name)
+    assert m is not None
+    return int(m[1]), int(m[2])
+
+
 def part_name(first: int, last: int) -> str:
     return f"part-{first:09d}-{last:09d}.parquet"
 
@@ -220,6 +226,24 @@ class RunDir:
     def parts(self, d: Path) -> list[Path]:
         return [p for _, _, p in sorted(self._ranges(d))]
 
+    def live_parts(self, d: Path) -> list[Path]:
+        """The parts a reader reads: never the leftovers of a compaction that
+        stopped before it could clean up (a part whose matches a wider part
+        also holds), nor a moves part whose matches part is not live. So a
+        reader counts every match once whenever it looks, crash or not."""
+        live: list[Path] = []
+        for group in self._overlapping(self.parts(self.matches_dir)):
+            if len(group) > 1:
+                ids = {p: self._ids(p) for p in group}
+                group = [p for p in group if not any(
+                    q != p and ids[p] <= ids[q] and _span(p)[0] >= _span(q)[0]
+                    and _span(p)[1] <= _span(q)[1] for q in group)]
+            live += group
+        if d == self.matches_dir:
+            return live
+        names = {p.name for p in live}
+        return [p for p in self.parts(d) if p.name in names]
+
     # -- writing ------------------------------------------------------------
     def commit(self, first: int, last: int, matches: pa.Table | Path,
                moves: pa.Table | Path | None) -> None:
@@ -276,19 +300,18 @@ class RunDir:
         groups: list[list[Path]] = []
         reach = -1
         for part in parts:
-            m = PART.match(part.name)
-            assert m is not None
-            if groups and int(m[1]) <= reach:
+            first, last = _span(part)
+            if groups and first <= reach:
                 groups[-1].append(part)
             else:
                 groups.append([part])
-            reach = max(reach, int(m[2]))
+            reach = max(reach, last)
         return groups
 
     # -- reading ------------------------------------------------------------
     def done_ids(self) -> set[int]:
         ids: set[int] = set()
-        for p in self.parts(self.matches_dir):
+        for p in self.live_parts(self.matches_dir):
             try:
                 ids.update(pq.read_table(p, columns=["match_id"]).column(0).to_pylist())
             except (pa.ArrowException, OSError) as e:
@@ -299,7 +322,7 @@ class RunDir:
                      chunk: int = 8192) -> Iterator[dict[str, Any]]:
         """Every finished match as a dict, in match-id order, a chunk at a time
         (parts cover disjoint id ranges and hold their rows in id order)."""
-        for group in self._overlapping(self.parts(self.matches_dir)):
+        for group in self._overlapping(self.live_parts(self.matches_dir)):
             for p in group:
                 check_schema(p, MATCHES_SCHEMA, columns)
             try:
@@ -341,8 +364,7 @@ def merge(out: str | Path, sources: list[str | Path]) -> RunDir:
     if final.exists() and any(final.iterdir()):
         raise ResultsError(f"{final} already exists; merge into a new directory")
     seen: set[int] = set()
-    for r in runs:  # every check before anything is written
-        r.clean()
+    for r in runs:  # every check before anything is written (sources are only read)
         ids = r.done_ids()
         twice = ids & seen
         if twice:
@@ -355,7 +377,7 @@ def merge(out: str | Path, sources: list[str | Path]) -> RunDir:
         aside.open_for_run(league_text, {**meta, "shard": None}, restart=True)
         for r in runs:
             for d, into in ((r.moves_dir, aside.moves_dir), (r.matches_dir, aside.matches_dir)):
-                for p in r.parts(d):
+                for p in r.live_parts(d):
                     shutil.copyfile(p, into / p.name)
         aside.close()
         if final.exists():
