@@ -8,10 +8,11 @@ import multiprocessing
 import multiprocessing.util
 import os
 import signal
+import time
 from concurrent.futures import Executor, ProcessPoolExecutor
 from typing import Any, Protocol
 
-from .errors import UsageError
+from .errors import BohnarenaError, UsageError
 from .logbook import warm_up
 from .sandbox import close_sandboxes
 from .stopping import die_with_parent
@@ -87,6 +88,15 @@ def _start_worker(counter: Any, cpus: list[int], workers: int) -> None:
         os.sched_setaffinity(0, {cpus[index % len(cpus)]})
 
 
+#: How long a Dask scheduler may be out of reach before the run stops.
+LOST_SECONDS = 20.0
+CLOSE_SECONDS = 5.0
+
+
+class BackendLost(BohnarenaError):
+    """The cluster is gone: the run stops (what is finished stays saved)."""
+
+
 class DaskBackend:
     """Batches on a Dask cluster: the scheduler at ``address``, or a
     LocalCluster on this machine. Needs the ``dask`` extra. Workers send
@@ -117,10 +127,24 @@ class DaskBackend:
             self.close()
             raise UsageError(f"cannot reach the Dask scheduler at {address}: {e}") from None
         self.workers = max(1, len(self.client.scheduler_info().get("workers", {})))
+        self._down_since: float | None = None
+        self._where = f" at {address}" if address else ""
         self.shares_disk = (address is None) if shares_disk is None else shares_disk
 
     def executor(self) -> Executor:
         return self.client.get_executor(pure=False)
+
+    def check(self) -> None:
+        """Raise BackendLost when the scheduler has been out of reach for
+        LOST_SECONDS (the client keeps trying to reconnect until then)."""
+        if self.client.status == "running":
+            self._down_since = None
+            return
+        now = time.monotonic()
+        self._down_since = self._down_since or now
+        if now - self._down_since > LOST_SECONDS:
+            raise BackendLost(f"lost the Dask scheduler{self._where} for {LOST_SECONDS:g} s; "
+                              "what was finished is saved: run the same command again to resume")
 
     def on_every_worker(self, fn: Any, *args: Any) -> dict[str, Any]:
         """``fn(*args)`` on every worker, by worker address."""
@@ -129,7 +153,10 @@ class DaskBackend:
     def close(self, now: bool = False) -> None:
         client = getattr(self, "client", None)
         if client is not None:
-            client.close()
+            try:
+                client.close(timeout=CLOSE_SECONDS)  # a lost scheduler cannot hold us up
+            except (OSError, TimeoutError):
+                pass
             self.client = None  # type: ignore[assignment]
         if self._cluster is not None:
             self._cluster.close()

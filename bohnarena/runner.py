@@ -321,6 +321,9 @@ def _run(league: League, store: RunDir, backend: Backend, progress: bool | None,
     return summary
 
 
+HEALTH_SECONDS = 2.0  # how often a waiting run asks its backend whether it is still there
+
+
 class Dispatcher:
     """Keeps the backend busy with batches and commits what finishes.
 
@@ -352,7 +355,12 @@ class Dispatcher:
                 if self.suspects or self.retry:
                     continue
                 return
-            finished, _ = wait(self.inflight, return_when=FIRST_COMPLETED)
+            finished, _ = wait(self.inflight, timeout=HEALTH_SECONDS, return_when=FIRST_COMPLETED)
+            if not finished:  # a long batch, or a cluster that is gone
+                check = getattr(self.backend, "check", None)
+                if check is not None:
+                    check()
+                continue
             if any([self.collect(f) for f in finished]):
                 self.restart()
 

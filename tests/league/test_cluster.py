@@ -121,3 +121,42 @@ def test_a_refused_merge_leaves_nothing_behind(league, tmp_path):
     ok = CliRunner().invoke(cli, ["merge", str(out), str(tmp_path / "whole")])
     assert ok.exit_code == 0 and (out / "run.json").is_file()
     assert not list(tmp_path.glob(".m.merging-*"))
+
+
+def test_a_lost_dask_scheduler_ends_the_run_in_bounded_time(league, tmp_path):
+    import json
+    import signal
+    import subprocess
+    import time
+
+    sched_file = tmp_path / "scheduler.json"
+    scheduler = subprocess.Popen(["dask", "scheduler", "--port", "0", "--no-dashboard",
+                                  "--scheduler-file", str(sched_file)],
+                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    worker = None
+    try:
+        deadline = time.time() + 60
+        while not sched_file.exists() and time.time() < deadline:
+            time.sleep(0.2)
+        address = json.loads(sched_file.read_text())["address"]
+        worker = subprocess.Popen(["dask", "worker", address, "--nthreads", "1", "--no-dashboard"],
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        path = league(deals=400, players=3, extra="[run]\nbatch_size = 3\n")
+        out = tmp_path / "out"
+        run = subprocess.Popen([sys.executable, "-m", "bohnarena", "run", str(path), "--out", str(out),
+                                "--backend", "dask", "--scheduler", address, "--no-progress"],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        while time.time() < deadline and len(list((out / "matches").glob("part-*"))) < 2:
+            time.sleep(0.1)
+        scheduler.send_signal(signal.SIGKILL)
+        lost = time.time()
+        _, err = run.communicate(timeout=120)
+        assert time.time() - lost < 60
+        assert run.returncode == 1 and "lost the Dask scheduler" in err and "Traceback" not in err
+        assert "run the same command again to resume" in err
+        assert 0 < len(list((out / "matches").glob("part-*")))
+    finally:
+        for p in (scheduler, worker):
+            if p is not None and p.poll() is None:
+                p.kill()
+                p.wait()
