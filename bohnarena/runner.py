@@ -41,7 +41,7 @@ from .audit import COLUMNS as AUDIT_COLUMNS
 from .audit import Auditor, master_seed
 from .rating import RANK_COLUMNS, Ranking, rank
 from .schedule import MatchSpec, match_count, schedule
-from .store import RunDir, write_text
+from .store import RunDir, StorageError, storage_error, write_text
 from .worker import BatchTask, play_batch
 
 log = logging.getLogger("bohnarena")
@@ -302,6 +302,10 @@ def _run(league: League, store: RunDir, backend: Backend, progress: bool | None,
                    file=sys.stderr, dynamic_ncols=True)
         try:
             Dispatcher(backend, store, summary, bar).run(tasks)
+        except StorageError:  # stop at the first: the rest would fail alike
+            backend.close(now=True)
+            _try_write_errors(store, summary)
+            raise
         except KeyboardInterrupt as stop:  # Ctrl-C, or SIGTERM/SIGHUP (stopping.Stopped)
             summary.interrupted = True
             summary.exit_code = exit_code(stop)
@@ -311,8 +315,7 @@ def _run(league: League, store: RunDir, backend: Backend, progress: bool | None,
             if summary.interrupted:
                 backend.close(now=True)
             summary.play_seconds = time.perf_counter() - start
-        write_text(store.path / "errors.json", json.dumps(
-            [{"match_id": i, "reason": r} for i, r in sorted(summary.errors)], indent=2))
+        write_text(store.path / "errors.json", errors_json(summary))
         if summary.complete:
             store.compact(ids.start, ids.stop - 1)
         if not summary.interrupted:
@@ -322,6 +325,17 @@ def _run(league: League, store: RunDir, backend: Backend, progress: bool | None,
 
 
 HEALTH_SECONDS = 2.0  # how often a waiting run asks its backend whether it is still there
+
+
+def errors_json(summary: RunSummary) -> str:
+    return json.dumps([{"match_id": i, "reason": r} for i, r in sorted(summary.errors)], indent=2)
+
+
+def _try_write_errors(store: RunDir, summary: RunSummary) -> None:
+    try:
+        write_text(store.path / "errors.json", errors_json(summary))
+    except StorageError:
+        pass  # the disk that stopped the run may not take it either
 
 
 class Dispatcher:
@@ -385,6 +399,8 @@ class Dispatcher:
         except BrokenProcessPool:
             self.failed(task, alone, "a worker process died")
             return generation == self.generation
+        except OSError as e:  # a worker could not write its part: the disk, not the batch
+            raise storage_error(Path(getattr(e, "filename", None) or self.store.path), e) from None
         except Exception as e:  # the task itself raised: treated the same way
             self.failed(task, alone, f"{type(e).__name__}: {e}")
             return False

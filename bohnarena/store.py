@@ -36,7 +36,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from . import __version__
-from .errors import UsageError
+from .errors import BohnarenaError, UsageError
 from .logbook import LOG_FORMAT, MATCHES_SCHEMA
 
 PART = re.compile(r"^part-(\d{9})-(\d{9})\.parquet$")
@@ -81,10 +81,24 @@ def part_name(first: int, last: int) -> str:
     return f"part-{first:09d}-{last:09d}.parquet"
 
 
+class StorageError(BohnarenaError):
+    """The results directory cannot be written (a full disk, say): the run
+    stops at once; what was committed before stays consistent and resumable."""
+
+
+def storage_error(path: Path, e: OSError) -> StorageError:
+    return StorageError(f"cannot write {path}: {e.strerror or e}; what was finished is saved: "
+                        "free the space (or fix the cause) and run the same command again")
+
+
 def _atomic_write(path: Path, write: Any) -> None:
     tmp = path.with_name(f".tmp-{path.name}")
-    write(tmp)
-    os.replace(tmp, path)
+    try:
+        write(tmp)
+        os.replace(tmp, path)
+    except OSError as e:  # never half a file under the real name
+        tmp.unlink(missing_ok=True)
+        raise storage_error(path, e) from None
 
 
 def write_part(path: Path, table: pa.Table) -> None:
@@ -251,7 +265,10 @@ class RunDir:
         name = part_name(first, last)
         for table, d in ((moves, self.moves_dir), (matches, self.matches_dir)):  # moves first
             if isinstance(table, Path):
-                os.replace(table, d / name)
+                try:
+                    os.replace(table, d / name)
+                except OSError as e:
+                    raise storage_error(d / name, e) from None
             elif table is not None:
                 _atomic_write(d / name, lambda tmp, t=table: write_part(tmp, t))
 
