@@ -300,7 +300,7 @@ def rank_command(results_dir: str, fmt: str) -> None:
     from .audit import COLUMNS as AUDIT_COLUMNS
     from .audit import Auditor, master_seed
     from .rating import RANK_COLUMNS, rank
-    from .store import ResultsError, RunDir
+    from .store import ResultsError, RunDir, read_again
 
     store = RunDir(results_dir)
     if not store.is_run():
@@ -308,8 +308,8 @@ def rank_command(results_dir: str, fmt: str) -> None:
     store.meta()
     league = load_league(store.path / "league.toml")
     auditor = Auditor(league, master_seed(league, store.meta()))
-    ranking = rank(auditor.audited(store.iter_matches([*RANK_COLUMNS, *AUDIT_COLUMNS])),
-                   list(league.bots))
+    ranking = read_again(lambda: rank(auditor.audited(
+        store.iter_matches([*RANK_COLUMNS, *AUDIT_COLUMNS])), list(league.bots)))
     click.echo({"text": ranking.to_text, "markdown": ranking.to_markdown, "csv": ranking.to_csv,
                 "json": ranking.to_json}[fmt]().rstrip("\n"))
 
@@ -343,9 +343,10 @@ def replay(results_dir: str, match_id: int | None, at: int | None, seat: int | N
       bohnarena replay results/quickstart --verify-all
     """
     from . import replay as rp
+    from .store import read_again
 
     if verify_all:
-        checked, failures = rp.verify_all(results_dir, workers or 0)
+        checked, failures = read_again(lambda: rp.verify_all(results_dir, workers or 0))
         for mid, problem in failures[:10]:
             click.echo(f"match {mid}: {problem}")
         click.echo(f"verified {checked} matches: "

@@ -27,6 +27,7 @@ import json
 import os
 import re
 import shutil
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
@@ -48,10 +49,29 @@ class ResultsError(UsageError):
     """A results directory that cannot be used as asked."""
 
 
+class ResultsChanged(ResultsError):
+    """A part went away while it was being read: a run is compacting the
+    directory. Reading again sees the new state."""
+
+
 def unreadable(where: Path, e: Exception) -> ResultsError:
     """A one-line error for a Parquet file or directory that does not read."""
+    if isinstance(e, FileNotFoundError) or "No such file" in str(e):
+        return ResultsChanged(f"{where} changed while it was read (a run is compacting it); "
+                              "try again")
     first_line = (str(e).strip().splitlines() or [type(e).__name__])[0]
     return ResultsError(f"cannot read {where} (corrupt or truncated?): {first_line}")
+
+
+def read_again(read: Any, tries: int = 5) -> Any:
+    """``read()``, again while a concurrent compaction moves parts under it."""
+    for attempt in range(tries):
+        try:
+            return read()
+        except ResultsChanged:
+            if attempt == tries - 1:
+                raise
+            time.sleep(0.2)
 
 
 def check_schema(path: Path, expected: pa.Schema, columns: list[str] | None = None) -> None:

@@ -51,3 +51,19 @@ def test_readers_count_every_match_once_whatever_step_the_crash_hit(league, tmp_
     assert again.played == 0 and again.complete
     assert len(list((out / "matches").glob("part-*"))) == 1
     assert pq.read_table(out / "matches").num_rows == n == again.total
+
+
+def test_a_reader_racing_a_compaction_reads_again(league, tmp_path, monkeypatch):
+    path = league(deals=2)
+    out = tmp_path / "out"
+    run_league(path, out, workers=1, progress=False)
+    real, calls = store.RunDir.live_parts, []
+
+    def live_parts(self, d):  # the first look lists a part a compaction then removes
+        calls.append(d)
+        parts = real(self, d)
+        return parts + [d / "part-000000000-000000000.parquet"] if len(calls) == 1 else parts
+
+    monkeypatch.setattr(store.RunDir, "live_parts", live_parts)
+    r = CliRunner().invoke(cli, ["rank", str(out)])
+    assert r.exit_code == 0 and len(calls) > 1, r.output
