@@ -256,6 +256,18 @@ def test_a_command_bot_that_never_reads_nor_answers_is_charged_alone(tmp_path):
     assert not _leftovers("sleep 1000")
 
 
+def run_one_file_bot(tmp_path, source, cls, deals=1):
+    """A league of a sandboxed bot written from ``source`` and two shipped bots."""
+    bot = tmp_path / "bot" / "hostile.py"
+    bot.parent.mkdir()
+    bot.write_text(source)
+    path = tmp_path / "l.toml"
+    path.write_text(f'name = "t"\nedition = "classic"\nplayers = 3\ndeals = {deals}\nseed = 5\n'
+                    f'[bots]\nhostile = {{ spec = "{bot}:{cls}", isolation = "sandbox" }}\n'
+                    'planner = "planner"\nrandom = "random"\n')
+    return run_league(path, tmp_path / "out", workers=1, progress=False)
+
+
 TAMPERS_AT_IMPORT = '''
 import os, signal, socket, stat
 import bohnarena.nochild as nochild
@@ -283,14 +295,7 @@ class Tamper(Bot):
 
 
 def test_code_run_at_import_cannot_keep_processes_or_reach_the_control_socket(tmp_path):
-    bot = tmp_path / "bot" / "tamper.py"
-    bot.parent.mkdir()
-    bot.write_text(TAMPERS_AT_IMPORT)
-    path = tmp_path / "l.toml"
-    path.write_text('name = "t"\nedition = "classic"\nplayers = 3\ndeals = 2\nseed = 5\n'
-                    f'[bots]\nhostile = {{ spec = "{bot}:Tamper", isolation = "sandbox" }}\n'
-                    'planner = "planner"\nrandom = "random"\n')
-    s = run_league(path, tmp_path / "out", workers=1, progress=False)
+    s = run_one_file_bot(tmp_path, TAMPERS_AT_IMPORT, "Tamper", deals=2)
     assert s.complete and s.played == 6
     time.sleep(0.2)
     assert not _leftovers("sleep 4246")  # killed at every match's end, filter or not
@@ -313,18 +318,11 @@ class Stopper(Bot):
 
 
 def test_a_bot_that_stops_its_supervisor_is_charged_and_the_league_goes_on(tmp_path):
-    bot = tmp_path / "bot" / "stopper.py"
-    bot.parent.mkdir()
-    bot.write_text(STOPS_ITS_SUPERVISOR)
-    path = tmp_path / "l.toml"
-    path.write_text('name = "t"\nedition = "classic"\nplayers = 3\ndeals = 1\nseed = 5\n'
-                    f'[bots]\nhostile = {{ spec = "{bot}:Stopper", isolation = "sandbox" }}\n'
-                    'planner = "planner"\nrandom = "random"\n')
-    s = run_league(path, tmp_path / "out", workers=1, progress=False)
+    s = run_one_file_bot(tmp_path, STOPS_ITS_SUPERVISOR, "Stopper")
     assert s.complete and s.played == 3 and not s.errors
     moves = pq.read_table(tmp_path / "out" / "moves").to_pylist()
     rows = pq.read_table(tmp_path / "out" / "matches").to_pylist()
-    for r in pq.read_table(tmp_path / "out" / "moves").to_pylist():
+    for r in moves:
         if r["kind"] == "fault":  # only ever the hostile seat
             row = next(x for x in rows if x["match_id"] == r["match_id"])
             assert row["seats"][r["seat"]] == "hostile"
@@ -360,14 +358,8 @@ def test_the_sandbox_is_never_the_hosts_root_and_proc_sys_is_read_only(tmp_path)
 
 
 def test_a_lone_surrogate_is_a_fault_not_a_lost_batch(tmp_path):
-    bot = tmp_path / "bot" / "surrogate.py"
-    bot.parent.mkdir()
-    bot.write_text("from bohnarena.bohnanza import Bot\n"
-                   "class S(Bot):\n    def plant_second(self, view):\n"
-                   "        raise ValueError('\\ud800')\n")
-    path = tmp_path / "l.toml"
-    path.write_text('name = "t"\nedition = "classic"\nplayers = 3\ndeals = 1\nseed = 5\n'
-                    f'[bots]\nhostile = {{ spec = "{bot}:S", isolation = "sandbox" }}\n'
-                    'planner = "planner"\nrandom = "random"\n')
-    s = run_league(path, tmp_path / "out", workers=1, progress=False)
+    source = ("from bohnarena.bohnanza import Bot\n"
+              "class S(Bot):\n    def plant_second(self, view):\n"
+              "        raise ValueError('\\ud800')\n")
+    s = run_one_file_bot(tmp_path, source, "S")
     assert s.complete and s.played == 3 and not s.errors
