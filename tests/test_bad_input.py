@@ -93,3 +93,35 @@ def test_damaged_results(tmp_path, finished, command, damage, message):
         for part in (out / "matches").glob("*.parquet"):
             pq.write_table(pq.read_table(part).drop_columns(["coins"]), part)
     one_line(invoke(*command[:1], out, *command[1:]), 2, message)
+
+
+WALK = [  # every subcommand, fed a wrong argument: (args, what the one line says)
+    (["run", "{tmp}/nonexistent.toml"], "cannot read league file"),
+    (["run", "{league}", "--shard", "3/2"], "--shard takes K/N"),
+    (["rank", "{tmp}"], "is not a bohnarena results directory"),
+    (["replay", "{run}"], "give --match ID"),
+    (["replay", "{run}", "--match", "100000"], "no finished match 100000"),
+    (["replay", "{run}", "--match", "1", "--seat", "9"], "--seat must be between"),
+    (["replay", "{run}", "--match", "1", "--at", "999999"], "moves (0-"),
+    (["replay", "{tmp}/none", "--verify-all"], "is not a bohnarena results directory"),
+    (["merge", "{tmp}/m", "{tmp}/none"], "is not a bohnarena results directory"),
+    (["merge", "{run}", "{run}"], "already exists"),
+    (["play", "planner"], "is for 3, 4, 5 players"),
+    (["play", "-e", "nosuch", "planner", "random", "trader"], "unknown edition"),
+    (["play", "-o", "bogus=1", "planner", "random", "trader"], "unknown rule option"),
+    (["play", "-o", "noequals", "planner", "random", "trader"], "takes key=value"),
+    (["play", "--game", "wuerfel", "planner", "random"], "is not a bot class"),
+    (["bench", "-p", "99"], "is for 3, 4, 5 players"),
+    (["bench", "-b", "nosuch"], "unknown bot"),
+    (["check-bot", "planner", "--game", "wuerfel"], "is not a bot class"),
+    (["check-bot", "{tmp}/x.py:Y"], "does not exist"),
+]
+
+
+@pytest.mark.parametrize("args,message", WALK, ids=[" ".join(a[:2]) + f" #{i}"
+                                                    for i, (a, _) in enumerate(WALK)])
+def test_every_subcommand_refuses_bad_input_in_one_line(tmp_path, finished, args, message):
+    league = tmp_path / "l.toml"
+    league.write_text(LEAGUE.format(extra=""))
+    filled = [a.format(tmp=tmp_path, run=finished, league=league) for a in args]
+    one_line(invoke(*filled), 2, message)

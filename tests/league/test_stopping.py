@@ -110,3 +110,19 @@ def test_restart_does_not_delete_a_directory_another_run_is_writing(league, tmp_
         proc.send_signal(signal.SIGINT)
         proc.communicate(timeout=60)
     assert proc.returncode == 130
+
+
+def test_ctrl_c_at_any_moment_is_one_line_and_130(league, tmp_path):
+    import random
+
+    path = league(deals=40, players=3, extra="[run]\nbatch_size = 4\n")
+    rng = random.Random(7)
+    for i in range(6):  # start-up, playing, compaction, ranking: wherever it lands
+        cmd, proc = start(path, tmp_path / f"out{i}")
+        time.sleep(rng.uniform(0.2, 2.0))
+        os.killpg(proc.pid, signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+        assert proc.returncode in (0, 130), err
+        assert "Traceback" not in err
+        if proc.returncode == 130:
+            assert len(err.strip().splitlines()) == 1 and "resume" in err
