@@ -278,6 +278,8 @@ def bots_problem(game_name: str, bots: dict[str, BotEntry]) -> str | None:
 
 def _run(league: League, store: RunDir, backend: Backend, progress: bool | None,
          ids: range) -> RunSummary:
+    for part in store.drop_damaged(league.moves):
+        log.warning("part %s does not read: its matches are played again", part)
     done = store.done_ids()
     if done:  # what it resumes must be this league's, untouched
         auditor = Auditor(league, master_seed(league, store.meta()))

@@ -345,6 +345,24 @@ class RunDir:
             reach = max(reach, last)
         return groups
 
+    def drop_damaged(self, moves: bool) -> list[str]:
+        """Before a resume: parts whose files do not read (a truncated or
+        garbage file, a moves part gone while moves are logged) are removed,
+        both halves, so their matches are played again. Returns what went."""
+        dropped = []
+        # A run that never logged moves has none to lose.
+        moves = moves and any(self.moves_dir.glob("part-*.parquet"))
+        for part in self.live_parts(self.matches_dir):
+            halves = [part] + ([self.moves_dir / part.name] if moves else [])
+            try:
+                for half in halves:
+                    pq.read_metadata(half)  # the footer: a cut or garbage file fails here
+            except (pa.ArrowException, OSError) as e:
+                for half in halves:
+                    half.unlink(missing_ok=True)
+                dropped.append(f"{part.name} ({type(e).__name__})")
+        return dropped
+
     # -- reading ------------------------------------------------------------
     def done_ids(self) -> set[int]:
         ids: set[int] = set()

@@ -53,3 +53,30 @@ def test_a_part_played_again_survives_an_interruption_before_compaction(league, 
     store.commit(5, 5, t.filter(pc.equal(t["match_id"], 5)), m.filter(pc.equal(m["match_id"], 5)))
     store.clean()  # what the next open does
     assert store.done_ids() == set(range(9))
+
+
+@pytest.mark.parametrize("damage", ["truncated", "garbage", "deleted"])
+def test_a_resume_replays_a_damaged_moves_part_instead_of_trusting_it(league, tmp_path, damage):
+    path = league(deals=3, extra="[run]\nbatch_size = 4\n")
+    out = tmp_path / "out"
+    from bohnarena.runner import run_league as run
+    from bohnarena.store import RunDir as Dir
+    import bohnarena.store as store_module
+    real = store_module.RunDir.compact
+    store_module.RunDir.compact = lambda self, a, b: None  # keep the batch parts
+    try:
+        run(path, out, workers=1, progress=False)
+    finally:
+        store_module.RunDir.compact = real
+    part = sorted((out / "moves").glob("part-*"))[1]
+    if damage == "truncated":
+        part.write_bytes(part.read_bytes()[:100])
+    elif damage == "garbage":
+        part.write_bytes(b"not parquet at all" * 10)
+    else:
+        part.unlink()
+    again = run(path, out, workers=1, progress=False)
+    assert again.played > 0 and again.complete  # that batch was played again
+    r = CliRunner().invoke(cli, ["replay", str(out), "--verify-all", "-j", "1"])
+    assert r.exit_code == 0, r.output
+    assert Dir(out).done_ids() == set(range(again.total))
