@@ -136,9 +136,14 @@ def test_a_lost_dask_scheduler_ends_the_run_in_bounded_time(league, tmp_path):
     worker = None
     try:
         deadline = time.time() + 60
-        while not sched_file.exists() and time.time() < deadline:
+        address = None
+        while address is None and time.time() < deadline:  # written a moment after it appears
             time.sleep(0.2)
-        address = json.loads(sched_file.read_text())["address"]
+            try:
+                address = json.loads(sched_file.read_text())["address"]
+            except (OSError, ValueError, KeyError):
+                pass
+        assert address is not None
         worker = subprocess.Popen(["dask", "worker", address, "--nthreads", "1", "--no-dashboard"],
                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         path = league(deals=400, players=3, extra="[run]\nbatch_size = 3\n")
