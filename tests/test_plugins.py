@@ -12,6 +12,7 @@ from bohnarena.game import get_game
 from bohnarena.league import BotEntry
 from bohnarena.limits import Limits
 from tests.conftest import needs_bwrap
+import pytest
 
 
 class Coinflip(Bot):
@@ -34,6 +35,7 @@ def test_check_bot_passes_shipped_bots_and_fails_bad_ones():
     assert report.nondeterministic and not report.passed
 
 
+@pytest.mark.slow
 @needs_bwrap
 def test_check_bot_reports_timeouts_and_times():
     r = run("check-bot", "tests/hostile/bots.py:SleepsForever", "--decision-seconds", "0.05")
@@ -42,6 +44,7 @@ def test_check_bot_reports_timeouts_and_times():
     assert "decision time: median" in ok.output and "worst" in ok.output
 
 
+@pytest.mark.slow
 @needs_bwrap
 def test_check_bot_runs_a_bot_in_another_language():
     r = run("check-bot", "--command", "bash bots/first_choice.sh")

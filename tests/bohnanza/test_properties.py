@@ -3,6 +3,7 @@ after every record for the invariants the rules promise."""
 
 from collections import Counter
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -101,16 +102,28 @@ def test_invariants_hold_at_every_step(config, seed, bots, jumping):
     checked_game(edition, players, seed, bots[:players], **options)
 
 
-def test_thousands_of_seeded_games_keep_the_invariants():
-    """2,000 games across every configuration, each checked at every step."""
-    played = Counter()
-    for seed in range(2000):
+def seeded_games(games: int) -> Counter:
+    """``games`` games across every configuration, each checked at every step."""
+    played: Counter = Counter()
+    for seed in range(games):
         edition, players = CONFIGS[seed % len(CONFIGS)]
         options = {"extra_bean": "jumping"} if edition == "anniversary" and seed % 2 else {}
         classes = [BOTS[(seed + i) % 3 + (seed % 2)] for i in range(players)]  # no random-only tables
         checked_game(edition, players, seed, classes, **options)
         played[edition] += 1
-    assert sum(played.values()) == 2000
+    return played
+
+
+def test_seeded_games_over_every_configuration_keep_the_invariants():
+    """The fast set: a few games of every configuration."""
+    played = seeded_games(8 * len(CONFIGS))
+    assert set(played) == {edition for edition, _ in CONFIGS}
+
+
+@pytest.mark.slow
+def test_thousands_of_seeded_games_keep_the_invariants():
+    """2,000 games across every configuration, each checked at every step."""
+    assert sum(seeded_games(2000).values()) == 2000
 
 
 @settings(max_examples=40, deadline=None)

@@ -317,6 +317,7 @@ class Stopper(Bot):
 '''
 
 
+@pytest.mark.slow
 def test_a_bot_that_stops_its_supervisor_is_charged_and_the_league_goes_on(tmp_path):
     s = run_one_file_bot(tmp_path, STOPS_ITS_SUPERVISOR, "Stopper")
     assert s.complete and s.played == 3 and not s.errors

@@ -74,6 +74,7 @@ def test_missing_dask_extra_is_one_line(monkeypatch):
         DaskBackend()
 
 
+@pytest.mark.slow
 def test_bad_scheduler_address(league):
     r = CliRunner().invoke(cli, ["run", str(league(deals=1)), "--backend", "dask",
                                  "--scheduler", "tcp://127.0.0.1:1", "--no-progress"])
@@ -123,6 +124,7 @@ def test_a_refused_merge_leaves_nothing_behind(league, tmp_path):
     assert not list(tmp_path.glob(".m.merging-*"))
 
 
+@pytest.mark.slow
 def test_a_lost_dask_scheduler_ends_the_run_in_bounded_time(league, tmp_path):
     import json
     import signal

@@ -56,6 +56,7 @@ def test_a_worker_that_cannot_write_its_part_stops_the_run(league, tmp_path, mon
     assert r.exit_code == 1 and "No space left on device" in r.output and "Traceback" not in r.output
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(os.geteuid() != 0, reason="needs root to mount a small tmpfs")
 def test_a_real_full_disk(league, tmp_path):
     disk = tmp_path / "disk"

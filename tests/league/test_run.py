@@ -87,6 +87,7 @@ def test_resume_plays_only_what_is_missing_and_counts_nothing_twice(league, tmp_
     assert len(set(a[0]["match_id"].to_pylist())) == a[0].num_rows == 12
 
 
+@pytest.mark.slow
 def test_resume_after_kill_9_of_the_whole_run(league, tmp_path):
     path = league(deals=60, players=3, extra="[run]\nbatch_size = 3\n")
     out = tmp_path / "out"
@@ -109,6 +110,7 @@ def test_resume_after_kill_9_of_the_whole_run(league, tmp_path):
     assert moves_ids == set(range(180))
 
 
+@pytest.mark.slow
 def test_ctrl_c_stops_cleanly_and_the_run_resumes(league, tmp_path):
     path = league(deals=300, players=3, extra="[run]\nbatch_size = 5\n")
     out = tmp_path / "out"

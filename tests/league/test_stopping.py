@@ -51,6 +51,7 @@ def _state(pid):
         return "zombie"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("sig,code", [(signal.SIGTERM, 143), (signal.SIGHUP, 129)])
 def test_sigterm_and_sighup_stop_like_ctrl_c_and_the_run_resumes(league, tmp_path, sig, code):
     path = league(deals=300, players=3, extra="[run]\nbatch_size = 5\n")
@@ -70,6 +71,7 @@ def test_sigterm_and_sighup_stop_like_ctrl_c_and_the_run_resumes(league, tmp_pat
     assert sorted(table(out, "matches")["match_id"].to_pylist()) == list(range(900))
 
 
+@pytest.mark.slow
 def test_a_parent_killed_with_sigkill_takes_its_workers_along(league, tmp_path):
     path = league(deals=300, players=3, extra="[run]\nbatch_size = 5\n")
     out = tmp_path / "out"
@@ -84,6 +86,7 @@ def test_a_parent_killed_with_sigkill_takes_its_workers_along(league, tmp_path):
     assert r.returncode == 0, r.stderr
 
 
+@pytest.mark.slow
 def test_a_stop_during_start_up_is_one_line_and_exit_130(league, tmp_path):
     slow = tmp_path / "slow.py"  # a bot whose module takes a while to import
     slow.write_text("import time\ntime.sleep(30)\nfrom bohnarena.bohnanza import Bot\n"
@@ -97,6 +100,7 @@ def test_a_stop_during_start_up_is_one_line_and_exit_130(league, tmp_path):
     assert err.strip().splitlines() == ["Interrupted; run the same command again to resume."]
 
 
+@pytest.mark.slow
 def test_restart_does_not_delete_a_directory_another_run_is_writing(league, tmp_path):
     path = league(deals=300, players=3, extra="[run]\nbatch_size = 5\n")
     out = tmp_path / "out"
@@ -112,6 +116,7 @@ def test_restart_does_not_delete_a_directory_another_run_is_writing(league, tmp_
     assert proc.returncode == 130
 
 
+@pytest.mark.slow
 def test_ctrl_c_at_any_moment_is_one_line_and_130(league, tmp_path):
     import random
 

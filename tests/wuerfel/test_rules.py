@@ -210,6 +210,7 @@ def test_shared_victory_unless_one_has_more_than_13():
     assert result.winners == (2,) and result.ranks[2] == 1
 
 
+@pytest.mark.slow
 def test_exact_first_roll_chance_matches_brute_force():
     faces = dice_faces()
     for text in ("soy:2 blue snap", "red:2 | china:2", "different:6", "kind:4", "house:3+2 soy",
