@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 import tomllib
+from dataclasses import replace
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -86,22 +87,29 @@ def _isolation(ctx: click.Context, param: click.Parameter, value: str | None) ->
     return ISOLATION_ALIASES.get(value, value) if value else value
 
 
+def command_entry(line: str, isolation: str, where: str) -> BotEntry:
+    """A bot given as a command line (it cannot run in process: the sandbox then)."""
+    import shlex
+
+    try:
+        command = tuple(shlex.split(line))
+    except ValueError as e:
+        raise UsageError(f"{where}cannot split {line!r}: {e}") from None
+    if not command:
+        raise UsageError(f"{where}needs a command line")
+    return BotEntry(line, command=command,
+                    isolation=SANDBOXED if isolation == "inprocess" else isolation)
+
+
 def play_entries(bots: Sequence[str], isolation: str) -> list[BotEntry]:
     """League-style entries for `play`'s BOTS: ``cmd:COMMAND LINE`` is a
     program speaking JSON lines, anything else a spec run with ``isolation``."""
-    import shlex
-
     entries = []
     for i, bot in enumerate(bots):
         if bot.startswith(COMMAND_PREFIX):
-            try:
-                command = tuple(shlex.split(bot[len(COMMAND_PREFIX):]))
-            except ValueError as e:
-                raise UsageError(f"seat {i}: cannot split {bot!r}: {e}") from None
-            if not command:
-                raise UsageError(f"seat {i}: {COMMAND_PREFIX} needs a command line")
-            mode = SANDBOXED if isolation == "inprocess" else isolation
-            entries.append(BotEntry(Path(command[-1]).name, command=command, isolation=mode))
+            entry = command_entry(bot[len(COMMAND_PREFIX):], isolation,
+                                  f"seat {i}: {COMMAND_PREFIX}")
+            entries.append(replace(entry, name=Path(entry.command[-1]).name))  # type: ignore[index]
         else:
             entries.append(BotEntry(bot, spec=bot, isolation=isolation))
     return entries
@@ -396,10 +404,9 @@ def check_bot(spec: str, game: str, isolation: str | None, is_command: bool,
     seed. Exit code 0 only when it passes.
 
     A bot that is not shipped with bohnarena runs in the sandbox unless
-    --isolation says otherwise: checking a bot does not import it here. A bot that does not start is reported with the end of its stderr.
+    --isolation says otherwise: checking a bot does not import it here. A
+    bot that does not start is reported with the end of its stderr.
     """
-    import shlex
-
     from .conformance import check_bot as run_check
     from .limits import Limits
     from .plugins import locate
@@ -409,14 +416,7 @@ def check_bot(spec: str, game: str, isolation: str | None, is_command: bool,
     if isolation is None:
         isolation = "inprocess" if not is_command and spec.strip() in shipped_bots() else SANDBOXED
     if is_command:
-        mode = SANDBOXED if isolation == "inprocess" else isolation
-        try:
-            command = tuple(shlex.split(spec))
-        except ValueError as e:
-            raise UsageError(f"cannot split the command {spec!r}: {e}") from None
-        if not command:
-            raise UsageError("--command needs a command line")
-        entry = BotEntry(spec, command=command, isolation=mode)
+        entry = command_entry(spec, isolation, "--command: ")
     else:
         if isolation == "inprocess":
             load_bot(spec, g.bot_base)

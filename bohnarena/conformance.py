@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from .game import Game
 from .league import BotEntry
 from .limits import Limits, Watchdog
+from .seats import fault_type
 from .seeding import derive_seed
 
 
@@ -71,7 +72,7 @@ def check_bot(game: Game, entry: BotEntry, limits: Limits, seed: int = 0,
                 report.matches += 1
                 for rec in runs[0]:
                     if rec[0] == "fault" and rec[1] == seat:
-                        kind = rec[3].split(":")[0].split(" ")[0]
+                        kind = fault_type(rec[3])
                         report.faults[kind] += 1
                         if len(report.examples) < 5:
                             report.examples.append(f"{label}: {rec[2]}: {rec[3]}")

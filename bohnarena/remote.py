@@ -36,14 +36,13 @@ def remote_seat(game: str, entry: BotEntry, limits: Limits | None = None,
 
 
 class RemoteSeat:
-    def __init__(self, wire: Wire, endpoint: Endpoint, limits: Limits, timed: bool = False) -> None:
+    def __init__(self, wire: Wire, endpoint: Endpoint, limits: Limits) -> None:
         self.wire, self.endpoint, self.limits = wire, endpoint, limits
         self.channel: Channel | None = None
         self.asks: frozenset[str] = frozenset()
         self.spent = 0.0  # seconds of decisions this match (the time bank)
         self.times: list[float] = []
         self._seen = 0  # raw records already looked through
-        self.framed = False
         self.reuse = False  # a command bot that serves match after match
         self._shown: dict[str, Any] = {}  # the view last sent (framed)
 
@@ -51,7 +50,6 @@ class RemoteSeat:
         self.spent, self._seen, self.asks, self._shown = 0.0, 0, frozenset(), {}
         try:
             self.channel = self.endpoint.open()
-            self.framed = self.channel.framed
             if self.channel.reused:  # as UCI's ucinewgame: forget the last match
                 self.channel.send({"type": "new_match"}, time.perf_counter() + END_SECONDS)
             reply = self._request({"type": "start", "protocol": PROTOCOL_VERSION, "seat": seat,
@@ -82,7 +80,7 @@ class RemoteSeat:
         shown = self.wire.view_json(view)
         msg = {"type": "decide", "decision": kind, "view": shown,
                "args": self.wire.args_json(kind, view, args), "events": events}
-        if self.framed:
+        if self.channel.framed:
             # bohnarena's host keeps the last view: send what changed.
             msg["view"] = {k: v for k, v in shown.items() if self._shown.get(k, _NONE) != v}
             self._shown = shown

@@ -29,15 +29,15 @@ from typing import IO, Any, Protocol
 
 from . import jail, unroot
 from .cgroups import Groups
-from .channel import CRASH, START, TIMEOUT, BotFault, Channel
+from .channel import CRASH, START, BotFault, Channel
+from .errors import BohnarenaError
 from .limits import Limits
 from .plugins import locate
-from .zygote import signal_name
+from .zygote import JUNK, ask, describe_exit
 
 #: Starting an interpreter and importing a bot is not thinking time.
 STARTUP_SECONDS = 30.0
 CONTROL_SECONDS = 2.0  # a zygote answers in milliseconds
-_JUNK = object()
 
 
 class Endpoint(Protocol):
@@ -114,9 +114,7 @@ class ProcessEndpoint:
         except ProcessLookupError:
             pass
         p.wait()
-        if code is None:
-            return None
-        return f"died of signal {signal_name(-code)}" if code < 0 else f"exited with code {code}"
+        return None if code is None else describe_exit(code)
 
 
 class Zygote:
@@ -143,13 +141,15 @@ class Zygote:
 
         argv = jail.command(inner, self.code, self.dirs, self.bot_file, self.limits.disk_mb)
         pairs: list[tuple[str, str]] = []
-        if unroot.needed():
+        if unroot.needed():  # staged paths for bubblewrap run as nobody
             unroot.prepare()
             argv, pairs = unroot.staged(argv)
 
+        drop = unroot.needed()
+
         def confine() -> None:  # in the child, before exec: all it starts stays inside
             groups.enter()
-            if pairs or unroot.needed():
+            if drop:
                 unroot.drop(pairs)
 
         stderr = _log_file(self.log)
@@ -203,23 +203,15 @@ class Zygote:
         return self._reply(CONTROL_SECONDS + settle, "ended", (str, type(None)))
 
     def _reply(self, seconds: float, key: str, kind: Any) -> Any:
-        """The zygote's answer ``key``. The bot's own code shares the zygote's
-        process, so anything odd here (silence, junk, a stopped zygote) is the
+        """The supervisor's answer ``key``. A bot's processes can stop or kill
+        their supervisor, so anything odd here (silence, junk, an end) is the
         bot's doing: the sandbox is killed and the bot charged."""
         assert self.control is not None
         self.control.settimeout(seconds)
-        try:
-            data = self.control.recv(65536)
-        except (TimeoutError, OSError):
+        value = ask(self.control, key)
+        if value is JUNK or not isinstance(value, kind) or isinstance(value, bool):
             self.kill()
-            raise BotFault(TIMEOUT, "its sandbox did not answer") from None
-        try:
-            value = json.loads(data)[key] if data else None
-        except (ValueError, RecursionError, TypeError, KeyError):
-            value = _JUNK
-        if not data or value is _JUNK or not isinstance(value, kind) or isinstance(value, bool):
-            self.kill()
-            raise BotFault(CRASH, "its sandbox ended" if not data else "its sandbox answered junk")
+            raise BotFault(CRASH, "its sandbox did not answer, or not as it should")
         return value
 
     def kill(self) -> None:
@@ -277,7 +269,10 @@ class SandboxEndpoint:
                     _BROKEN[self.key] = BotFault(START, f"its sandbox broke {restarts} times "
                                                         "in this worker; it plays no more here")
                     raise _BROKEN[self.key]
-            z = self.make()
+            try:
+                z = self.make()
+            except BohnarenaError as e:  # its files went away since the league started
+                raise BotFault(START, str(e)) from None
             _ZYGOTES[self.key] = z
             try:
                 z.start()
@@ -336,10 +331,12 @@ def endpoint(game: str, spec: str | None, command: Sequence[str] | None, isolati
         key: tuple = ("command", tuple(argv), limits, log)
         return SandboxEndpoint(key, lambda: Zygote(["--command", *argv], {}, dirs, None,
                                                    limits, log), limits, False)
-    target, code, bot_file = python_target(spec or "")
-    return SandboxEndpoint(("python", game, spec, limits, log),
-                           lambda: Zygote(["--spec", game, target], code, {}, bot_file,
-                                          limits, log), limits, True)
+
+    def make() -> Zygote:  # located only when a sandbox starts, not for every match
+        target, code, bot_file = python_target(spec or "")
+        return Zygote(["--spec", game, target], code, {}, bot_file, limits, log)
+
+    return SandboxEndpoint(("python", game, spec, limits, log), make, limits, True)
 
 
 def python_target(spec: str) -> tuple[str, dict[str, Path], Path | None]:

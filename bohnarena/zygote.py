@@ -63,8 +63,8 @@ def main(argv: list[str]) -> None:
         _template(theirs, limits, argv[2:])
     theirs.close()
     ours.settimeout(TEMPLATE_SECONDS)
-    hello = _ask(ours, "error")
-    _send(control, {"error": hello if hello is not _JUNK else "the bot's process did not start"})
+    hello = ask(ours, "error")
+    _send(control, {"error": hello if hello is not JUNK else "the bot's process did not start"})
     if hello is not None:
         return
     ours.settimeout(1.0)  # a fork takes milliseconds; the engine waits 2 s for the answer
@@ -83,9 +83,9 @@ def main(argv: list[str]) -> None:
         if msg["op"] == "fork" and fds:
             try:
                 socket.send_fds(ours, [b"fork"], fds)
-                pid = _ask(ours, "pid")
+                pid = ask(ours, "pid")
             except OSError:
-                pid = _JUNK
+                pid = JUNK
             for fd in fds:
                 os.close(fd)
             # A template that does not answer is the bot's doing: the engine charges it.
@@ -254,7 +254,7 @@ def _reap(pid: int | None, settle: float, keep: set[int]) -> str | None:
             time.sleep(0.005)  # a child that is ending: its status, before the kill hides it
             status = _exit_status(pid)
         if status is not None and ended is None:
-            ended = _describe(status)
+            ended = describe_exit(os.waitstatus_to_exitcode(status))
     _kill_all_but(keep)
     for entry in os.listdir(TMP):
         path = os.path.join(TMP, entry)
@@ -268,29 +268,27 @@ def _reap(pid: int | None, settle: float, keep: set[int]) -> str | None:
     return ended
 
 
-def _describe(status: int) -> str:
-    if os.WIFSIGNALED(status):
-        return f"died of signal {signal_name(os.WTERMSIG(status))}"
-    return f"exited with code {os.waitstatus_to_exitcode(status)}"
+def describe_exit(code: int) -> str:
+    """How a process ended, from its return code (negative: the signal)."""
+    if code < 0:
+        try:
+            return f"died of signal {signal.Signals(-code).name}"
+        except ValueError:
+            return f"died of signal {-code}"
+    return f"exited with code {code}"
 
 
-def signal_name(number: int) -> str:
-    try:
-        return signal.Signals(number).name
-    except ValueError:
-        return str(number)
+JUNK = object()
 
 
-_JUNK = object()
-
-
-def _ask(sock: socket.socket, key: str) -> Any:
-    """The value of ``key`` in the next packet, or _JUNK (silence, junk, a closed socket)."""
+def ask(sock: socket.socket, key: str) -> Any:
+    """The value of ``key`` in the next packet, or JUNK (silence past the
+    socket's timeout, junk, a closed socket)."""
     try:
         data = sock.recv(65536)
-        return json.loads(data)[key] if data else _JUNK
+        return json.loads(data)[key] if data else JUNK
     except (OSError, ValueError, KeyError, TypeError, RecursionError):
-        return _JUNK
+        return JUNK
 
 
 def _send(sock: socket.socket, msg: dict[str, Any]) -> None:

@@ -23,6 +23,15 @@ def start(path, out, *extra):
                                  stderr=subprocess.PIPE, text=True)
 
 
+def start_long(league, tmp_path, parts):
+    """A 900-match run, started, once it has committed ``parts`` batches."""
+    path = league(deals=300, players=3, extra="[run]\nbatch_size = 5\n")
+    out = tmp_path / "out"
+    cmd, proc = start(path, out)
+    wait_for_parts(out, parts)
+    return cmd, proc, out
+
+
 def wait_for_parts(out, n, seconds=60):
     deadline = time.time() + seconds
     while time.time() < deadline and len(list((out / "matches").glob("part-*"))) < n:
@@ -54,10 +63,7 @@ def _state(pid):
 @pytest.mark.slow
 @pytest.mark.parametrize("sig,code", [(signal.SIGTERM, 143), (signal.SIGHUP, 129)])
 def test_sigterm_and_sighup_stop_like_ctrl_c_and_the_run_resumes(league, tmp_path, sig, code):
-    path = league(deals=300, players=3, extra="[run]\nbatch_size = 5\n")
-    out = tmp_path / "out"
-    cmd, proc = start(path, out)
-    wait_for_parts(out, 2)
+    cmd, proc, out = start_long(league, tmp_path, parts=2)
     workers = children(proc.pid)
     os.kill(proc.pid, sig)  # the parent alone, as a scheduler does
     _, err = proc.communicate(timeout=60)
@@ -73,10 +79,7 @@ def test_sigterm_and_sighup_stop_like_ctrl_c_and_the_run_resumes(league, tmp_pat
 
 @pytest.mark.slow
 def test_a_parent_killed_with_sigkill_takes_its_workers_along(league, tmp_path):
-    path = league(deals=300, players=3, extra="[run]\nbatch_size = 5\n")
-    out = tmp_path / "out"
-    cmd, proc = start(path, out)
-    wait_for_parts(out, 1)
+    cmd, proc, out = start_long(league, tmp_path, parts=1)
     workers = children(proc.pid)
     assert workers
     proc.kill()  # the parent alone
@@ -102,10 +105,7 @@ def test_a_stop_during_start_up_is_one_line_and_exit_130(league, tmp_path):
 
 @pytest.mark.slow
 def test_restart_does_not_delete_a_directory_another_run_is_writing(league, tmp_path):
-    path = league(deals=300, players=3, extra="[run]\nbatch_size = 5\n")
-    out = tmp_path / "out"
-    cmd, proc = start(path, out)
-    wait_for_parts(out, 1)
+    cmd, proc, out = start_long(league, tmp_path, parts=1)
     try:
         r = subprocess.run(cmd + ["--restart", "--no-progress"], capture_output=True, text=True)
         assert r.returncode == 2 and "another bohnarena run is using" in r.stderr
