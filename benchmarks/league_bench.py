@@ -75,8 +75,9 @@ class MemorySampler(threading.Thread):
             self.peak_total = max(self.peak_total, total)
 
 
-def once(league: Path, workers: int, moves: bool, backend: str = "local",
-         batch: int = 0) -> tuple[float, float]:
+def once(
+    league: Path, workers: int, moves: bool, backend: str = "local", batch: int = 0
+) -> tuple[float, float]:
     """Matches per second while playing, and over the whole run (ranking included)."""
     if batch:
         text = league.read_text()
@@ -91,13 +92,19 @@ def once(league: Path, workers: int, moves: bool, backend: str = "local",
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--deals", type=int, default=500, help="deals (matches = 4 x deals)")
     ap.add_argument("--bot", default="planner")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--only", default="", help="one configuration, WORKERS:moves|nomoves")
-    ap.add_argument("--backend", choices=["local", "dask"], default="local",
-                    help="dask: a LocalCluster of WORKERS processes (cluster start-up excluded)")
+    ap.add_argument(
+        "--backend",
+        choices=["local", "dask"],
+        default="local",
+        help="dask: a LocalCluster of WORKERS processes (cluster start-up excluded)",
+    )
     ap.add_argument("--batch", type=int, default=0, help="matches per task (0: automatic)")
     args = ap.parse_args()
     configs = [(1, True), (2, True), (1, False), (2, False)]
@@ -111,21 +118,30 @@ def main() -> None:
         league.write_text(LEAGUE.format(deals=args.deals, bot=args.bot))
         rates = {}
         for workers, moves in configs:
-            runs = [once(league, workers, moves, args.backend, args.batch) for _ in range(args.repeat)]
+            runs = [
+                once(league, workers, moves, args.backend, args.batch) for _ in range(args.repeat)
+            ]
             rates[(workers, moves)] = statistics.median(r[0] for r in runs)
             total = statistics.median(r[1] for r in runs)
-            print(f"workers={workers} moves={'on ' if moves else 'off'} {4 * args.deals} matches: "
-                  f"{rates[(workers, moves)]:7.0f} matches/s playing, {total:7.0f} overall "
-                  f"(with ranking and compaction; median of {args.repeat})", flush=True)
+            print(
+                f"workers={workers} moves={'on ' if moves else 'off'} {4 * args.deals} matches: "
+                f"{rates[(workers, moves)]:7.0f} matches/s playing, {total:7.0f} overall "
+                f"(with ranking and compaction; median of {args.repeat})",
+                flush=True,
+            )
     if (1, True) in rates and (2, True) in rates:
-        print(f"speed-up 2 workers / 1 worker (moves on): {rates[(2, True)] / rates[(1, True)]:.2f}x")
+        print(
+            f"speed-up 2 workers / 1 worker (moves on): {rates[(2, True)] / rates[(1, True)]:.2f}x"
+        )
     if (2, True) in rates and (2, False) in rates:
         print(f"cost of move logging (2 workers): {1 - rates[(2, True)] / rates[(2, False)]:.1%}")
     sampler.stop.set()
     me = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     kids = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
-    print(f"peak memory: parent {sampler.peak_parent:.0f} MB PSS ({me:.0f} MB RSS); parent and "
-          f"workers together {sampler.peak_total:.0f} MB PSS (largest worker RSS {kids:.0f} MB)")
+    print(
+        f"peak memory: parent {sampler.peak_parent:.0f} MB PSS ({me:.0f} MB RSS); parent and "
+        f"workers together {sampler.peak_total:.0f} MB PSS (largest worker RSS {kids:.0f} MB)"
+    )
 
 
 if __name__ == "__main__":

@@ -47,8 +47,9 @@ def main() -> None:
     ap.add_argument("--league", default="tournaments/quickstart.toml")
     ap.add_argument("--bot", default="trader", help="the bot check-bot checks")
     args = ap.parse_args()
-    modes = ["inprocess", "process", "sandbox"] if shutil.which("bwrap") else ["inprocess",
-                                                                               "process"]
+    modes = (
+        ["inprocess", "process", "sandbox"] if shutil.which("bwrap") else ["inprocess", "process"]
+    )
     exe = [sys.executable, "-m", "bohnarena"]
     results: dict[str, dict[str, float]] = {"league": {}, "check-bot": {}}
     with tempfile.TemporaryDirectory() as tmp:
@@ -57,14 +58,15 @@ def main() -> None:
             out = Path(tmp) / f"out-{mode}"
             results["league"][mode] = statistics.median(
                 timed([*exe, "run", str(league), "-o", str(out), "--restart", "--no-progress"])
-                for _ in range(args.repeat))
+                for _ in range(args.repeat)
+            )
             results["check-bot"][mode] = statistics.median(
                 timed([*exe, "check-bot", args.bot, "--isolation", mode])
-                for _ in range(args.repeat))
+                for _ in range(args.repeat)
+            )
     for what, times in results.items():
         base = times["inprocess"]
-        print(f"{what} ({args.league if what == 'league' else args.bot}), median of "
-              f"{args.repeat}:")
+        print(f"{what} ({args.league if what == 'league' else args.bot}), median of {args.repeat}:")
         for mode, t in times.items():
             print(f"  {mode:<10} {t:7.2f} s   {t / base:5.2f}x in process")
 

@@ -41,11 +41,15 @@ class Auditor:
         spec = spec_of(i, self.tables, self.league.players, self.seed)
         for name in ("table", "deal", "rotation", "seed"):
             if row[name] != getattr(spec, name):
-                return (f"match {i}: {name} {row[name]} is not the schedule's "
-                        f"{getattr(spec, name)} (an edited or foreign row)")
+                return (
+                    f"match {i}: {name} {row[name]} is not the schedule's "
+                    f"{getattr(spec, name)} (an edited or foreign row)"
+                )
         if tuple(row["seats"]) != spec.seats:
-            return (f"match {i}: seats {list(row['seats'])} are not the schedule's "
-                    f"{list(spec.seats)} (an edited or foreign row)")
+            return (
+                f"match {i}: seats {list(row['seats'])} are not the schedule's "
+                f"{list(spec.seats)} (an edited or foreign row)"
+            )
         return None
 
     def problems(self, rows: Iterable[Mapping[str, Any]]) -> Iterator[tuple[int, str]]:
@@ -66,8 +70,9 @@ class Auditor:
         last = -1
         for row in rows:
             i = row["match_id"]
-            problem = (f"match {i} is there twice, or out of id order" if i <= last
-                       else self.problem(row))
+            problem = (
+                f"match {i} is there twice, or out of id order" if i <= last else self.problem(row)
+            )
             if problem is not None:
                 raise ResultsError(problem)
             last = i

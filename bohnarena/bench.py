@@ -10,8 +10,9 @@ from typing import Any
 from .game import Game
 
 
-def games_per_second(game: Game, rules: Any, classes: Sequence[type], games: int,
-                     rounds: int, seed: int = 0) -> list[float]:
+def games_per_second(
+    game: Game, rules: Any, classes: Sequence[type], games: int, rounds: int, seed: int = 0
+) -> list[float]:
     """One rate per round; every round plays the same ``games`` seeds."""
     rates = []
     for _ in range(rounds):

@@ -31,7 +31,7 @@ def _own(controller: str) -> Path | None:
 def _sweep(parent: Path) -> None:
     """Remove groups of runs that are gone (a worker that was killed)."""
     for group in parent.glob(f"{PREFIX}*"):
-        pid = group.name[len(PREFIX):].split("-")[0]
+        pid = group.name[len(PREFIX) :].split("-")[0]
         if pid.isdigit() and not Path(f"/proc/{pid}").exists():
             try:
                 group.rmdir()
@@ -47,8 +47,10 @@ class Groups:
         self.paths: list[Path] = []
         self.caps_processes = False
         name = f"{PREFIX}{os.getpid()}-{next(_COUNT)}"
-        for controller, limits in (("pids", {"pids.max": processes}),
-                                   ("memory", {"memory.limit_in_bytes": memory_bytes})):
+        for controller, limits in (
+            ("pids", {"pids.max": processes}),
+            ("memory", {"memory.limit_in_bytes": memory_bytes}),
+        ):
             parent = _own(controller)
             if parent is None or not parent.is_dir():
                 continue

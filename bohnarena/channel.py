@@ -18,7 +18,13 @@ from typing import Any
 
 #: Fault types (the first word of a fault's text, all a bot's opponents learn of it).
 TIMEOUT, CRASH, PROTOCOL, OUTPUT, MEMORY, START = (
-    "timeout", "crash", "protocol", "output", "memory", "start")
+    "timeout",
+    "crash",
+    "protocol",
+    "output",
+    "memory",
+    "start",
+)
 
 
 class BotFault(Exception):
@@ -52,8 +58,11 @@ class Channel:
         self._writable.register(writer, select.POLLOUT)
 
     def send(self, msg: dict[str, Any], deadline: float) -> None:
-        data = memoryview(encode_frame(msg) if self.framed
-                          else json.dumps(msg, separators=(",", ":")).encode() + b"\n")
+        data = memoryview(
+            encode_frame(msg)
+            if self.framed
+            else json.dumps(msg, separators=(",", ":")).encode() + b"\n"
+        )
         while data:
             try:
                 sent = os.write(self.writer, data)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import sys
 import tomllib
-from dataclasses import replace
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -31,7 +31,9 @@ class _Group(click.Group):
             click.echo(f"Error: {e}", err=True)
             ctx.exit(2 if isinstance(e, UsageError) else 1)
         except KeyboardInterrupt as stop:  # Ctrl-C, SIGTERM or SIGHUP at any stage
-            resume = "; run the same command again to resume" if ctx.invoked_subcommand == "run" else ""
+            resume = (
+                "; run the same command again to resume" if ctx.invoked_subcommand == "run" else ""
+            )
             click.echo(f"Interrupted{resume}.", err=True)
             ctx.exit(exit_code(stop))
 
@@ -59,18 +61,33 @@ def parse_options(pairs: Sequence[str]) -> dict[str, Any]:
     return out
 
 
-game_option = click.option("--game", type=click.Choice(sorted(GAMES)), default="bohnanza",
-                           show_default=True, help="Which game.")
-edition_option = click.option("--edition", "-e", default=None,
-                              help="Rule set (bohnanza: classic, anniversary, riogrande). "
-                                   "Default: the game's first.")
-rule_option = click.option("--option", "-o", "options", multiple=True, metavar="KEY=VALUE",
-                           help="Override a rule parameter, e.g. -o extra_bean=jumping "
-                                "or -o max_trade_rounds=2. Repeatable.")
+game_option = click.option(
+    "--game",
+    type=click.Choice(sorted(GAMES)),
+    default="bohnanza",
+    show_default=True,
+    help="Which game.",
+)
+edition_option = click.option(
+    "--edition",
+    "-e",
+    default=None,
+    help="Rule set (bohnanza: classic, anniversary, riogrande). Default: the game's first.",
+)
+rule_option = click.option(
+    "--option",
+    "-o",
+    "options",
+    multiple=True,
+    metavar="KEY=VALUE",
+    help="Override a rule parameter, e.g. -o extra_bean=jumping "
+    "or -o max_trade_rounds=2. Repeatable.",
+)
 
 
-def _setup(game_name: str, edition: str | None, players: int, options: Sequence[str],
-           specs: Sequence[str]) -> tuple[Any, Any, list[type]]:
+def _setup(
+    game_name: str, edition: str | None, players: int, options: Sequence[str], specs: Sequence[str]
+) -> tuple[Any, Any, list[type]]:
     game = get_game(game_name)
     edition = edition or game.editions()[0]
     rules = game.rules(edition, players, parse_options(options))
@@ -97,8 +114,9 @@ def command_entry(line: str, isolation: str, where: str) -> BotEntry:
         raise UsageError(f"{where}cannot split {line!r}: {e}") from None
     if not command:
         raise UsageError(f"{where}needs a command line")
-    return BotEntry(line, command=command,
-                    isolation=SANDBOXED if isolation == "inprocess" else isolation)
+    return BotEntry(
+        line, command=command, isolation=SANDBOXED if isolation == "inprocess" else isolation
+    )
 
 
 def play_entries(bots: Sequence[str], isolation: str) -> list[BotEntry]:
@@ -107,8 +125,9 @@ def play_entries(bots: Sequence[str], isolation: str) -> list[BotEntry]:
     entries = []
     for i, bot in enumerate(bots):
         if bot.startswith(COMMAND_PREFIX):
-            entry = command_entry(bot[len(COMMAND_PREFIX):], isolation,
-                                  f"seat {i}: {COMMAND_PREFIX}")
+            entry = command_entry(
+                bot[len(COMMAND_PREFIX) :], isolation, f"seat {i}: {COMMAND_PREFIX}"
+            )
             entries.append(replace(entry, name=Path(entry.command[-1]).name))  # type: ignore[index]
         else:
             entries.append(BotEntry(bot, spec=bot, isolation=isolation))
@@ -121,12 +140,24 @@ def play_entries(bots: Sequence[str], isolation: str) -> list[BotEntry]:
 @rule_option
 @click.option("--seed", "-s", type=int, default=0, show_default=True, help="Match seed.")
 @click.option("--quiet", "-q", is_flag=True, help="Only the final result, no transcript.")
-@click.option("--isolation", type=isolation_choice, default="inprocess", show_default=True,
-              callback=_isolation,
-              help="Where spec bots run: in this process, or each in its own sandbox process.")
+@click.option(
+    "--isolation",
+    type=isolation_choice,
+    default="inprocess",
+    show_default=True,
+    callback=_isolation,
+    help="Where spec bots run: in this process, or each in its own sandbox process.",
+)
 @click.argument("bots", nargs=-1, required=True)
-def play(game: str, edition: str | None, options: tuple[str, ...], seed: int, quiet: bool,
-         isolation: str, bots: tuple[str, ...]) -> None:
+def play(
+    game: str,
+    edition: str | None,
+    options: tuple[str, ...],
+    seed: int,
+    quiet: bool,
+    isolation: str,
+    bots: tuple[str, ...],
+) -> None:
     """Play one match and print its transcript.
 
     BOTS are given in seat order (seat 0 starts), each as a registered bot
@@ -163,8 +194,10 @@ def play(game: str, edition: str | None, options: tuple[str, ...], seed: int, qu
         seats.append(g.make_seat(entry, Limits()))
     result, records = g.play(rules, seed, seats)
     opts = ", ".join(f"{k}={v}" for k, v in parse_options(options).items())
-    click.echo(f"{g.title}, {rules.edition} edition, {len(bots)} players, seed {seed}"
-               + (f", {opts}" if opts else ""))
+    click.echo(
+        f"{g.title}, {rules.edition} edition, {len(bots)} players, seed {seed}"
+        + (f", {opts}" if opts else "")
+    )
     if not quiet:
         for line in g.transcript(records, names):
             click.echo(line)
@@ -172,9 +205,13 @@ def play(game: str, edition: str | None, options: tuple[str, ...], seed: int, qu
     order = sorted(range(len(bots)), key=lambda s: (result.ranks[s], s))
     for s in order:
         faults = f"  ({result.faults[s]} faults)" if result.faults[s] else ""
-        click.echo(f"  {result.ranks[s]:>2}. seat {s} {names[s]:<16} {result.coins[s]:>3} coins{faults}")
-    click.echo(f"Winner: {', '.join(f'seat {s} ({names[s]})' for s in result.winners)} "
-               f"after {result.turns} turns")
+        click.echo(
+            f"  {result.ranks[s]:>2}. seat {s} {names[s]:<16} {result.coins[s]:>3} coins{faults}"
+        )
+    click.echo(
+        f"Winner: {', '.join(f'seat {s} ({names[s]})' for s in result.winners)} "
+        f"after {result.turns} turns"
+    )
 
 
 @cli.command()
@@ -182,14 +219,35 @@ def play(game: str, edition: str | None, options: tuple[str, ...], seed: int, qu
 @edition_option
 @rule_option
 @click.option("--players", "-p", type=int, default=4, show_default=True)
-@click.option("--bot", "-b", "bot_specs", multiple=True, default=("planner",), show_default=True,
-              help="Bot spec; repeat to seat different bots in turn (cycled over the seats).")
+@click.option(
+    "--bot",
+    "-b",
+    "bot_specs",
+    multiple=True,
+    default=("planner",),
+    show_default=True,
+    help="Bot spec; repeat to seat different bots in turn (cycled over the seats).",
+)
 @click.option("--games", "-n", type=int, default=1000, show_default=True, help="Games per round.")
-@click.option("--rounds", "-r", type=int, default=5, show_default=True,
-              help="Timed rounds; the median is reported.")
+@click.option(
+    "--rounds",
+    "-r",
+    type=int,
+    default=5,
+    show_default=True,
+    help="Timed rounds; the median is reported.",
+)
 @click.option("--seed", "-s", type=int, default=0, show_default=True)
-def bench(game: str, edition: str | None, options: tuple[str, ...], players: int,
-          bot_specs: tuple[str, ...], games: int, rounds: int, seed: int) -> None:
+def bench(
+    game: str,
+    edition: str | None,
+    options: tuple[str, ...],
+    players: int,
+    bot_specs: tuple[str, ...],
+    games: int,
+    rounds: int,
+    seed: int,
+) -> None:
     """Measure games per second on one core (no logging, no workers)."""
     from .bench import games_per_second
 
@@ -201,33 +259,74 @@ def bench(game: str, edition: str | None, options: tuple[str, ...], players: int
     rates.sort()
     median = rates[len(rates) // 2]
     click.echo(f"{g.name} {rules.edition}, {players} players, bots {', '.join(specs)}")
-    click.echo(f"{median:,.0f} games/s on one core (median of {rounds} rounds of {games}; "
-               f"min {rates[0]:,.0f}, max {rates[-1]:,.0f})")
+    click.echo(
+        f"{median:,.0f} games/s on one core (median of {rounds} rounds of {games}; "
+        f"min {rates[0]:,.0f}, max {rates[-1]:,.0f})"
+    )
 
 
 @cli.command()
 @click.argument("league_file", type=click.Path(dir_okay=False))
-@click.option("--out", "-o", type=click.Path(file_okay=False), default=None,
-              help="Results directory. Default: results/<league name>/.")
-@click.option("--workers", "-j", type=click.IntRange(min=1), default=None,
-              help="Worker processes. Default: the league's [run] workers, else all cores.")
-@click.option("--restart", is_flag=True,
-              help="Discard the results directory's earlier run and start over.")
+@click.option(
+    "--out",
+    "-o",
+    type=click.Path(file_okay=False),
+    default=None,
+    help="Results directory. Default: results/<league name>/.",
+)
+@click.option(
+    "--workers",
+    "-j",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Worker processes. Default: the league's [run] workers, else all cores.",
+)
+@click.option(
+    "--restart", is_flag=True, help="Discard the results directory's earlier run and start over."
+)
 @click.option("--no-moves", is_flag=True, help="Do not log moves (matches and ranking only).")
-@click.option("--progress/--no-progress", default=None,
-              help="Progress bar. Default: only when stderr is a terminal.")
-@click.option("--backend", type=click.Choice(["local", "dask"]), default="local", show_default=True,
-              help="Where batches run: a local process pool, or Dask (needs the dask extra).")
-@click.option("--scheduler", default=None, metavar="tcp://HOST:PORT",
-              help="Dask scheduler address; without it --backend dask starts a LocalCluster.")
-@click.option("--shared-dir/--no-shared-dir", default=None,
-              help="Dask workers can write to the results directory (a shared file system). "
-                   "Default: yes for a LocalCluster, no for a remote scheduler.")
-@click.option("--shard", default=None, metavar="K/N",
-              help="Run only the K-th of N disjoint slices of the league (see `bohnarena merge`).")
-def run(league_file: str, out: str | None, workers: int | None, restart: bool, no_moves: bool,
-        progress: bool | None, backend: str, scheduler: str | None, shared_dir: bool | None,
-        shard: str | None) -> None:
+@click.option(
+    "--progress/--no-progress",
+    default=None,
+    help="Progress bar. Default: only when stderr is a terminal.",
+)
+@click.option(
+    "--backend",
+    type=click.Choice(["local", "dask"]),
+    default="local",
+    show_default=True,
+    help="Where batches run: a local process pool, or Dask (needs the dask extra).",
+)
+@click.option(
+    "--scheduler",
+    default=None,
+    metavar="tcp://HOST:PORT",
+    help="Dask scheduler address; without it --backend dask starts a LocalCluster.",
+)
+@click.option(
+    "--shared-dir/--no-shared-dir",
+    default=None,
+    help="Dask workers can write to the results directory (a shared file system). "
+    "Default: yes for a LocalCluster, no for a remote scheduler.",
+)
+@click.option(
+    "--shard",
+    default=None,
+    metavar="K/N",
+    help="Run only the K-th of N disjoint slices of the league (see `bohnarena merge`).",
+)
+def run(
+    league_file: str,
+    out: str | None,
+    workers: int | None,
+    restart: bool,
+    no_moves: bool,
+    progress: bool | None,
+    backend: str,
+    scheduler: str | None,
+    shared_dir: bool | None,
+    shard: str | None,
+) -> None:
     """Run a league: every table, deal and seat rotation, across processes.
 
     Running it again on the same results directory plays only what is
@@ -248,19 +347,36 @@ def run(league_file: str, out: str | None, workers: int | None, restart: bool, n
     if scheduler and backend != "dask":
         raise UsageError("--scheduler goes with --backend dask")
     pool = DaskBackend(scheduler, workers or 0, shared_dir) if backend == "dask" else None
-    summary = run_league(league_file, out, workers, restart, False if no_moves else None, progress,
-                         backend=pool, shard=part, warn=lambda text: click.echo(f"Warning: {text}", err=True))
+    summary = run_league(
+        league_file,
+        out,
+        workers,
+        restart,
+        False if no_moves else None,
+        progress,
+        backend=pool,
+        shard=part,
+        warn=lambda text: click.echo(f"Warning: {text}", err=True),
+    )
     if summary.interrupted:
-        click.echo(f"Interrupted: {summary.done_before + summary.played} of {summary.total} matches "
-                   f"are saved in {summary.out}; run the same command again to resume.", err=True)
+        click.echo(
+            f"Interrupted: {summary.done_before + summary.played} of {summary.total} matches "
+            f"are saved in {summary.out}; run the same command again to resume.",
+            err=True,
+        )
         sys.exit(summary.exit_code)
     if summary.ranking is not None:
         click.echo(summary.ranking.to_text())
-    click.echo(f"{summary.played} matches played now, {summary.done_before} before; "
-               f"results in {summary.out}")
+    click.echo(
+        f"{summary.played} matches played now, {summary.done_before} before; "
+        f"results in {summary.out}"
+    )
     if summary.errors:
-        click.echo(f"Error: {len(summary.errors)} matches could not be played "
-                   f"(see {summary.out / 'errors.json'}): {summary.errors[0][1]}", err=True)
+        click.echo(
+            f"Error: {len(summary.errors)} matches could not be played "
+            f"(see {summary.out / 'errors.json'}): {summary.errors[0][1]}",
+            err=True,
+        )
         sys.exit(1)
 
 
@@ -294,19 +410,26 @@ def merge(out: str, dirs: tuple[str, ...]) -> None:
     if len(done) == total:
         target.compact(0, total - 1)
     click.echo(write_ranking(target, league).to_text())
-    click.echo(f"merged {len(done)} of {total} matches from {len(dirs)} directories into {out}"
-               + ("" if len(done) == total else f"; run the league with --out {out} to finish it"))
+    click.echo(
+        f"merged {len(done)} of {total} matches from {len(dirs)} directories into {out}"
+        + ("" if len(done) == total else f"; run the league with --out {out} to finish it")
+    )
 
 
 @cli.command("rank")
 @click.argument("results_dir", type=click.Path(file_okay=False))
-@click.option("--format", "fmt", type=click.Choice(["text", "markdown", "csv", "json"]),
-              default="text", show_default=True)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "markdown", "csv", "json"]),
+    default="text",
+    show_default=True,
+)
 def rank_command(results_dir: str, fmt: str) -> None:
     """Rank the bots of a results directory with TrueSkill."""
-    from .league import load_league
     from .audit import COLUMNS as AUDIT_COLUMNS
     from .audit import Auditor, master_seed
+    from .league import load_league
     from .rating import RANK_COLUMNS, rank
     from .store import ResultsError, RunDir, read_again
 
@@ -316,31 +439,69 @@ def rank_command(results_dir: str, fmt: str) -> None:
     store.meta()
     league = load_league(store.path / "league.toml")
     auditor = Auditor(league, master_seed(league, store.meta()))
-    ranking = read_again(lambda: rank(auditor.audited(
-        store.iter_matches([*RANK_COLUMNS, *AUDIT_COLUMNS])), list(league.bots)))
-    click.echo({"text": ranking.to_text, "markdown": ranking.to_markdown, "csv": ranking.to_csv,
-                "json": ranking.to_json}[fmt]().rstrip("\n"))
+    ranking = read_again(
+        lambda: rank(
+            auditor.audited(store.iter_matches([*RANK_COLUMNS, *AUDIT_COLUMNS])), list(league.bots)
+        )
+    )
+    click.echo(
+        {
+            "text": ranking.to_text,
+            "markdown": ranking.to_markdown,
+            "csv": ranking.to_csv,
+            "json": ranking.to_json,
+        }[fmt]().rstrip("\n")
+    )
 
 
 @cli.command()
 @click.argument("results_dir", type=click.Path(file_okay=False))
-@click.option("--match", "-m", "match_id", type=click.IntRange(0, 2**63 - 1),
-              help="The match id to show or check.")
-@click.option("--at", type=click.IntRange(min=0), default=None, metavar="N",
-              help="Show the whole table as it stood after move N.")
+@click.option(
+    "--match",
+    "-m",
+    "match_id",
+    type=click.IntRange(0, 2**63 - 1),
+    help="The match id to show or check.",
+)
+@click.option(
+    "--at",
+    type=click.IntRange(min=0),
+    default=None,
+    metavar="N",
+    help="Show the whole table as it stood after move N.",
+)
 @click.option("--seat", type=int, default=None, help="Show only what seat S could see.")
 @click.option("--json", "as_json", is_flag=True, help="JSON lines instead of text.")
-@click.option("--verify", is_flag=True,
-              help="Rebuild the match from its seed and logged decisions through the rules; "
-                   "exit 1 at the first difference.")
-@click.option("--rerun", is_flag=True,
-              help="Play the match again with the same bots and seed; exit 1 at the first "
-                   "move that differs.")
+@click.option(
+    "--verify",
+    is_flag=True,
+    help="Rebuild the match from its seed and logged decisions through the rules; "
+    "exit 1 at the first difference.",
+)
+@click.option(
+    "--rerun",
+    is_flag=True,
+    help="Play the match again with the same bots and seed; exit 1 at the first move that differs.",
+)
 @click.option("--verify-all", is_flag=True, help="Verify every match of the run, in parallel.")
-@click.option("--workers", "-j", type=click.IntRange(min=1), default=None,
-              help="Worker processes for --verify-all (default: all cores).")
-def replay(results_dir: str, match_id: int | None, at: int | None, seat: int | None,
-           as_json: bool, verify: bool, rerun: bool, verify_all: bool, workers: int | None) -> None:
+@click.option(
+    "--workers",
+    "-j",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Worker processes for --verify-all (default: all cores).",
+)
+def replay(
+    results_dir: str,
+    match_id: int | None,
+    at: int | None,
+    seat: int | None,
+    as_json: bool,
+    verify: bool,
+    rerun: bool,
+    verify_all: bool,
+    workers: int | None,
+) -> None:
     """Replay a logged match move by move, from the Parquet logs alone.
 
     \b
@@ -357,9 +518,14 @@ def replay(results_dir: str, match_id: int | None, at: int | None, seat: int | N
         checked, failures = read_again(lambda: rp.verify_all(results_dir, workers or 0))
         for mid, problem in failures[:10]:
             click.echo(f"match {mid}: {problem}")
-        click.echo(f"verified {checked} matches: "
-                   + ("every one replays to its logged result" if not failures
-                      else f"{len(failures)} do not"))
+        click.echo(
+            f"verified {checked} matches: "
+            + (
+                "every one replays to its logged result"
+                if not failures
+                else f"{len(failures)} do not"
+            )
+        )
         sys.exit(1 if failures else 0)
     if match_id is None:
         raise UsageError("give --match ID (or --verify-all)")
@@ -372,7 +538,9 @@ def replay(results_dir: str, match_id: int | None, at: int | None, seat: int | N
         if problem is None and rerun:
             problem = run.rerun(row, log)
         what = "the bots replay" if rerun else "the log replays under the rules"
-        click.echo(f"match {match_id}: " + (problem or f"OK, {what} move for move ({len(log)} moves)"))
+        click.echo(
+            f"match {match_id}: " + (problem or f"OK, {what} move for move ({len(log)} moves)")
+        )
         sys.exit(1 if problem else 0)
     if at is not None:
         if at >= len(log):
@@ -387,17 +555,36 @@ def replay(results_dir: str, match_id: int | None, at: int | None, seat: int | N
 @cli.command("check-bot")
 @click.argument("spec")
 @click.option("--game", type=click.Choice(sorted(GAMES)), default="bohnanza", show_default=True)
-@click.option("--isolation", type=isolation_choice, default=None, callback=_isolation,
-              help="Where the bot runs while it is checked. Default: in this process for "
-                   "the shipped bots, else in a sandbox process.")
-@click.option("--command", "is_command", is_flag=True,
-              help="SPEC is a command line (a bot in any language), run in a sandbox "
-                   "(or as a process with --isolation process).")
-@click.option("--decision-seconds", type=float, default=None,
-              help="Time limit per decision (default: the league default).")
+@click.option(
+    "--isolation",
+    type=isolation_choice,
+    default=None,
+    callback=_isolation,
+    help="Where the bot runs while it is checked. Default: in this process for "
+    "the shipped bots, else in a sandbox process.",
+)
+@click.option(
+    "--command",
+    "is_command",
+    is_flag=True,
+    help="SPEC is a command line (a bot in any language), run in a sandbox "
+    "(or as a process with --isolation process).",
+)
+@click.option(
+    "--decision-seconds",
+    type=float,
+    default=None,
+    help="Time limit per decision (default: the league default).",
+)
 @click.option("--seed", type=int, default=0, show_default=True)
-def check_bot(spec: str, game: str, isolation: str | None, is_command: bool,
-              decision_seconds: float | None, seed: int) -> None:
+def check_bot(
+    spec: str,
+    game: str,
+    isolation: str | None,
+    is_command: bool,
+    decision_seconds: float | None,
+    seed: int,
+) -> None:
     """Check that a bot conforms: it plays every seat of every player count
     of every edition against the shipped bots, twice, and must never answer
     illegally, raise or time out, and must play the same moves for the same
@@ -423,8 +610,10 @@ def check_bot(spec: str, game: str, isolation: str | None, is_command: bool,
         else:
             locate(spec)
         entry = BotEntry(spec, spec=spec, isolation=isolation)
-    limits = Limits.parse({} if decision_seconds is None else {"decision_seconds": decision_seconds},
-                          "--decision-seconds")
+    limits = Limits.parse(
+        {} if decision_seconds is None else {"decision_seconds": decision_seconds},
+        "--decision-seconds",
+    )
     if entry.isolation != "inprocess":
         edition, players, options = g.conformance_configs()[0]
         tail: list[str] = []
@@ -449,8 +638,14 @@ def shipped_bots() -> set[str]:
 
 @cli.command("new-bot")
 @click.argument("name")
-@click.option("--dir", "parent", type=click.Path(file_okay=False), default=".", show_default=True,
-              help="Where to create the NAME directory.")
+@click.option(
+    "--dir",
+    "parent",
+    type=click.Path(file_okay=False),
+    default=".",
+    show_default=True,
+    help="Where to create the NAME directory.",
+)
 def new_bot(name: str, parent: str) -> None:
     """Create a pip-installable bot plugin package NAME (entry point, bot
     module, a conformance test and a league file), ready to edit.
@@ -464,13 +659,18 @@ def new_bot(name: str, parent: str) -> None:
     from .newbot import create
 
     target, module = create(name, parent)
-    click.echo(f"created {target}: edit {target / module / 'bot.py'}, then\n"
-               f"  pip install -e {target}\n  bohnarena run {target / 'league.toml'}")
+    click.echo(
+        f"created {target}: edit {target / module / 'bot.py'}, then\n"
+        f"  pip install -e {target}\n  bohnarena run {target / 'league.toml'}"
+    )
 
 
 @cli.command("bots")
-@click.option("--no-load", is_flag=True,
-              help="List from the installed metadata only: import no bot (its game is not shown).")
+@click.option(
+    "--no-load",
+    is_flag=True,
+    help="List from the installed metadata only: import no bot (its game is not shown).",
+)
 def bots_command(no_load: bool) -> None:
     """List the registered bots (entry-point group bohnarena.bots): name,
     game, spec and the distribution that registers it.
@@ -488,7 +688,9 @@ def bots_command(no_load: bool) -> None:
         status = f"  ({b.problem})" if b.problem else ""
         click.echo(f"{b.name:<16} {b.game:<9} {b.spec:<44} {b.origin} {b.version}{status}")
     for dist, reason in sorted(registered().broken.items()):
-        click.echo(f"skipped distribution {dist}: its entry points do not parse ({reason})", err=True)
+        click.echo(
+            f"skipped distribution {dist}: its entry points do not parse ({reason})", err=True
+        )
 
 
 def main() -> None:

@@ -32,23 +32,39 @@ class Report:
         return not self.faults and not self.nondeterministic
 
     def lines(self) -> list[str]:
-        out = [f"matches played: {self.matches} (each twice, for determinism)"
-               + (f"; {self.stopped}" if self.stopped else "")]
+        out = [
+            f"matches played: {self.matches} (each twice, for determinism)"
+            + (f"; {self.stopped}" if self.stopped else "")
+        ]
         if self.times:
-            out.append(f"decision time: median {statistics.median(self.times) * 1e6:.1f} µs, "
-                       f"worst {max(self.times) * 1e3:.2f} ms over {len(self.times)} decisions")
-        out.append("faults: " + (", ".join(f"{k} {n}" for k, n in sorted(self.faults.items()))
-                                 or "none"))
+            out.append(
+                f"decision time: median {statistics.median(self.times) * 1e6:.1f} µs, "
+                f"worst {max(self.times) * 1e3:.2f} ms over {len(self.times)} decisions"
+            )
+        out.append(
+            "faults: " + (", ".join(f"{k} {n}" for k, n in sorted(self.faults.items())) or "none")
+        )
         out += [f"  e.g. {e}" for e in self.examples[:5]]
-        out.append("same seed, same moves: " + ("yes" if not self.nondeterministic else
-                                                 f"NO, in {len(self.nondeterministic)} matches, "
-                                                 f"e.g. {self.nondeterministic[0]}"))
+        out.append(
+            "same seed, same moves: "
+            + (
+                "yes"
+                if not self.nondeterministic
+                else f"NO, in {len(self.nondeterministic)} matches, e.g. {self.nondeterministic[0]}"
+            )
+        )
         out.append("PASS" if self.passed else "FAIL")
         return out
 
 
-def check_bot(game: Game, entry: BotEntry, limits: Limits, seed: int = 0,
-              progress: Callable[[str], None] | None = None, stop_after: int = 20) -> Report:
+def check_bot(
+    game: Game,
+    entry: BotEntry,
+    limits: Limits,
+    seed: int = 0,
+    progress: Callable[[str], None] | None = None,
+    stop_after: int = 20,
+) -> Report:
     """Stops early once ``stop_after`` faults have shown the bot fails."""
     report = Report()
     opponents = [BotEntry(name, spec=name) for name in game.shipped_bots]
@@ -64,9 +80,11 @@ def check_bot(game: Game, entry: BotEntry, limits: Limits, seed: int = 0,
                 for _ in range(2):
                     seats = [opponents[i % len(opponents)] for i in range(players)]
                     seats[seat] = entry
-                    live = [game.make_seat(e, limits, watchdog, timed=(i == seat))
-                            for i, e in enumerate(seats)]
-                    result, records = game.play(rules, match_seed, live)
+                    live = [
+                        game.make_seat(e, limits, watchdog, timed=(i == seat))
+                        for i, e in enumerate(seats)
+                    ]
+                    _result, records = game.play(rules, match_seed, live)
                     runs.append(records)
                     report.times += getattr(live[seat], "times", None) or []
                 report.matches += 1

@@ -56,9 +56,12 @@ class LocalPool:
         warm_up()  # forked workers inherit loaded Arrow kernels
         context = multiprocessing.get_context("fork")
         cpus = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
-        self._pool = ProcessPoolExecutor(max_workers=self.workers, mp_context=context,
-                                         initializer=_start_worker,
-                                         initargs=(context.Value("i", 0), cpus, self.workers))
+        self._pool = ProcessPoolExecutor(
+            max_workers=self.workers,
+            mp_context=context,
+            initializer=_start_worker,
+            initargs=(context.Value("i", 0), cpus, self.workers),
+        )
         return self._pool
 
     def close(self, now: bool = False) -> None:
@@ -106,20 +109,31 @@ class DaskBackend:
 
     max_batch = 200  # each task also costs a scheduler round trip: fewer, larger tasks
 
-    def __init__(self, address: str | None = None, workers: int = 0,
-                 shares_disk: bool | None = None, processes: bool = True,
-                 **cluster: Any) -> None:
+    def __init__(
+        self,
+        address: str | None = None,
+        workers: int = 0,
+        shares_disk: bool | None = None,
+        processes: bool = True,
+        **cluster: Any,
+    ) -> None:
         try:
             from distributed import Client, LocalCluster
         except ImportError:
-            raise UsageError("the dask backend needs the dask extra: "
-                             "pip install -e '.[dask]' (or pip install 'bohnarena[dask]')") from None
+            raise UsageError(
+                "the dask backend needs the dask extra: "
+                "pip install -e '.[dask]' (or pip install 'bohnarena[dask]')"
+            ) from None
         self._cluster = None
         try:
             if address is None:
-                self._cluster = LocalCluster(n_workers=workers or os.cpu_count() or 1,
-                                             threads_per_worker=1, processes=processes,
-                                             dashboard_address=None, **cluster)
+                self._cluster = LocalCluster(
+                    n_workers=workers or os.cpu_count() or 1,
+                    threads_per_worker=1,
+                    processes=processes,
+                    dashboard_address=None,
+                    **cluster,
+                )
                 self.client = Client(self._cluster)
             else:
                 self.client = Client(address, timeout="5s")
@@ -143,8 +157,10 @@ class DaskBackend:
         now = time.monotonic()
         self._down_since = self._down_since or now
         if now - self._down_since > LOST_SECONDS:
-            raise BackendLost(f"lost the Dask scheduler{self._where} for {LOST_SECONDS:g} s; "
-                              "what was finished is saved: run the same command again to resume")
+            raise BackendLost(
+                f"lost the Dask scheduler{self._where} for {LOST_SECONDS:g} s; "
+                "what was finished is saved: run the same command again to resume"
+            )
 
     def on_every_worker(self, fn: Any, *args: Any) -> dict[str, Any]:
         """``fn(*args)`` on every worker, by worker address."""

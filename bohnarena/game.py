@@ -49,18 +49,27 @@ class Game(Protocol):
         """A rule set; raises :class:`~bohnarena.errors.RulesError` on bad input."""
         ...
 
-    def play(self, rules: Any, seed: int, players: Sequence[Any]) -> tuple[MatchResult, list[tuple]]:
+    def play(
+        self, rules: Any, seed: int, players: Sequence[Any]
+    ) -> tuple[MatchResult, list[tuple]]:
         """Play a match; each player is a bot instance or a seat from make_seat()."""
         ...
 
-    def make_seat(self, entry: Any, limits: Any = None, watchdog: Any = None,
-                  log: Any = None, timed: bool = False) -> Any:
+    def make_seat(
+        self,
+        entry: Any,
+        limits: Any = None,
+        watchdog: Any = None,
+        log: Any = None,
+        timed: bool = False,
+    ) -> Any:
         """A seat for a league's bot entry (in this process or sandboxed);
         ``timed`` keeps each decision's time (for conformance reports)."""
         ...
 
-    def transcript(self, records: Iterable[Sequence[Any]], names: Sequence[str]) -> Iterator[str]:
-        ...
+    def transcript(
+        self, records: Iterable[Sequence[Any]], names: Sequence[str]
+    ) -> Iterator[str]: ...
 
 
 #: Games by name: "module:attribute" of an object implementing :class:`Game`.

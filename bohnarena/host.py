@@ -68,8 +68,9 @@ class Host:
             return {"decisions": sorted(self.bot.decisions(self.rules))}
         if kind == "decide":
             # Events come as tuples (framed) or as JSON objects.
-            self.history.extend(e if isinstance(e, tuple) else tuple(e.values())
-                                for e in msg["events"])
+            self.history.extend(
+                e if isinstance(e, tuple) else tuple(e.values()) for e in msg["events"]
+            )
             # A framed view holds only what changed since the last one.
             self.view.update(msg["view"])
             view = self.wire.json_view(dict(self.view), self.rules, self.history)
@@ -78,8 +79,11 @@ class Host:
             return {"answer": self.wire.answer_json(getattr(self.bot, decision)(view, *args))}
         if kind == "end":
             if self.bot is not None:
-                self.bot.end(MatchResult(tuple(msg["coins"]), tuple(msg["ranks"]),
-                                         tuple(msg["winners"]), 0, ()))
+                self.bot.end(
+                    MatchResult(
+                        tuple(msg["coins"]), tuple(msg["ranks"]), tuple(msg["winners"]), 0, ()
+                    )
+                )
             return None
         return {"error": f"unknown message type {kind!r}"}
 

@@ -30,20 +30,36 @@ CMD = "/arena/cmd"
 PACKAGE = Path(__file__).resolve().parent  # bohnarena
 _SYSTEM = ("bin", "sbin", "lib", "lib32", "lib64")
 PROC_READ_ONLY = ("/proc/sys", "/proc/irq", "/proc/bus", "/proc/fs", "/proc/acpi", "/proc/scsi")
-PROC_HIDDEN = ("/proc/sysrq-trigger", "/proc/kcore", "/proc/keys", "/proc/key-users",
-               "/proc/timer_list", "/proc/sched_debug", "/proc/kallsyms", "/proc/kmsg")
-ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": "/tmp", "TMPDIR": "/tmp",
-       "LANG": "C.UTF-8", "PYTHONPATH": LIB, "PYTHONHASHSEED": "0",
-       "PYTHONDONTWRITEBYTECODE": "1"}
+PROC_HIDDEN = (
+    "/proc/sysrq-trigger",
+    "/proc/kcore",
+    "/proc/keys",
+    "/proc/key-users",
+    "/proc/timer_list",
+    "/proc/sched_debug",
+    "/proc/kallsyms",
+    "/proc/kmsg",
+)
+ENV = {
+    "PATH": "/usr/local/bin:/usr/bin:/bin",
+    "HOME": "/tmp",
+    "TMPDIR": "/tmp",
+    "LANG": "C.UTF-8",
+    "PYTHONPATH": LIB,
+    "PYTHONHASHSEED": "0",
+    "PYTHONDONTWRITEBYTECODE": "1",
+}
 
 
 def bwrap() -> str:
     """The bubblewrap binary, or a one-line error that names the package."""
     found = shutil.which("bwrap")
     if found is None:
-        raise UsageError("isolation \"sandbox\" needs bubblewrap: install the Debian package "
-                         "bubblewrap (apt-get install bubblewrap), or use isolation "
-                         "\"process\" for trusted bots")
+        raise UsageError(
+            'isolation "sandbox" needs bubblewrap: install the Debian package '
+            "bubblewrap (apt-get install bubblewrap), or use isolation "
+            '"process" for trusted bots'
+        )
     return found
 
 
@@ -75,14 +91,33 @@ def command_files(command: Sequence[str]) -> tuple[list[str], dict[Path, str]]:
     return argv, dirs
 
 
-def command(inner: Sequence[str], code: Mapping[str, Path], dirs: Mapping[Path, str] = {},
-            bot_file: Path | None = None, disk_mb: int = 64) -> list[str]:
+def command(
+    inner: Sequence[str],
+    code: Mapping[str, Path],
+    dirs: Mapping[Path, str] = {},
+    bot_file: Path | None = None,
+    disk_mb: int = 64,
+) -> list[str]:
     """``inner`` run in the sandbox, with ``code`` (import name -> path) bound
     under :data:`LIB`, ``bot_file`` (a file bot) in :data:`BOT_DIR` and ``dirs`` (a command
     bot's own directories) where :func:`command_files` put them, all read-only."""
-    argv = [bwrap(), "--unshare-all", "--unshare-user", "--uid", "65534", "--gid", "65534",
-            "--disable-userns", "--cap-drop", "ALL", "--die-with-parent", "--new-session",
-            "--hostname", "sandbox", "--clearenv"]
+    argv = [
+        bwrap(),
+        "--unshare-all",
+        "--unshare-user",
+        "--uid",
+        "65534",
+        "--gid",
+        "65534",
+        "--disable-userns",
+        "--cap-drop",
+        "ALL",
+        "--die-with-parent",
+        "--new-session",
+        "--hostname",
+        "sandbox",
+        "--clearenv",
+    ]
     for key, value in ENV.items():
         argv += ["--setenv", key, value]
     argv += ["--ro-bind", "/usr", "/usr"]
@@ -119,7 +154,21 @@ def command(inner: Sequence[str], code: Mapping[str, Path], dirs: Mapping[Path, 
     for path in PROC_HIDDEN:
         if Path(path).exists():
             argv += ["--ro-bind", "/dev/null", path]
-    argv += ["--dev", "/dev", "--remount-ro", "/dev",
-             "--size", str(disk_mb * 1024 * 1024), "--perms", "0700", "--tmpfs", "/tmp",
-             "--remount-ro", "/", "--chdir", "/tmp", "--"]
+    argv += [
+        "--dev",
+        "/dev",
+        "--remount-ro",
+        "/dev",
+        "--size",
+        str(disk_mb * 1024 * 1024),
+        "--perms",
+        "0700",
+        "--tmpfs",
+        "/tmp",
+        "--remount-ro",
+        "/",
+        "--chdir",
+        "/tmp",
+        "--",
+    ]
     return argv + list(inner)

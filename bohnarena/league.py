@@ -59,8 +59,11 @@ class League:
 def guessable_seed(league: League) -> bool:
     """A league with out-of-process (untrusted) bots whose master seed a bot
     could find by trying small seeds: every hand and the draw order follow."""
-    return (league.seed is not None and abs(league.seed) < GUESSABLE
-            and any(b.isolation == "sandbox" for b in league.bots.values()))
+    return (
+        league.seed is not None
+        and abs(league.seed) < GUESSABLE
+        and any(b.isolation == "sandbox" for b in league.bots.values())
+    )
 
 
 def load_league(path: str | Path) -> League:
@@ -78,8 +81,9 @@ def load_league(path: str | Path) -> League:
     return parse_league(data, text, str(p), p.resolve().parent)
 
 
-def _get(data: dict[str, Any], key: str, kind: type | tuple[type, ...], where: str,
-         default: Any = ...) -> Any:
+def _get(
+    data: dict[str, Any], key: str, kind: type | tuple[type, ...], where: str, default: Any = ...
+) -> Any:
     if key not in data:
         if default is ...:
             raise LeagueError(f"{where}: missing key {key!r}")
@@ -91,25 +95,30 @@ def _get(data: dict[str, Any], key: str, kind: type | tuple[type, ...], where: s
     return value
 
 
-def parse_league(data: dict[str, Any], text: str = "", where: str = "league",
-                 base: Path | None = None) -> League:
+def parse_league(
+    data: dict[str, Any], text: str = "", where: str = "league", base: Path | None = None
+) -> League:
     """``base``: the league file's directory, against which a command's
     relative paths are resolved."""
     unknown = sorted(set(data) - TOP_KEYS)
     if unknown:
-        raise LeagueError(f"{where}: unknown key {unknown[0]!r} (known: {', '.join(sorted(TOP_KEYS))})")
+        raise LeagueError(
+            f"{where}: unknown key {unknown[0]!r} (known: {', '.join(sorted(TOP_KEYS))})"
+        )
     name = _get(data, "name", str, where)
     if not NAME.match(name):
         raise LeagueError(f"{where}: name {name!r} must be letters, digits, '.', '_' or '-'")
     game = get_game(_get(data, "game", str, where, "bohnanza"))
     edition = _get(data, "edition", str, where, game.editions()[0])
     if edition not in game.editions():
-        raise LeagueError(f"{where}: unknown edition {edition!r} (known: {', '.join(game.editions())})")
+        raise LeagueError(
+            f"{where}: unknown edition {edition!r} (known: {', '.join(game.editions())})"
+        )
     players = _get(data, "players", int, where)
     deals = _get(data, "deals", int, where)
     seed = _get(data, "seed", (int, str), where, 0)
     if isinstance(seed, bool) or (isinstance(seed, str) and seed != SECRET):
-        raise LeagueError(f"{where}: seed must be a whole number or \"{SECRET}\", not {seed!r}")
+        raise LeagueError(f'{where}: seed must be a whole number or "{SECRET}", not {seed!r}')
     if seed == SECRET:
         seed = None
     if not 1 <= deals <= MAX_DEALS:
@@ -127,20 +136,33 @@ def parse_league(data: dict[str, Any], text: str = "", where: str = "league",
     bots = {name: _bot_entry(name, value, isolation, where, base) for name, value in raw.items()}
     unknown = sorted(set(run) - RUN_KEYS)
     if unknown:
-        raise LeagueError(f"{where}: unknown key run.{unknown[0]} (known: {', '.join(sorted(RUN_KEYS))})")
+        raise LeagueError(
+            f"{where}: unknown key run.{unknown[0]} (known: {', '.join(sorted(RUN_KEYS))})"
+        )
     batch = _get(run, "batch_size", int, f"{where} [run]", 0)
     workers = _get(run, "workers", int, f"{where} [run]", 0)
     if batch < 0 or workers < 0:
         raise LeagueError(f"{where}: run.batch_size and run.workers must not be negative")
-    return League(name=name, game=game.name, edition=edition, players=players, deals=deals,
-                  seed=seed, bots=bots, rules=dict(rules), batch_size=batch,
-                  limits=Limits.parse(_get(data, "limits", dict, where, {}), f"{where} [limits]"),
-                  moves=_get(run, "moves", bool, f"{where} [run]", True), workers=workers,
-                  source=text)
+    return League(
+        name=name,
+        game=game.name,
+        edition=edition,
+        players=players,
+        deals=deals,
+        seed=seed,
+        bots=bots,
+        rules=dict(rules),
+        batch_size=batch,
+        limits=Limits.parse(_get(data, "limits", dict, where, {}), f"{where} [limits]"),
+        moves=_get(run, "moves", bool, f"{where} [run]", True),
+        workers=workers,
+        source=text,
+    )
 
 
-def _bot_entry(name: str, value: Any, isolation: str, where: str,
-               base: Path | None = None) -> BotEntry:
+def _bot_entry(
+    name: str, value: Any, isolation: str, where: str, base: Path | None = None
+) -> BotEntry:
     if not NAME.match(name):
         raise LeagueError(f"{where}: bot name {name!r} must be letters, digits, '.', '_' or '-'")
     if isinstance(value, str):
@@ -149,24 +171,30 @@ def _bot_entry(name: str, value: Any, isolation: str, where: str,
         raise LeagueError(f"{where}: bot {name!r} must be a spec string or a table")
     unknown = sorted(set(value) - BOT_KEYS)
     if unknown:
-        raise LeagueError(f"{where}: bot {name!r}: unknown key {unknown[0]!r} "
-                          f"(known: {', '.join(sorted(BOT_KEYS))})")
+        raise LeagueError(
+            f"{where}: bot {name!r}: unknown key {unknown[0]!r} "
+            f"(known: {', '.join(sorted(BOT_KEYS))})"
+        )
     spec, command = value.get("spec"), value.get("command")
     if (spec is None) == (command is None):
         raise LeagueError(f"{where}: bot {name!r} needs exactly one of spec or command")
     if spec is not None and not isinstance(spec, str):
         raise LeagueError(f"{where}: bot {name!r}: spec must be a string")
-    if command is not None and (not isinstance(command, list) or not command
-                                or not all(isinstance(c, str) for c in command)):
+    if command is not None and (
+        not isinstance(command, list) or not command or not all(isinstance(c, str) for c in command)
+    ):
         raise LeagueError(f"{where}: bot {name!r}: command must be a list of strings")
-    # A command bot cannot run in process: the league's default applies to it unless that is "inprocess".
+    # A command bot cannot run in process: the league's default applies to it
+    # unless that is "inprocess".
     default = "sandbox" if command is not None and isolation == "inprocess" else isolation
     mode = value.get("isolation", default)
     mode = ISOLATION_ALIASES.get(mode, mode) if isinstance(mode, str) else mode
     if mode not in ISOLATIONS:
-        raise LeagueError(f"{where}: bot {name!r}: isolation must be one of {', '.join(ISOLATIONS)}")
+        raise LeagueError(
+            f"{where}: bot {name!r}: isolation must be one of {', '.join(ISOLATIONS)}"
+        )
     if command is not None and mode == "inprocess":
-        raise LeagueError(f"{where}: bot {name!r}: a command bot runs as \"process\" or \"sandbox\"")
+        raise LeagueError(f'{where}: bot {name!r}: a command bot runs as "process" or "sandbox"')
     if command is not None and base is not None:
         command = [resolve_arg(arg, base) for arg in command]
     return BotEntry(name, spec, tuple(command) if command else None, mode)

@@ -26,13 +26,13 @@ class Limits:
     """What a bot may use. Defaults in docs/writing-a-bot.md; a league's
     ``[limits]`` table overrides them."""
 
-    decision_seconds: float = 2.0   # one decision
-    match_seconds: float = 120.0    # all decisions of one match (the time bank)
-    memory_mb: int = 1024           # address space of each process of an out-of-process bot
-    output_kb: int = 1024           # one message from an out-of-process bot (x16: its log)
-    disk_mb: int = 64               # a sandboxed bot's private /tmp
-    max_processes: int = 32         # processes of a sandboxed command bot (Python bots: 1)
-    max_faults: int = 100           # faults in one match before the bot forfeits
+    decision_seconds: float = 2.0  # one decision
+    match_seconds: float = 120.0  # all decisions of one match (the time bank)
+    memory_mb: int = 1024  # address space of each process of an out-of-process bot
+    output_kb: int = 1024  # one message from an out-of-process bot (x16: its log)
+    disk_mb: int = 64  # a sandboxed bot's private /tmp
+    max_processes: int = 32  # processes of a sandboxed command bot (Python bots: 1)
+    max_faults: int = 100  # faults in one match before the bot forfeits
 
     @property
     def log_bytes(self) -> int:
@@ -45,8 +45,12 @@ class Limits:
         for key, value in data.items():
             if key not in known:
                 raise UsageError(f"{where}: unknown limit {key!r} (known: {', '.join(known)})")
-            if (isinstance(value, bool) or not isinstance(value, (int, float))
-                    or not math.isfinite(value) or value <= 0):
+            if (
+                isinstance(value, bool)
+                or not isinstance(value, (int, float))
+                or not math.isfinite(value)
+                or value <= 0
+            ):
                 raise UsageError(f"{where}: {key} must be a positive number")
             if value < MINIMUM.get(key, 0):
                 raise UsageError(f"{where}: {key} must be at least {MINIMUM[key]}")
@@ -163,7 +167,9 @@ class Watchdog:
             return None  # the watchdog's own frames (the alarm handler, run) are never traced
         if event in ("exception", "return") or self.deadline is None:
             return self._raise
-        signal.setitimer(signal.ITIMER_REAL, 0.001, self.TICK)  # this raise untraces: trace again soon
+        signal.setitimer(
+            signal.ITIMER_REAL, 0.001, self.TICK
+        )  # this raise untraces: trace again soon
         raise DecisionTimeout
 
     def _interrupt(self, signum: int, frame: Any) -> None:
@@ -172,8 +178,10 @@ class Watchdog:
 
 
 _RUN_CODE = Watchdog.run.__code__
-_OWN_CODE = frozenset(f.__code__ for f in (Watchdog.run, Watchdog._alarm, Watchdog._escape,
-                                           Watchdog._raise, Watchdog._interrupt))
+_OWN_CODE = frozenset(
+    f.__code__
+    for f in (Watchdog.run, Watchdog._alarm, Watchdog._escape, Watchdog._raise, Watchdog._interrupt)
+)
 
 
 def genuine_interrupt(dog: Watchdog | None) -> bool:

@@ -20,25 +20,31 @@ import pyarrow.compute as pc
 #: Bumped whenever the layout of the written tables changes.
 LOG_FORMAT = 1
 
-MATCHES_SCHEMA = pa.schema([
-    ("match_id", pa.int64()),
-    ("table", pa.int32()),
-    ("deal", pa.int32()),
-    ("rotation", pa.int32()),
-    ("seed", pa.uint64()),
-    ("seats", pa.list_(pa.string())),     # bot name per seat, seat 0 starts
-    ("coins", pa.list_(pa.int32())),
-    ("ranks", pa.list_(pa.int32())),      # 1 is first
-    ("winners", pa.list_(pa.int32())),    # seats
-    ("turns", pa.int32()),
-    ("faults", pa.list_(pa.int32())),
-    ("duration_s", pa.float64()),
-])
+MATCHES_SCHEMA = pa.schema(
+    [
+        ("match_id", pa.int64()),
+        ("table", pa.int32()),
+        ("deal", pa.int32()),
+        ("rotation", pa.int32()),
+        ("seed", pa.uint64()),
+        ("seats", pa.list_(pa.string())),  # bot name per seat, seat 0 starts
+        ("coins", pa.list_(pa.int32())),
+        ("ranks", pa.list_(pa.int32())),  # 1 is first
+        ("winners", pa.list_(pa.int32())),  # seats
+        ("turns", pa.int32()),
+        ("faults", pa.list_(pa.int32())),
+        ("duration_s", pa.float64()),
+    ]
+)
 
 _I32 = pa.int32()
 _TYPES = {"int": _I32, "ints": pa.list_(_I32), "str": pa.string()}
-_KEYS = [pa.field("match_id", pa.int64()), pa.field("seq", _I32),
-         pa.field("kind", pa.string()), pa.field("seat", _I32)]
+_KEYS = [
+    pa.field("match_id", pa.int64()),
+    pa.field("seq", _I32),
+    pa.field("kind", pa.string()),
+    pa.field("seat", _I32),
+]
 
 
 def moves_schema(columns: Mapping[str, str]) -> pa.Schema:
@@ -61,16 +67,23 @@ def _ints(col: Sequence[int]) -> pa.Array:
 def _lists(col: Sequence[Sequence[int]]) -> pa.Array:
     offsets = array.array("i", [0])
     offsets.extend(accumulate(map(len, col)))
-    return pa.ListArray.from_arrays(_buffer(offsets, _I32),
-                                    _buffer(array.array("i", chain.from_iterable(col)), _I32))
+    return pa.ListArray.from_arrays(
+        _buffer(offsets, _I32), _buffer(array.array("i", chain.from_iterable(col)), _I32)
+    )
 
 
 _CONVERT: dict[str, Callable[[Sequence[Any]], pa.Array]] = {
-    "int": _ints, "ints": _lists, "str": lambda col: pa.array(col, pa.string())}
+    "int": _ints,
+    "ints": _lists,
+    "str": lambda col: pa.array(col, pa.string()),
+}
 
 
-def moves_table(matches: Iterable[tuple[int, Sequence[tuple]]], layout: Mapping[str, Sequence[str]],
-                columns: Mapping[str, str]) -> pa.Table:
+def moves_table(
+    matches: Iterable[tuple[int, Sequence[tuple]]],
+    layout: Mapping[str, Sequence[str]],
+    columns: Mapping[str, str],
+) -> pa.Table:
     """Records of several matches as one table, in (match_id, seq) order.
 
     The records are sorted by kind (a stable C++ sort of kind codes) so that
@@ -96,15 +109,18 @@ def moves_table(matches: Iterable[tuple[int, Sequence[tuple]]], layout: Mapping[
     counts = Counter(codes)
     parts, at = [], 0
     for c in sorted(counts):
-        rows = grouped[at:at + counts[c]]
+        rows = grouped[at : at + counts[c]]
         at += counts[c]
-        cols = list(zip(*rows))
-        named = dict(zip(layout[kinds[c]], cols[2:]))
+        cols = list(zip(*rows, strict=False))
+        named = dict(zip(layout[kinds[c]], cols[2:], strict=False))
         arrays = [_ints(cols[1])]
         for name, kind_of in columns.items():
             values = named.get(name)
-            arrays.append(pa.nulls(len(rows), _TYPES[kind_of]) if values is None
-                          else _CONVERT[kind_of](values))
+            arrays.append(
+                pa.nulls(len(rows), _TYPES[kind_of])
+                if values is None
+                else _CONVERT[kind_of](values)
+            )
         parts.append(arrays)
     merged = [pa.concat_arrays([p[j] for p in parts]) for j in range(len(parts[0]))]
     values = pa.table(merged, names=["seat", *columns]).take(pc.sort_indices(order))
@@ -130,8 +146,11 @@ def warm_up() -> None:
 
 def records_of(table: pa.Table, layout: Mapping[str, Sequence[str]]) -> list[tuple]:
     """The record tuples of a moves table, in its row order."""
-    columns = {name: table.column(name).to_pylist()
-               for name in table.column_names if name not in ("match_id", "seq")}
+    columns = {
+        name: table.column(name).to_pylist()
+        for name in table.column_names
+        if name not in ("match_id", "seq")
+    }
     kinds, seats = columns["kind"], columns["seat"]
     out = []
     for i, kind in enumerate(kinds):

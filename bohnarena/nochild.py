@@ -28,21 +28,32 @@ _LD_W_ABS, _JEQ_K, _JGE_K, _JSET_K, _RET_K = 0x20, 0x15, 0x35, 0x45, 0x06
 _PR_SET_NO_NEW_PRIVS, _PR_SET_SECCOMP, _SECCOMP_MODE_FILTER = 38, 22, 2
 
 
-def _program(arch: int, fork: int | None, vfork: int | None, clone: int, clone3: int,
-             affinity: int) -> list[tuple]:
+def _program(
+    arch: int, fork: int | None, vfork: int | None, clone: int, clone3: int, affinity: int
+) -> list[tuple]:
     deny = (_RET_K, 0, 0, _ERRNO | errno.EAGAIN)
-    prog = [(_LD_W_ABS, 0, 0, 4), (_JEQ_K, 1, 0, arch), (_RET_K, 0, 0, _KILL),
-            (_LD_W_ABS, 0, 0, 0),
-            (_JGE_K, 0, 1, _X32), (_RET_K, 0, 0, _ERRNO | errno.ENOSYS),
-            # its core is the worker's: leaving it would take time from the other seats
-            (_JEQ_K, 0, 1, affinity), (_RET_K, 0, 0, _ERRNO | errno.EPERM)]
+    prog = [
+        (_LD_W_ABS, 0, 0, 4),
+        (_JEQ_K, 1, 0, arch),
+        (_RET_K, 0, 0, _KILL),
+        (_LD_W_ABS, 0, 0, 0),
+        (_JGE_K, 0, 1, _X32),
+        (_RET_K, 0, 0, _ERRNO | errno.ENOSYS),
+        # its core is the worker's: leaving it would take time from the other seats
+        (_JEQ_K, 0, 1, affinity),
+        (_RET_K, 0, 0, _ERRNO | errno.EPERM),
+    ]
     for nr in (fork, vfork):
         if nr is not None:
             prog += [(_JEQ_K, 0, 1, nr), deny]
     # clone3 says ENOSYS, so that libc falls back to clone, whose flags we can read.
     prog += [(_JEQ_K, 0, 1, clone3), (_RET_K, 0, 0, _ERRNO | errno.ENOSYS)]
-    prog += [(_JEQ_K, 0, 3, clone), (_LD_W_ABS, 0, 0, 16),  # low word of clone's flags
-             (_JSET_K, 1, 0, _CLONE_THREAD), deny]
+    prog += [
+        (_JEQ_K, 0, 3, clone),
+        (_LD_W_ABS, 0, 0, 16),  # low word of clone's flags
+        (_JSET_K, 1, 0, _CLONE_THREAD),
+        deny,
+    ]
     prog.append((_RET_K, 0, 0, _ALLOW))
     return prog
 
@@ -59,7 +70,11 @@ def prepare() -> tuple[Any, Any, Any] | None:
         return None
     prog = _program(*calls)
     buf = ctypes.create_string_buffer(b"".join(struct.pack("HBBI", *ins) for ins in prog))
-    return ctypes.CDLL(None, use_errno=True), _Prog(len(prog), ctypes.cast(buf, ctypes.c_void_p)), buf
+    return (
+        ctypes.CDLL(None, use_errno=True),
+        _Prog(len(prog), ctypes.cast(buf, ctypes.c_void_p)),
+        buf,
+    )
 
 
 def forbid_new_processes() -> bool:

@@ -44,8 +44,12 @@ class Registered(dict[str, EntryPoint]):
     are left out: they are in ``clashes``), and the distributions whose
     entry points could not be read (``broken``: name -> reason)."""
 
-    def __init__(self, bots: Mapping[str, EntryPoint], clashes: Mapping[str, tuple[EntryPoint, ...]],
-                 broken: Mapping[str, str]) -> None:
+    def __init__(
+        self,
+        bots: Mapping[str, EntryPoint],
+        clashes: Mapping[str, tuple[EntryPoint, ...]],
+        broken: Mapping[str, str],
+    ) -> None:
         super().__init__(bots)
         self.clashes = dict(clashes)
         self.broken = dict(broken)
@@ -99,8 +103,10 @@ def _origin(ep: EntryPoint) -> str:
 
 def clash_message(name: str, eps: tuple[EntryPoint, ...]) -> str:
     both = " and ".join(f"{_origin(ep)} ({ep.value})" for ep in eps)
-    return (f"bot name {name!r} is registered by {len(eps)} distributions: {both}; "
-            "uninstall one of them, or name the bot by module:Class")
+    return (
+        f"bot name {name!r} is registered by {len(eps)} distributions: {both}; "
+        "uninstall one of them, or name the bot by module:Class"
+    )
 
 
 def entry_point(name: str) -> EntryPoint | None:
@@ -118,16 +124,25 @@ def list_bots(load: bool = True) -> list[BotInfo]:
     reg = registered()
     rows = [(name, ep, "") for name, ep in reg.items()]
     for name, eps in reg.clashes.items():
-        rows += [(name, ep, "name clash: " + ", ".join(_origin(o) for o in eps if o is not ep)
-                  + " registers it too") for ep in eps]
+        rows += [
+            (
+                name,
+                ep,
+                "name clash: "
+                + ", ".join(_origin(o) for o in eps if o is not ep)
+                + " registers it too",
+            )
+            for ep in eps
+        ]
     out = []
     for name, ep, problem in sorted(rows, key=lambda r: (r[0], _origin(r[1]))):
         game = "?"
         if load and not problem:
             game, problem = _probe(ep)
         dist = ep.dist
-        out.append(BotInfo(name, ep.value, _dist_name(dist), dist.version if dist else "?",
-                           game, problem))
+        out.append(
+            BotInfo(name, ep.value, _dist_name(dist), dist.version if dist else "?", game, problem)
+        )
     return out
 
 
@@ -176,8 +191,10 @@ def load_bot(spec: str, base: type) -> type:
         return _check(cls, spec, base)
     if ":" not in spec:
         known = ", ".join(sorted(registered())) or "none"
-        raise BotLoadError(f"unknown bot {spec!r}: not a registered bot (registered: {known}), "
-                           "and not of the form file.py:Class or module:Class")
+        raise BotLoadError(
+            f"unknown bot {spec!r}: not a registered bot (registered: {known}), "
+            "and not of the form file.py:Class or module:Class"
+        )
     where, _, attr = spec.rpartition(":")
     module = _load_file(where) if where.endswith(".py") else _load_module(where)
     try:
@@ -189,8 +206,9 @@ def load_bot(spec: str, base: type) -> type:
 
 def _check(cls: object, spec: str, base: type) -> type:
     if not isinstance(cls, type) or not issubclass(cls, base):
-        raise BotLoadError(f"{spec} is not a bot class (not a subclass of "
-                           f"{base.__module__}.{base.__qualname__})")
+        raise BotLoadError(
+            f"{spec} is not a bot class (not a subclass of {base.__module__}.{base.__qualname__})"
+        )
     return cls
 
 
@@ -264,8 +282,9 @@ class Located:
         parts = [self.spec.encode(), f"{self.dist} {self.version}".encode()]
         for root in self.own:
             files = [root] if root.is_file() else python_files(root)
-            parts += [str(f.relative_to(root.parent)).encode() + b"\0" + f.read_bytes()
-                      for f in files]
+            parts += [
+                str(f.relative_to(root.parent)).encode() + b"\0" + f.read_bytes() for f in files
+            ]
         return b"\0".join(parts)
 
     def source_hash(self) -> str:
@@ -299,8 +318,10 @@ def locate(spec: str) -> Located:
         return _locate_module(spec, module.strip(), attr.strip(), ep.dist)
     if ":" not in spec:
         known = ", ".join(sorted(registered())) or "none"
-        raise BotLoadError(f"unknown bot {spec!r}: not a registered bot (registered: {known}), "
-                           "and not of the form file.py:Class or module:Class")
+        raise BotLoadError(
+            f"unknown bot {spec!r}: not a registered bot (registered: {known}), "
+            "and not of the form file.py:Class or module:Class"
+        )
     where, _, attr = spec.rpartition(":")
     if where.endswith(".py"):
         file = Path(where).expanduser().resolve()
@@ -320,7 +341,9 @@ def _locate_module(spec: str, module: str, attr: str, dist: Distribution | None)
     top = module.partition(".")[0]
     top_path = _top_path(top, dist)
     if top_path is None:
-        raise BotLoadError(f"cannot find module {module}" + (f" (of {_dist_name(dist)})" if dist else ""))
+        raise BotLoadError(
+            f"cannot find module {module}" + (f" (of {_dist_name(dist)})" if dist else "")
+        )
     if not _has_module(top_path, module):
         raise BotLoadError(f"cannot find module {module} in {top_path}")
     paths: dict[str, Path] = {}
@@ -331,8 +354,15 @@ def _locate_module(spec: str, module: str, attr: str, dist: Distribution | None)
                 if path is not None:
                     paths.setdefault(name, path)
     paths[top] = top_path  # what the import system finds first is what the sandbox imports
-    return Located(spec, module, attr, _dist_name(dist) if dist else None, paths,
-                   own=(top_path,), version=dist.version if dist else "")
+    return Located(
+        spec,
+        module,
+        attr,
+        _dist_name(dist) if dist else None,
+        paths,
+        own=(top_path,),
+        version=dist.version if dist else "",
+    )
 
 
 def _top_levels(dist: Distribution) -> list[str]:
@@ -351,8 +381,13 @@ def _top_levels(dist: Distribution) -> list[str]:
     names += [line.strip().split("/")[0] for line in declared.splitlines() if line.strip()]
     for f in files:
         first = f.parts[0] if f.parts else ""
-        if (not first or first == ".." or first == "__pycache__" or first.startswith("__editable__")
-                or first.endswith((".dist-info", ".egg-info", ".pth", ".data"))):
+        if (
+            not first
+            or first == ".."
+            or first == "__pycache__"
+            or first.startswith("__editable__")
+            or first.endswith((".dist-info", ".egg-info", ".pth", ".data"))
+        ):
             continue
         if len(f.parts) == 1:  # a top-level file: a module, or something else (skipped)
             if not first.endswith(tuple(importlib.machinery.all_suffixes())):
@@ -400,7 +435,9 @@ def _has_module(top_path: Path, module: str) -> bool:
     parent, last = top_path.joinpath(*parts[:-1]), parts[-1]
     if (parent / last).is_dir():
         return True
-    return any((parent / (last + suffix)).is_file() for suffix in importlib.machinery.all_suffixes())
+    return any(
+        (parent / (last + suffix)).is_file() for suffix in importlib.machinery.all_suffixes()
+    )
 
 
 def _marker_holds(marker: str) -> bool:

@@ -50,18 +50,27 @@ class BotStanding:
         if not n:
             return 0.0, 0.0
         p = self.win_rate
-        centre = (p + Z95 ** 2 / (2 * n)) / (1 + Z95 ** 2 / n)
-        half = Z95 * math.sqrt(p * (1 - p) / n + Z95 ** 2 / (4 * n * n)) / (1 + Z95 ** 2 / n)
+        centre = (p + Z95**2 / (2 * n)) / (1 + Z95**2 / n)
+        half = Z95 * math.sqrt(p * (1 - p) / n + Z95**2 / (4 * n * n)) / (1 + Z95**2 / n)
         return max(0.0, centre - half), min(1.0, centre + half)
 
     def row(self) -> dict[str, Any]:
         lo, hi = self.win_interval
         n = self.matches or 1
-        return {"bot": self.bot, "mu": round(self.mu, 3), "sigma": round(self.sigma, 3),
-                "score": round(self.score, 3), "matches": self.matches, "wins": self.wins,
-                "win_rate": round(self.win_rate, 4), "win_rate_low": round(lo, 4),
-                "win_rate_high": round(hi, 4), "mean_coins": round(self.coins / n, 3),
-                "mean_place": round(self.places / n, 3), "faults": self.faults}
+        return {
+            "bot": self.bot,
+            "mu": round(self.mu, 3),
+            "sigma": round(self.sigma, 3),
+            "score": round(self.score, 3),
+            "matches": self.matches,
+            "wins": self.wins,
+            "win_rate": round(self.win_rate, 4),
+            "win_rate_low": round(lo, 4),
+            "win_rate_high": round(hi, 4),
+            "mean_coins": round(self.coins / n, 3),
+            "mean_place": round(self.places / n, 3),
+            "faults": self.faults,
+        }
 
 
 @dataclass
@@ -75,11 +84,15 @@ class Ranking:
 
     def seat_rows(self) -> list[dict[str, Any]]:
         n = self.seat_matches or 1
-        return [{"seat": s, "wins": w, "win_rate": round(w / n, 4)} for s, w in enumerate(self.seat_wins)]
+        return [
+            {"seat": s, "wins": w, "win_rate": round(w / n, 4)}
+            for s, w in enumerate(self.seat_wins)
+        ]
 
     def to_json(self) -> str:
-        return json.dumps({"bots": self.rows(), "seats": self.seat_rows(),
-                           "matches": self.seat_matches}, indent=2)
+        return json.dumps(
+            {"bots": self.rows(), "seats": self.seat_rows(), "matches": self.seat_matches}, indent=2
+        )
 
     def to_csv(self) -> str:
         out = io.StringIO()
@@ -90,28 +103,67 @@ class Ranking:
         return out.getvalue()
 
     def to_markdown(self) -> str:
-        head = ["#", "bot", "score", "mu", "sigma", "matches", "wins", "win rate (95% CI)",
-                "mean coins", "mean place", "faults"]
+        head = [
+            "#",
+            "bot",
+            "score",
+            "mu",
+            "sigma",
+            "matches",
+            "wins",
+            "win rate (95% CI)",
+            "mean coins",
+            "mean place",
+            "faults",
+        ]
         lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
         for i, r in enumerate(self.rows(), 1):
             ci = f"{r['win_rate']:.1%} ({r['win_rate_low']:.1%}-{r['win_rate_high']:.1%})"
-            lines.append("| " + " | ".join(map(str, [
-                i, r["bot"], f"{r['score']:.2f}", f"{r['mu']:.2f}", f"{r['sigma']:.2f}", r["matches"],
-                r["wins"], ci, f"{r['mean_coins']:.2f}", f"{r['mean_place']:.2f}", r["faults"]])) + " |")
-        lines += ["", "Win rate by seat (seat 0 starts):", "",
-                  "| seat | wins | win rate |", "|---|---|---|"]
+            lines.append(
+                "| "
+                + " | ".join(
+                    map(
+                        str,
+                        [
+                            i,
+                            r["bot"],
+                            f"{r['score']:.2f}",
+                            f"{r['mu']:.2f}",
+                            f"{r['sigma']:.2f}",
+                            r["matches"],
+                            r["wins"],
+                            ci,
+                            f"{r['mean_coins']:.2f}",
+                            f"{r['mean_place']:.2f}",
+                            r["faults"],
+                        ],
+                    )
+                )
+                + " |"
+            )
+        lines += [
+            "",
+            "Win rate by seat (seat 0 starts):",
+            "",
+            "| seat | wins | win rate |",
+            "|---|---|---|",
+        ]
         lines += [f"| {r['seat']} | {r['wins']} | {r['win_rate']:.1%} |" for r in self.seat_rows()]
         return "\n".join(lines) + "\n"
 
     def to_text(self) -> str:
         rows = self.rows()
-        out = [f"{'#':>2}  {'bot':<16} {'score':>7} {'mu':>7} {'sigma':>6} {'matches':>7} "
-               f"{'win rate (95% CI)':>22} {'coins':>6} {'place':>6} {'faults':>6}"]
+        out = [
+            f"{'#':>2}  {'bot':<16} {'score':>7} {'mu':>7} {'sigma':>6} {'matches':>7} "
+            f"{'win rate (95% CI)':>22} {'coins':>6} {'place':>6} {'faults':>6}"
+        ]
         for i, r in enumerate(rows, 1):
             ci = f"{r['win_rate']:.1%} ({r['win_rate_low']:.0%}-{r['win_rate_high']:.0%})"
-            out.append(f"{i:>2}  {r['bot']:<16} {r['score']:>7.2f} {r['mu']:>7.2f} {r['sigma']:>6.2f} "
-                       f"{r['matches']:>7} {ci:>22} {r['mean_coins']:>6.2f} {r['mean_place']:>6.2f} "
-                       f"{r['faults']:>6}")
+            out.append(
+                f"{i:>2}  {r['bot']:<16} {r['score']:>7.2f} {r['mu']:>7.2f} {r['sigma']:>6.2f} "
+                f"{r['matches']:>7} {ci:>22} {r['mean_coins']:>6.2f} {r['mean_place']:>6.2f} "
+                f"{r['faults']:>6}"
+            )
         seats = "  ".join(f"{r['seat']}: {r['win_rate']:.1%}" for r in self.seat_rows())
         out.append(f"Win rate by seat: {seats}")
         return "\n".join(out)
@@ -145,4 +197,3 @@ def rank(matches: Iterable[Mapping[str, Any]], bots: Sequence[str]) -> Ranking:
         standing[b].mu, standing[b].sigma = r.mu, r.sigma
     order = sorted(standing.values(), key=lambda s: (-s.score, s.bot))
     return Ranking(order, seat_wins, count)
-

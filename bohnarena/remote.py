@@ -27,12 +27,14 @@ END_SECONDS = 1.0
 EXIT_SECONDS = 0.5
 
 
-def remote_seat(game: str, entry: BotEntry, limits: Limits | None = None,
-                log: Path | None = None) -> RemoteSeat:
+def remote_seat(
+    game: str, entry: BotEntry, limits: Limits | None = None, log: Path | None = None
+) -> RemoteSeat:
     """The seat of a league bot that runs as a ``process`` or in a ``sandbox``."""
     lim = limits or Limits()
-    return RemoteSeat(wire_of(game), endpoint(game, entry.spec, entry.command, entry.isolation,
-                                              lim, log), lim)
+    return RemoteSeat(
+        wire_of(game), endpoint(game, entry.spec, entry.command, entry.isolation, lim, log), lim
+    )
 
 
 class RemoteSeat:
@@ -52,9 +54,17 @@ class RemoteSeat:
             self.channel = self.endpoint.open()
             if self.channel.reused:  # as UCI's ucinewgame: forget the last match
                 self.channel.send({"type": "new_match"}, time.perf_counter() + END_SECONDS)
-            reply = self._request({"type": "start", "protocol": PROTOCOL_VERSION, "seat": seat,
-                                   "rules": self.wire.rules_json(rules), "seed": seed},
-                                  max(self.limits.decision_seconds, 10.0), counted=False)
+            reply = self._request(
+                {
+                    "type": "start",
+                    "protocol": PROTOCOL_VERSION,
+                    "seat": seat,
+                    "rules": self.wire.rules_json(rules),
+                    "seed": seed,
+                },
+                max(self.limits.decision_seconds, 10.0),
+                counted=False,
+            )
             if "error" in reply:
                 raise BotFault(START, _text(reply["error"]))
             self.asks = self._decisions(reply.get("decisions"))
@@ -68,8 +78,9 @@ class RemoteSeat:
         if asks is None:
             return frozenset(known)
         if not isinstance(asks, list) or not all(isinstance(a, str) and a in known for a in asks):
-            raise BotFault(PROTOCOL, f"decisions must be a list of {', '.join(known)}: "
-                                     f"{_text(asks)}")
+            raise BotFault(
+                PROTOCOL, f"decisions must be a list of {', '.join(known)}: {_text(asks)}"
+            )
         return frozenset(asks)
 
     def decide(self, kind: str, view: Any, args: tuple) -> tuple[Any, str | None]:
@@ -78,8 +89,13 @@ class RemoteSeat:
         events: list[Any]
         events, self._seen = self.wire.events_since(view, self._seen)
         shown = self.wire.view_json(view)
-        msg = {"type": "decide", "decision": kind, "view": shown,
-               "args": self.wire.args_json(kind, view, args), "events": events}
+        msg = {
+            "type": "decide",
+            "decision": kind,
+            "view": shown,
+            "args": self.wire.args_json(kind, view, args),
+            "events": events,
+        }
         if self.channel.framed:
             # bohnarena's host keeps the last view: send what changed.
             msg["view"] = {k: v for k, v in shown.items() if self._shown.get(k, _NONE) != v}
@@ -101,15 +117,24 @@ class RemoteSeat:
             return None, f"{PROTOCOL}: {kind} answer {_text(reply.get('answer'))}: {e}"[:300]
 
     def forfeits(self, faults: int) -> bool:
-        return (self.channel is None or faults >= self.limits.max_faults
-                or self.spent > self.limits.match_seconds)
+        return (
+            self.channel is None
+            or faults >= self.limits.max_faults
+            or self.spent > self.limits.match_seconds
+        )
 
     def end(self, result: MatchResult) -> str | None:
         if self.channel is not None:
             try:
-                self.channel.send({"type": "end", "coins": list(result.coins),
-                                   "ranks": list(result.ranks), "winners": list(result.winners)},
-                                  time.perf_counter() + END_SECONDS)
+                self.channel.send(
+                    {
+                        "type": "end",
+                        "coins": list(result.coins),
+                        "ranks": list(result.ranks),
+                        "winners": list(result.winners),
+                    },
+                    time.perf_counter() + END_SECONDS,
+                )
             except BotFault:
                 self.reuse = False  # the match is over: nothing it does now counts
             if self.reuse:

@@ -49,18 +49,26 @@ class Run:
         league = load_league(store.path / "league.toml")
         game = get_game(league.game)
         if meta.get("rules_version") != game.version:
-            raise ResultsError(f"{path} was played under {game.name} rules version "
-                               f"{meta.get('rules_version')}; this bohnarena has version "
-                               f"{game.version}, so its matches cannot be replayed here")
-        return cls(store, league, game, game.rules(league.edition, league.players, league.rules),
-                   Auditor(league, master_seed(league, meta)))
+            raise ResultsError(
+                f"{path} was played under {game.name} rules version "
+                f"{meta.get('rules_version')}; this bohnarena has version "
+                f"{game.version}, so its matches cannot be replayed here"
+            )
+        return cls(
+            store,
+            league,
+            game,
+            game.rules(league.edition, league.players, league.rules),
+            Auditor(league, master_seed(league, meta)),
+        )
 
     def _dataset(self, sub: Path) -> ds.Dataset:
         parts = self.store.live_parts(sub)
         if not parts:
             raise ResultsError(f"{sub} holds no finished matches")
-        schema = (MATCHES_SCHEMA if sub == self.store.matches_dir
-                  else moves_schema(self.game.columns))
+        schema = (
+            MATCHES_SCHEMA if sub == self.store.matches_dir else moves_schema(self.game.columns)
+        )
         for p in parts:
             check_schema(p, schema)
         try:
@@ -85,7 +93,7 @@ class Run:
             recs = records_of(moves, self.game.layout)
         except ValueError as e:
             raise ResultsError(f"{self.store.moves_dir}: {e}") from None
-        pairs = zip(moves.column("match_id").to_pylist(), recs)
+        pairs = zip(moves.column("match_id").to_pylist(), recs, strict=False)
         return {mid: [rec for _, rec in group] for mid, group in groupby(pairs, key=itemgetter(0))}
 
     def match(self, match_id: int) -> tuple[dict[str, Any], list[tuple]]:
@@ -108,9 +116,13 @@ class Run:
             return problem
         assert result is not None
         recorded = {k: row[k] for k in ("coins", "ranks", "winners", "turns", "faults")}
-        replayed = {"coins": list(result.coins), "ranks": list(result.ranks),
-                    "winners": list(result.winners), "turns": result.turns,
-                    "faults": list(result.faults)}
+        replayed = {
+            "coins": list(result.coins),
+            "ranks": list(result.ranks),
+            "winners": list(result.winners),
+            "turns": result.turns,
+            "faults": list(result.faults),
+        }
         for key, value in recorded.items():
             if value != replayed[key]:
                 return f"the matches table has {key} {value}, the replay gives {replayed[key]}"
@@ -118,10 +130,11 @@ class Run:
 
     def rerun(self, row: dict[str, Any], log: Sequence[tuple]) -> str | None:
         """Play the match again with its bots; None when every move is the same."""
-        seats = [self.game.make_seat(self.league.bots[name], self.league.limits)
-                 for name in row["seats"]]
+        seats = [
+            self.game.make_seat(self.league.bots[name], self.league.limits) for name in row["seats"]
+        ]
         _, again = self.game.play(self.rules, row["seed"], seats)
-        for i, (a, b) in enumerate(zip(log, again)):
+        for i, (a, b) in enumerate(zip(log, again, strict=False)):
             if tuple(a) != tuple(b):
                 return f"move {i}: the log has {tuple(a)!r}, the bots now play {tuple(b)!r}"
         if len(log) != len(again):
@@ -140,8 +153,9 @@ def check_range(path: str, first: int, last: int) -> list[tuple[int, str | None]
     return out
 
 
-def verify_all(path: str | Path, workers: int = 0, chunk: int = 200,
-               progress: bool | None = None) -> tuple[int, list[tuple[int, str]]]:
+def verify_all(
+    path: str | Path, workers: int = 0, chunk: int = 200, progress: bool | None = None
+) -> tuple[int, list[tuple[int, str]]]:
     """Verify every finished match of a run in parallel; (checked, failures)."""
     run = Run.open(path)
     ids = sorted(run.store.done_ids())
@@ -152,8 +166,12 @@ def verify_all(path: str | Path, workers: int = 0, chunk: int = 200,
     ranges = list(_ranges(ids, chunk))
     pool = LocalPool(workers)
     checked = 0
-    bar = tqdm(total=len(ids), unit="match", disable=None if progress is None else not progress,
-               file=sys.stderr)
+    bar = tqdm(
+        total=len(ids),
+        unit="match",
+        disable=None if progress is None else not progress,
+        file=sys.stderr,
+    )
     try:
         executor = pool.executor()
         futures = [executor.submit(check_range, str(run.store.path), a, b) for a, b in ranges]
@@ -170,7 +188,7 @@ def verify_all(path: str | Path, workers: int = 0, chunk: int = 200,
 
 def _ranges(ids: Sequence[int], chunk: int) -> Iterator[tuple[int, int]]:
     for i in range(0, len(ids), chunk):
-        part = ids[i:i + chunk]
+        part = ids[i : i + chunk]
         yield part[0], part[-1]
 
 

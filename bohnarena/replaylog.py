@@ -21,8 +21,7 @@ class Divergence(Exception):
         self.index, self.logged, self.replayed = index, logged, replayed
 
     def __str__(self) -> str:
-        return (f"move {self.index}: the log has {self.logged!r}, "
-                f"the rules give {self.replayed!r}")
+        return f"move {self.index}: the log has {self.logged!r}, the rules give {self.replayed!r}"
 
 
 class Stop(Exception):
@@ -32,8 +31,12 @@ class Stop(Exception):
 class Checked(list):
     """The replay's record list: each record is compared with the log's as it is made."""
 
-    def __init__(self, log: Sequence[tuple], stop_at: int | None,
-                 on_record: Callable[[int, tuple, Any], None] | None) -> None:
+    def __init__(
+        self,
+        log: Sequence[tuple],
+        stop_at: int | None,
+        on_record: Callable[[int, tuple, Any], None] | None,
+    ) -> None:
         super().__init__()
         self.log, self.stop_at, self.on_record = log, stop_at, on_record
         self.table: Any = None
@@ -53,8 +56,14 @@ class Checked(list):
 class LogSeat:
     """Answers a seat's decisions from the log."""
 
-    def __init__(self, seat: int, log: Sequence[tuple], made: list[tuple],
-                 decisions: Mapping[str, Decision], unrecorded: frozenset[str] = frozenset()) -> None:
+    def __init__(
+        self,
+        seat: int,
+        log: Sequence[tuple],
+        made: list[tuple],
+        decisions: Mapping[str, Decision],
+        unrecorded: frozenset[str] = frozenset(),
+    ) -> None:
         """``unrecorded``: decisions whose empty answer the game does not record."""
         self.seat, self.log, self.made, self.decisions = seat, log, made, decisions
         self.unrecorded = unrecorded
@@ -96,10 +105,15 @@ class LogSeat:
         return self._fault("end")
 
 
-def replay(build: Callable[[list[LogSeat]], Any], players: int, log: Sequence[tuple],
-           decisions: Mapping[str, Decision], unrecorded: frozenset[str] = frozenset(),
-           stop_at: int | None = None,
-           on_record: Callable[[int, tuple, Any], None] | None = None) -> tuple[Any, MatchResult | None]:
+def replay(
+    build: Callable[[list[LogSeat]], Any],
+    players: int,
+    log: Sequence[tuple],
+    decisions: Mapping[str, Decision],
+    unrecorded: frozenset[str] = frozenset(),
+    stop_at: int | None = None,
+    on_record: Callable[[int, tuple, Any], None] | None = None,
+) -> tuple[Any, MatchResult | None]:
     """Replay ``log`` through the match ``build(seats)`` makes (it must have a
     ``table`` with ``records``, and ``play()``). Returns the table (as it
     stood after move ``stop_at``, or at the end) and the result (None when

@@ -28,19 +28,19 @@ import pyarrow as pa
 from tqdm import tqdm
 
 from . import __version__
+from .audit import COLUMNS as AUDIT_COLUMNS
+from .audit import Auditor, master_seed
+from .errors import BohnarenaError, BotLoadError, UsageError
 from .execution import Backend, LocalPool
 from .game import Game, get_game
 from .league import BotEntry, League, guessable_seed, load_league
-from .logbook import LOG_FORMAT
-from .errors import BohnarenaError, BotLoadError, UsageError
 from .limits import Limits
+from .logbook import LOG_FORMAT
 from .plugins import load_bot, locate
-from .sandbox import close_sandboxes
-from .stopping import exit_code
-from .audit import COLUMNS as AUDIT_COLUMNS
-from .audit import Auditor, master_seed
 from .rating import RANK_COLUMNS, Ranking, rank
+from .sandbox import close_sandboxes
 from .schedule import MatchSpec, match_count, schedule
+from .stopping import exit_code
 from .store import RunDir, StorageError, storage_error, write_text
 from .worker import BatchTask, play_batch
 
@@ -61,7 +61,11 @@ class RunSummary:
 
     @property
     def complete(self) -> bool:
-        return not self.errors and not self.interrupted and self.done_before + self.played == self.total
+        return (
+            not self.errors
+            and not self.interrupted
+            and self.done_before + self.played == self.total
+        )
 
 
 def source_hash(entry: BotEntry, base: type) -> str:
@@ -75,8 +79,11 @@ def source_hash(entry: BotEntry, base: type) -> str:
         parts = [" ".join(entry.command).encode()]
         dirs = sorted({Path(a).resolve().parent for a in entry.command if Path(a).is_file()})
         for d in dirs:
-            parts += [str(f).encode() + b"\0" + f.read_bytes() for f in sorted(d.iterdir())
-                      if f.is_file() and f.stat().st_size <= MAX_HASHED_BYTES]
+            parts += [
+                str(f).encode() + b"\0" + f.read_bytes()
+                for f in sorted(d.iterdir())
+                if f.is_file() and f.stat().st_size <= MAX_HASHED_BYTES
+            ]
     else:
         if entry.isolation == "inprocess":
             load_bot(entry.spec or "", base)
@@ -100,9 +107,13 @@ def run_facts(game: Game, rules: Any, league: League) -> dict[str, Any]:
                 continue
             if found.dist:
                 packages[found.dist] = found.version
-    return {"python": platform.python_version(), "platform": platform.platform(),
-            "packages": packages, "rules": json.loads(json.dumps(rules.options(), default=str)),
-            "data": data_hashes(game, rules)}
+    return {
+        "python": platform.python_version(),
+        "platform": platform.platform(),
+        "packages": packages,
+        "rules": json.loads(json.dumps(rules.options(), default=str)),
+        "data": data_hashes(game, rules),
+    }
 
 
 def data_hashes(game: Game, rules: Any) -> dict[str, str]:
@@ -110,13 +121,22 @@ def data_hashes(game: Game, rules: Any) -> dict[str, str]:
     data = Path(sys.modules[type(game).__module__].__file__ or "").parent / "data"
     files = sorted(data.glob("*")) if data.is_dir() else []
     files += [Path(v) for k, v in rules.options().items() if k.endswith("_file") and v]
-    return {f.name if f.parent == data else str(f):
-            hashlib.blake2b(f.read_bytes(), digest_size=16).hexdigest()
-            for f in files if f.is_file()}
+    return {
+        f.name if f.parent == data else str(f): hashlib.blake2b(
+            f.read_bytes(), digest_size=16
+        ).hexdigest()
+        for f in files
+        if f.is_file()
+    }
 
 
-def preflight(game: Game, entry: BotEntry, rules: Any, limits: Limits | None = None,
-              stderr_lines: list[str] | None = None) -> None:
+def preflight(
+    game: Game,
+    entry: BotEntry,
+    rules: Any,
+    limits: Limits | None = None,
+    stderr_lines: list[str] | None = None,
+) -> None:
     """Start an out-of-process bot and shake hands (the ``start`` message)
     before a league or a match begins: a missing program, a crash at start
     or an import error in the sandbox is a one-line BotLoadError. The last
@@ -204,10 +224,17 @@ def shard_range(total: int, shard: tuple[int, int] | None) -> range:
     return range((k - 1) * total // n, k * total // n)
 
 
-def run_league(path: str | Path, out: str | Path | None = None, workers: int | None = None,
-               restart: bool = False, moves: bool | None = None, progress: bool | None = None,
-               backend: Backend | None = None, shard: tuple[int, int] | None = None,
-               warn: Callable[[str], None] | None = None) -> RunSummary:
+def run_league(
+    path: str | Path,
+    out: str | Path | None = None,
+    workers: int | None = None,
+    restart: bool = False,
+    moves: bool | None = None,
+    progress: bool | None = None,
+    backend: Backend | None = None,
+    shard: tuple[int, int] | None = None,
+    warn: Callable[[str], None] | None = None,
+) -> RunSummary:
     league = load_league(path)
     if moves is not None:
         league = replace(league, moves=moves)
@@ -225,19 +252,29 @@ def run_league(path: str | Path, out: str | Path | None = None, workers: int | N
     finally:
         close_sandboxes()  # the workers start their own
     if guessable_seed(league) and warn is not None:
-        warn(f"seed {league.seed} is small enough for a sandboxed bot to find by trying seeds "
-             'against its own hand; use seed = "secret" for untrusted bots.')
+        warn(
+            f"seed {league.seed} is small enough for a sandboxed bot to find by trying seeds "
+            'against its own hand; use seed = "secret" for untrusted bots.'
+        )
     store = RunDir(out or Path("results") / league.name)
     ids = shard_range(match_count(list(league.bots), league.players, league.deals), shard)
-    meta = {"bohnarena": __version__, "log_format": LOG_FORMAT, "game": league.game,
-            "rules_version": game.version, "edition": league.edition, "bots": hashes,
-            "shard": None if shard is None else f"{shard[0]}/{shard[1]}",
-            **run_facts(game, rules, league)}
+    meta = {
+        "bohnarena": __version__,
+        "log_format": LOG_FORMAT,
+        "game": league.game,
+        "rules_version": game.version,
+        "edition": league.edition,
+        "bots": hashes,
+        "shard": None if shard is None else f"{shard[0]}/{shard[1]}",
+        **run_facts(game, rules, league),
+    }
     if league.seed is None:
         if shard is not None:
-            raise UsageError('a sharded league needs a master seed of its own: seed = "secret" '
-                             "is drawn by each run; write a large random number in a private "
-                             "copy of the league file")
+            raise UsageError(
+                'a sharded league needs a master seed of its own: seed = "secret" '
+                "is drawn by each run; write a large random number in a private "
+                "copy of the league file"
+            )
         meta["seed"] = secrets.randbits(63)
     store.open_for_run(league.source, meta, restart)
     try:
@@ -276,8 +313,9 @@ def bots_problem(game_name: str, bots: dict[str, BotEntry]) -> str | None:
     return None
 
 
-def _run(league: League, store: RunDir, backend: Backend, progress: bool | None,
-         ids: range) -> RunSummary:
+def _run(
+    league: League, store: RunDir, backend: Backend, progress: bool | None, ids: range
+) -> RunSummary:
     for part in store.drop_damaged(league.moves):
         log.warning("part %s does not read: its matches are played again", part)
     done = store.done_ids()
@@ -287,21 +325,45 @@ def _run(league: League, store: RunDir, backend: Backend, progress: bool | None,
             pass
     summary = RunSummary(store.path, len(ids), len(done))
     with run_log(store.path / "run.log"):
-        log.info("league %s: %d matches, %d already done, %d workers",
-                 league.name, summary.total, len(done), backend.workers)
+        log.info(
+            "league %s: %d matches, %d already done, %d workers",
+            league.name,
+            summary.total,
+            len(done),
+            backend.workers,
+        )
         # The schedule is generated lazily: the parent's memory does not grow with the league.
-        pending = (m for m in schedule(list(league.bots), league.players, league.deals, league.seed)
-                   if m.id in ids and m.id not in done)
+        pending = (
+            m
+            for m in schedule(list(league.bots), league.players, league.deals, league.seed)
+            if m.id in ids and m.id not in done
+        )
         todo = summary.total - len(done)
         size = batch_size(league, todo, backend)
         spool = str(store.path) if backend.shares_disk else None
-        tasks = (BatchTask(league.game, league.edition, league.players, league.rules,
-                           league.bots, b, league.moves, spool, league.limits)
-                 for b in batches(pending, size))
+        tasks = (
+            BatchTask(
+                league.game,
+                league.edition,
+                league.players,
+                league.rules,
+                league.bots,
+                b,
+                league.moves,
+                spool,
+                league.limits,
+            )
+            for b in batches(pending, size)
+        )
         start = time.perf_counter()
         # progress None: a bar only when stderr is a terminal
-        bar = tqdm(total=todo, unit="match", disable=None if progress is None else not progress,
-                   file=sys.stderr, dynamic_ncols=True)
+        bar = tqdm(
+            total=todo,
+            unit="match",
+            disable=None if progress is None else not progress,
+            file=sys.stderr,
+            dynamic_ncols=True,
+        )
         try:
             Dispatcher(backend, store, summary, bar).run(tasks)
         except StorageError:  # stop at the first: the rest would fail alike
@@ -377,7 +439,7 @@ class Dispatcher:
                 if check is not None:
                     check()
                 continue
-            if any([self.collect(f) for f in finished]):
+            if any(self.collect(f) for f in finished):
                 self.restart()
 
     def submit(self, task: BatchTask, alone: bool) -> bool:
@@ -416,11 +478,17 @@ class Dispatcher:
         if not alone:
             self.suspects.append(task)  # maybe only a bystander of another batch's crash
         elif task.tries == 0:
-            log.warning("batch %d-%d failed alone (%s); retrying once", task.first, task.last, reason)
+            log.warning(
+                "batch %d-%d failed alone (%s); retrying once", task.first, task.last, reason
+            )
             self.suspects.appendleft(replace(task, tries=1))
         else:
-            log.error("batch %d-%d failed twice (%s); its matches are recorded as errored",
-                      task.first, task.last, reason)
+            log.error(
+                "batch %d-%d failed twice (%s); its matches are recorded as errored",
+                task.first,
+                task.last,
+                reason,
+            )
             self.summary.errors += [(m.id, reason) for m in task.matches]
             self.bar.update(len(task.matches))
 
@@ -428,8 +496,9 @@ class Dispatcher:
 def write_ranking(store: RunDir, league: League) -> Ranking:
     """Rank what the directory holds, every row audited against the league."""
     auditor = Auditor(league, master_seed(league, store.meta()))
-    ranking = rank(auditor.audited(store.iter_matches([*RANK_COLUMNS, *AUDIT_COLUMNS])),
-                   list(league.bots))
+    ranking = rank(
+        auditor.audited(store.iter_matches([*RANK_COLUMNS, *AUDIT_COLUMNS])), list(league.bots)
+    )
     write_text(store.path / "ranking.csv", ranking.to_csv())
     write_text(store.path / "ranking.json", ranking.to_json())
     write_text(store.path / "ranking.md", ranking.to_markdown())

@@ -54,25 +54,28 @@ class Endpoint(Protocol):
 
 def rlimits(limits: Limits) -> dict[str, int]:
     """The per-process limits of a bot process, by ``resource`` name."""
-    return {"RLIMIT_AS": limits.memory_mb << 20,
-            "RLIMIT_FSIZE": limits.log_bytes,
-            # A backstop: the engine's deadlines come first.
-            "RLIMIT_CPU": int(limits.match_seconds + limits.decision_seconds) + 5,
-            "RLIMIT_CORE": 0}
+    return {
+        "RLIMIT_AS": limits.memory_mb << 20,
+        "RLIMIT_FSIZE": limits.log_bytes,
+        # A backstop: the engine's deadlines come first.
+        "RLIMIT_CPU": int(limits.match_seconds + limits.decision_seconds) + 5,
+        "RLIMIT_CORE": 0,
+    }
 
 
 def _log_file(log: Path | None) -> IO[bytes] | int:
     if log is None:
         return subprocess.DEVNULL
     log.parent.mkdir(parents=True, exist_ok=True)
-    return open(log, "ab")  # noqa: SIM115 (closed once the process has it)
+    return open(log, "ab")
 
 
 class ProcessEndpoint:
     """Isolation ``process``: ``command`` started afresh for each match."""
 
-    def __init__(self, command: Sequence[str], limits: Limits, log: Path | None = None,
-                 framed: bool = False) -> None:
+    def __init__(
+        self, command: Sequence[str], limits: Limits, log: Path | None = None, framed: bool = False
+    ) -> None:
         self.command, self.limits, self.log, self.framed = list(command), limits, log, framed
         self.popen: subprocess.Popen[bytes] | None = None
 
@@ -87,9 +90,14 @@ class ProcessEndpoint:
         from_bot, to_engine = os.pipe()
         stderr = _log_file(self.log)
         try:
-            self.popen = subprocess.Popen(self.command, stdin=from_engine, stdout=to_engine,
-                                          stderr=stderr, preexec_fn=confine,
-                                          start_new_session=True)
+            self.popen = subprocess.Popen(
+                self.command,
+                stdin=from_engine,
+                stdout=to_engine,
+                stderr=stderr,
+                preexec_fn=confine,
+                start_new_session=True,
+            )
         except OSError as e:
             for fd in (to_bot, from_bot):
                 os.close(fd)
@@ -121,8 +129,15 @@ class Zygote:
     """The engine's handle on one sandbox: a bubblewrap process whose zygote
     forks a child per match (see :mod:`.zygote` for the messages)."""
 
-    def __init__(self, target: Sequence[str], code: dict[str, Path], dirs: dict[Path, str],
-                 bot_file: Path | None, limits: Limits, log: Path | None) -> None:
+    def __init__(
+        self,
+        target: Sequence[str],
+        code: dict[str, Path],
+        dirs: dict[Path, str],
+        bot_file: Path | None,
+        limits: Limits,
+        log: Path | None,
+    ) -> None:
         self.target, self.code, self.dirs, self.bot_file = list(target), code, dirs, bot_file
         self.limits, self.log = limits, log
         self.proc: subprocess.Popen[bytes] | None = None
@@ -132,12 +147,25 @@ class Zygote:
     def start(self) -> None:
         control, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         # bubblewrap's init and the zygote count too; memory: the zygote and a match
-        self.groups = groups = Groups(self.limits.max_processes + 2,
-                                      2 * self.limits.memory_mb << 20)
-        caps = {**rlimits(self.limits),
-                "processes": 0 if groups.caps_processes else self.limits.max_processes}
-        inner = [jail.python(), "-S", "-s", "-B", "-P", "-m", "bohnarena.zygote",
-                 str(theirs.fileno()), json.dumps(caps), *self.target]
+        self.groups = groups = Groups(
+            self.limits.max_processes + 2, 2 * self.limits.memory_mb << 20
+        )
+        caps = {
+            **rlimits(self.limits),
+            "processes": 0 if groups.caps_processes else self.limits.max_processes,
+        }
+        inner = [
+            jail.python(),
+            "-S",
+            "-s",
+            "-B",
+            "-P",
+            "-m",
+            "bohnarena.zygote",
+            str(theirs.fileno()),
+            json.dumps(caps),
+            *self.target,
+        ]
 
         argv = jail.command(inner, self.code, self.dirs, self.bot_file, self.limits.disk_mb)
         pairs: list[tuple[str, str]] = []
@@ -156,10 +184,16 @@ class Zygote:
         try:
             # An empty environment for bubblewrap too: as the sandbox's first
             # process, its /proc/1/environ is readable inside.
-            self.proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                         stderr=stderr, pass_fds=(theirs.fileno(),),
-                                         start_new_session=True, env={},
-                                         preexec_fn=confine)
+            self.proc = subprocess.Popen(
+                argv,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=stderr,
+                pass_fds=(theirs.fileno(),),
+                start_new_session=True,
+                env={},
+                preexec_fn=confine,
+            )
         finally:
             theirs.close()
             if not isinstance(stderr, int):
@@ -266,8 +300,10 @@ class SandboxEndpoint:
                 z.kill()
                 _RESTARTS[self.key] = restarts = _RESTARTS.get(self.key, 0) + 1
                 if restarts > MAX_RESTARTS:  # each restart imports it again: not for ever
-                    _BROKEN[self.key] = BotFault(START, f"its sandbox broke {restarts} times "
-                                                        "in this worker; it plays no more here")
+                    _BROKEN[self.key] = BotFault(
+                        START,
+                        f"its sandbox broke {restarts} times in this worker; it plays no more here",
+                    )
                     raise _BROKEN[self.key]
             try:
                 z = self.make()
@@ -317,20 +353,28 @@ class SandboxEndpoint:
             return None
 
 
-def endpoint(game: str, spec: str | None, command: Sequence[str] | None, isolation: str,
-             limits: Limits, log: Path | None) -> Endpoint:
+def endpoint(
+    game: str,
+    spec: str | None,
+    command: Sequence[str] | None,
+    isolation: str,
+    limits: Limits,
+    log: Path | None,
+) -> Endpoint:
     """The endpoint of a league bot run outside the engine's process."""
     # Python bots run under bohnarena's own host, which reads marshal frames.
     if isolation == "process":
-        argv = list(command) if command else [sys.executable, "-m", "bohnarena.host", game,
-                                              spec or ""]
+        argv = (
+            list(command) if command else [sys.executable, "-m", "bohnarena.host", game, spec or ""]
+        )
         return ProcessEndpoint(argv, limits, log, framed=not command)
     jail.bwrap()
     if command:
         argv, dirs = jail.command_files(command)
         key: tuple = ("command", tuple(argv), limits, log)
-        return SandboxEndpoint(key, lambda: Zygote(["--command", *argv], {}, dirs, None,
-                                                   limits, log), limits, False)
+        return SandboxEndpoint(
+            key, lambda: Zygote(["--command", *argv], {}, dirs, None, limits, log), limits, False
+        )
 
     def make() -> Zygote:  # located only when a sandbox starts, not for every match
         target, code, bot_file = python_target(spec or "")

@@ -47,7 +47,9 @@ def deal_seed(master: int, deal: int) -> int:
     return derive_seed(master, "deal", deal)
 
 
-def schedule(bots: Sequence[str], players: int, deals: int, master_seed: int) -> Iterator[MatchSpec]:
+def schedule(
+    bots: Sequence[str], players: int, deals: int, master_seed: int
+) -> Iterator[MatchSpec]:
     """Every match of the league, in id order."""
     all_tables = tables(bots, players)
     match_id = 0
@@ -60,8 +62,9 @@ def schedule(bots: Sequence[str], players: int, deals: int, master_seed: int) ->
                 match_id += 1
 
 
-def spec_of(match_id: int, all_tables: Sequence[tuple[str, ...]], players: int,
-            master_seed: int) -> MatchSpec:
+def spec_of(
+    match_id: int, all_tables: Sequence[tuple[str, ...]], players: int, master_seed: int
+) -> MatchSpec:
     """The match with id ``match_id`` (the inverse of the id rule above);
     ``all_tables`` is :func:`tables`' answer, computed once by the caller."""
     rotation = match_id % players

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import random
 import time
-from math import inf
-from types import WrapperDescriptorType
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
+from math import inf
+from types import WrapperDescriptorType
 from typing import Any, ClassVar, Protocol
 
 from .game import MatchResult
@@ -64,14 +64,15 @@ class BotBase:
         other decision is played with the base class's answer, without a call.
         Default: the decision methods the bot's class overrides."""
         base = next(c for c in type(self).__mro__ if "DECISIONS" in vars(c))
-        return frozenset(k for k in self.DECISIONS
-                         if getattr(type(self), k, None) is not getattr(base, k))
+        return frozenset(
+            k for k in self.DECISIONS if getattr(type(self), k, None) is not getattr(base, k)
+        )
 
 
 class ViewBase:
     """What every game's seat view shares: who is looking, and when."""
 
-    __slots__ = ("_table", "_seat")
+    __slots__ = ("_seat", "_table")
 
     def __init__(self, table: Any, seat: int) -> None:
         self._table = table
@@ -144,9 +145,15 @@ class BotSeat:
     under the same limits: a constructor that raises or hangs is the bot's
     fault, and the seat forfeits the match."""
 
-    def __init__(self, bot: Any, decisions: Collection[str], limits: Limits | None = None,
-                 watchdog: Watchdog | None = None, timed: bool = False,
-                 make: Callable[[], Any] | None = None) -> None:
+    def __init__(
+        self,
+        bot: Any,
+        decisions: Collection[str],
+        limits: Limits | None = None,
+        watchdog: Watchdog | None = None,
+        timed: bool = False,
+        make: Callable[[], Any] | None = None,
+    ) -> None:
         self.bot = bot
         self.make = make
         self.known = frozenset(decisions)
@@ -166,8 +173,9 @@ class BotSeat:
                 self.lost = True
                 return f"{fault} (in the constructor)"
         asks, fault = self._hook("decisions", rules)
-        if fault is None and not (type(asks) is frozenset and all(type(k) is str for k in asks)
-                                  and asks <= self.known):
+        if fault is None and not (
+            type(asks) is frozenset and all(type(k) is str for k in asks) and asks <= self.known
+        ):
             fault = "malformed: decisions() must return a frozenset of decision names"
         self.asks = frozenset() if fault else asks
         return fault or self._hook("start", seat, rules, random.Random(seed))[1]
@@ -181,8 +189,9 @@ class BotSeat:
 
     def forfeits(self, faults: int) -> bool:
         lim = self.limits
-        return self.lost or lim is not None and (faults >= lim.max_faults
-                                                 or self.spent >= lim.match_seconds)
+        return self.lost or (
+            lim is not None and (faults >= lim.max_faults or self.spent >= lim.match_seconds)
+        )
 
     def end(self, result: MatchResult) -> str | None:
         if self.lost:  # not built, out of time, or hung: nothing more is asked of it
@@ -242,8 +251,10 @@ class BotSeat:
             return "timeout"
         if dog is not None and dog.abandoned:
             self.lost = True
-            return (f"timeout: ignored the timeout for {2 * lim.decision_seconds:g} s more;"
-                    " given up for this match")
+            return (
+                f"timeout: ignored the timeout for {2 * lim.decision_seconds:g} s more;"
+                " given up for this match"
+            )
         if self.spent >= lim.match_seconds or allowed < lim.decision_seconds:
             self.lost = True
             return f"timeout: time bank of {lim.match_seconds:g} s spent"
@@ -268,8 +279,14 @@ class Referee:
     """Asks seats, checks every answer, records decisions and faults, and
     replaces a faulty answer by the default (the base bot's method)."""
 
-    def __init__(self, seats: Sequence[Seat], decisions: Mapping[str, Decision], base: type,
-                 state: Any, view: Callable[[Any, int], Any]) -> None:
+    def __init__(
+        self,
+        seats: Sequence[Seat],
+        decisions: Mapping[str, Decision],
+        base: type,
+        state: Any,
+        view: Callable[[Any, int], Any],
+    ) -> None:
         self.seats = list(seats)
         self.decisions, self.state, self.view = decisions, state, view
         self.defaults = {kind: getattr(base, kind) for kind in decisions}

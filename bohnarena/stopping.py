@@ -30,6 +30,7 @@ def exit_code(stop: BaseException) -> int:
 @contextmanager
 def stop_on_signals() -> Iterator[None]:
     """Within: SIGTERM and SIGHUP raise :class:`Stopped` in the main thread."""
+
     def stop(signum: int, frame: Any) -> None:
         raise Stopped(signum)
 

@@ -57,8 +57,9 @@ class ResultsChanged(ResultsError):
 def unreadable(where: Path, e: Exception) -> ResultsError:
     """A one-line error for a Parquet file or directory that does not read."""
     if isinstance(e, FileNotFoundError) or "No such file" in str(e):
-        return ResultsChanged(f"{where} changed while it was read (a run is compacting it); "
-                              "try again")
+        return ResultsChanged(
+            f"{where} changed while it was read (a run is compacting it); try again"
+        )
     first_line = (str(e).strip().splitlines() or [type(e).__name__])[0]
     return ResultsError(f"cannot read {where} (corrupt or truncated?): {first_line}")
 
@@ -87,8 +88,9 @@ def check_schema(path: Path, expected: pa.Schema, columns: list[str] | None = No
         if found.get_field_index(field.name) < 0:
             raise ResultsError(f"{path} has no column {field.name!r}")
         if not found.field(field.name).type.equals(field.type):
-            raise ResultsError(f"{path}: column {field.name!r} is {found.field(field.name).type}, "
-                               f"not {field.type}")
+            raise ResultsError(
+                f"{path}: column {field.name!r} is {found.field(field.name).type}, not {field.type}"
+            )
 
 
 def _span(part: Path) -> tuple[int, int]:
@@ -107,8 +109,10 @@ class StorageError(BohnarenaError):
 
 
 def storage_error(path: Path, e: OSError) -> StorageError:
-    return StorageError(f"cannot write {path}: {e.strerror or e}; what was finished is saved: "
-                        "free the space (or fix the cause) and run the same command again")
+    return StorageError(
+        f"cannot write {path}: {e.strerror or e}; what was finished is saved: "
+        "free the space (or fix the cause) and run the same command again"
+    )
 
 
 def _atomic_write(path: Path, write: Any) -> None:
@@ -142,10 +146,15 @@ class RunDir:
 
     def open_for_run(self, league_text: str, meta: dict[str, Any], restart: bool) -> None:
         """Create the directory, or check it belongs to this league and clean it."""
-        if restart and self.path.exists() and not self.is_run() and any(
-                p.name != ".lock" for p in self.path.iterdir()):
-            raise ResultsError(f"{self.path} is not a bohnarena results directory; "
-                               "refusing to delete it")
+        if (
+            restart
+            and self.path.exists()
+            and not self.is_run()
+            and any(p.name != ".lock" for p in self.path.iterdir())
+        ):
+            raise ResultsError(
+                f"{self.path} is not a bohnarena results directory; refusing to delete it"
+            )
         self.lock()  # before anything in the directory is touched, --restart included
         try:
             self._prepare(league_text, meta, restart)
@@ -171,24 +180,34 @@ class RunDir:
         if frozen.exists():
             old = self.meta()
             if frozen.read_text("utf-8") != league_text:
-                raise ResultsError(f"{self.path} holds a run of a different league file; "
-                                   "use --restart to discard it, or --out for another directory")
+                raise ResultsError(
+                    f"{self.path} holds a run of a different league file; "
+                    "use --restart to discard it, or --out for another directory"
+                )
             if old.get("shard") != meta.get("shard"):
-                raise ResultsError(f"{self.path} holds shard {old.get('shard') or 'none (the whole league)'}"
-                                   f", not {meta.get('shard') or 'the whole league'}")
+                raise ResultsError(
+                    f"{self.path} holds shard {old.get('shard') or 'none (the whole league)'}"
+                    f", not {meta.get('shard') or 'the whole league'}"
+                )
             if old.get("rules_version") != meta["rules_version"]:
-                raise ResultsError(f"{self.path} was played under rules version "
-                                   f"{old.get('rules_version')}, this bohnarena plays version "
-                                   f"{meta['rules_version']}; use --restart to discard it, or "
-                                   "--out for another directory")
+                raise ResultsError(
+                    f"{self.path} was played under rules version "
+                    f"{old.get('rules_version')}, this bohnarena plays version "
+                    f"{meta['rules_version']}; use --restart to discard it, or "
+                    "--out for another directory"
+                )
             for key, what in (("rules", "rule set in force"), ("data", "game's data files")):
                 if key in old and old[key] != meta.get(key):
-                    raise ResultsError(f"the {what} changed since this run started; use --restart "
-                                       "to discard it, or --out for another directory")
+                    raise ResultsError(
+                        f"the {what} changed since this run started; use --restart "
+                        "to discard it, or --out for another directory"
+                    )
             changed = sorted(b for b, h in meta["bots"].items() if old.get("bots", {}).get(b) != h)
             if changed:
-                raise ResultsError(f"the source of bot(s) {', '.join(changed)} changed since this run "
-                                   "started; use --restart to discard it, or --out for another directory")
+                raise ResultsError(
+                    f"the source of bot(s) {', '.join(changed)} changed since this run "
+                    "started; use --restart to discard it, or --out for another directory"
+                )
         else:
             write_text(frozen, league_text)
             write_text(self.path / "run.json", json.dumps(meta, indent=2, sort_keys=True))
@@ -222,8 +241,10 @@ class RunDir:
         if not isinstance(meta, dict):
             raise ResultsError(f"{self.path}/run.json is not a JSON object")
         if meta.get("log_format") != LOG_FORMAT:
-            raise ResultsError(f"{self.path} was written with log format {meta.get('log_format')}; "
-                               f"this bohnarena {__version__} reads format {LOG_FORMAT}")
+            raise ResultsError(
+                f"{self.path} was written with log format {meta.get('log_format')}; "
+                f"this bohnarena {__version__} reads format {LOG_FORMAT}"
+            )
         return meta
 
     def clean(self) -> None:
@@ -238,8 +259,11 @@ class RunDir:
         # wider one holds all its matches; a retried match's part is not.
         ids = {p.name: self._ids(p) for p in self.matches_dir.glob("part-*.parquet")}
         for first, last, p in self._ranges(self.matches_dir):
-            outer = [q for f, l, q in self._ranges(self.matches_dir)
-                     if q != p and f <= first and last <= l and ids[p.name] <= ids[q.name]]
+            outer = [
+                q
+                for lo, hi, q in self._ranges(self.matches_dir)
+                if q != p and lo <= first and last <= hi and ids[p.name] <= ids[q.name]
+            ]
             if outer:
                 (self.moves_dir / p.name).unlink(missing_ok=True)
                 p.unlink()
@@ -269,9 +293,17 @@ class RunDir:
         for group in self._overlapping(self.parts(self.matches_dir)):
             if len(group) > 1:
                 ids = {p: self._ids(p) for p in group}
-                group = [p for p in group if not any(
-                    q != p and ids[p] <= ids[q] and _span(p)[0] >= _span(q)[0]
-                    and _span(p)[1] <= _span(q)[1] for q in group)]
+                group = [
+                    p
+                    for p in group
+                    if not any(
+                        q != p
+                        and ids[p] <= ids[q]
+                        and _span(p)[0] >= _span(q)[0]
+                        and _span(p)[1] <= _span(q)[1]
+                        for q in group
+                    )
+                ]
             live += group
         if d == self.matches_dir:
             return live
@@ -279,8 +311,9 @@ class RunDir:
         return [p for p in self.parts(d) if p.name in names]
 
     # -- writing ------------------------------------------------------------
-    def commit(self, first: int, last: int, matches: pa.Table | Path,
-               moves: pa.Table | Path | None) -> None:
+    def commit(
+        self, first: int, last: int, matches: pa.Table | Path, moves: pa.Table | Path | None
+    ) -> None:
         """Commit a batch's tables, or files a worker spooled into this directory."""
         name = part_name(first, last)
         for table, d in ((moves, self.moves_dir), (matches, self.matches_dir)):  # moves first
@@ -292,10 +325,14 @@ class RunDir:
             elif table is not None:
                 _atomic_write(d / name, lambda tmp, t=table: write_part(tmp, t))
 
-    def spool(self, tag: str, matches: pa.Table, moves: pa.Table | None) -> tuple[Path, Path | None]:
+    def spool(
+        self, tag: str, matches: pa.Table, moves: pa.Table | None
+    ) -> tuple[Path, Path | None]:
         """Write a batch under temporary names (a worker's half of a commit)."""
-        paths = (self.matches_dir / f".tmp-{tag}.parquet",
-                 None if moves is None else self.moves_dir / f".tmp-{tag}.parquet")
+        paths = (
+            self.matches_dir / f".tmp-{tag}.parquet",
+            None if moves is None else self.moves_dir / f".tmp-{tag}.parquet",
+        )
         write_part(paths[0], matches)
         if moves is not None and paths[1] is not None:
             write_part(paths[1], moves)
@@ -306,20 +343,26 @@ class RunDir:
         order, streaming: part by part, except where a retried match's part
         overlaps another's range, whose rows are sorted together."""
         groups = self._overlapping(self.parts(self.matches_dir))
-        for d, keys in ((self.moves_dir, [("match_id", "ascending"), ("seq", "ascending")]),
-                        (self.matches_dir, [("match_id", "ascending")])):  # moves first: see clean()
+        for d, keys in (
+            (self.moves_dir, [("match_id", "ascending"), ("seq", "ascending")]),
+            (self.matches_dir, [("match_id", "ascending")]),
+        ):  # moves first: see clean()
             if sum(map(len, groups)) <= 1:
                 continue
             target = d / part_name(first, last)
 
             def merge(tmp: Path, d: Path = d, keys: list = keys) -> None:
-                with pq.ParquetWriter(tmp, pq.read_schema(d / groups[0][0].name),
-                                      compression=COMPRESSION) as out:
+                with pq.ParquetWriter(
+                    tmp, pq.read_schema(d / groups[0][0].name), compression=COMPRESSION
+                ) as out:
                     for group in groups:
                         tables = [self._rows_of(d, part) for part in group]
                         table = tables[0] if len(tables) == 1 else pa.concat_tables(tables)
-                        out.write_table(table.sort_by(keys) if len(tables) > 1 else table,
-                                        row_group_size=MOVES_ROW_GROUP)
+                        out.write_table(
+                            table.sort_by(keys) if len(tables) > 1 else table,
+                            row_group_size=MOVES_ROW_GROUP,
+                        )
+
             _atomic_write(target, merge)
         self.clean()
 
@@ -328,8 +371,9 @@ class RunDir:
         part holds (a match played again after its row was lost is logged once)."""
         table = pq.read_table(d / part.name)
         if d == self.moves_dir:
-            table = table.filter(pc.is_in(table["match_id"], pa.array(sorted(self._ids(part)),
-                                                                      pa.int64())))
+            table = table.filter(
+                pc.is_in(table["match_id"], pa.array(sorted(self._ids(part)), pa.int64()))
+            )
         return table
 
     def _overlapping(self, parts: list[Path]) -> list[list[Path]]:
@@ -373,8 +417,9 @@ class RunDir:
                 raise unreadable(p, e) from None
         return ids
 
-    def iter_matches(self, columns: list[str] | None = None,
-                     chunk: int = 8192) -> Iterator[dict[str, Any]]:
+    def iter_matches(
+        self, columns: list[str] | None = None, chunk: int = 8192
+    ) -> Iterator[dict[str, Any]]:
         """Every finished match as a dict, in match-id order, a chunk at a time
         (parts cover disjoint id ranges and hold their rows in id order)."""
         for group in self._overlapping(self.live_parts(self.matches_dir)):
@@ -382,13 +427,16 @@ class RunDir:
                 check_schema(p, MATCHES_SCHEMA, columns)
             try:
                 if len(group) == 1:
-                    batches = list(pq.ParquetFile(group[0]).iter_batches(batch_size=chunk,
-                                                                         columns=columns))
+                    batches = list(
+                        pq.ParquetFile(group[0]).iter_batches(batch_size=chunk, columns=columns)
+                    )
                 else:  # a match played again later: sorted into place
                     wanted = None if columns is None else [*{*columns, "match_id"}]
                     table = pa.concat_tables(pq.read_table(p, columns=wanted) for p in group)
                     table = table.sort_by("match_id")
-                    batches = (table if columns is None else table.select(columns)).to_batches(chunk)
+                    batches = (table if columns is None else table.select(columns)).to_batches(
+                        chunk
+                    )
             except (pa.ArrowException, OSError) as e:
                 raise unreadable(group[0], e) from None
             for batch in batches:

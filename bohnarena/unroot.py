@@ -65,8 +65,10 @@ def drop(pairs: Sequence[tuple[str, str]]) -> None:
             os.mkdir(target, 0o755)
         else:
             os.close(os.open(target, os.O_CREAT | os.O_WRONLY, 0o644))
-        check(libc.mount(host.encode(), target.encode(), None, _MS_BIND | _MS_REC, None),
-              f"bind {host}")
+        check(
+            libc.mount(host.encode(), target.encode(), None, _MS_BIND | _MS_REC, None),
+            f"bind {host}",
+        )
     os.setgroups([])
     os.setgid(NOBODY)
     os.setuid(NOBODY)
@@ -81,7 +83,7 @@ def _copy(host: Path, target: Path) -> None:
     """``host`` (a file or a tree) copied to ``target``, readable by all."""
     if host.is_dir():
         shutil.copytree(host, target, symlinks=True)
-        for root, dirs, files in os.walk(target):
+        for root, _dirs, files in os.walk(target):
             os.chmod(root, 0o755)
             for f in files:
                 p = os.path.join(root, f)

@@ -22,9 +22,9 @@ from typing import Any
 import pyarrow as pa
 
 from .game import get_game
-from .logbook import matches_table, moves_table
 from .league import BotEntry
 from .limits import Limits, Watchdog
+from .logbook import matches_table, moves_table
 from .schedule import MatchSpec
 from .store import RunDir
 
@@ -64,8 +64,9 @@ class BatchResult:
 
 
 def play_batch(task: BatchTask) -> BatchResult:
-    if (threading.current_thread() is not threading.main_thread()
-            and any(b.isolation == "inprocess" for b in task.bots.values())):
+    if threading.current_thread() is not threading.main_thread() and any(
+        b.isolation == "inprocess" for b in task.bots.values()
+    ):
         # A Dask worker runs tasks in threads, where no signal arrives: the
         # watchdog could not stop a hung bot. A process of its own can.
         return _in_own_process(task)
@@ -84,8 +85,12 @@ def _in_own_process(task: BatchTask) -> BatchResult:
     """``task`` played by a fresh interpreter (not multiprocessing:
     a Dask worker's process may be a daemon, which may not have children)."""
     # (-c, not -m: the result's classes must pickle as bohnarena.worker's, not __main__'s)
-    done = subprocess.run([sys.executable, "-c", "from bohnarena.worker import serve_one; serve_one()"],
-                          input=pickle.dumps(task), capture_output=True, check=False)
+    done = subprocess.run(
+        [sys.executable, "-c", "from bohnarena.worker import serve_one; serve_one()"],
+        input=pickle.dumps(task),
+        capture_output=True,
+        check=False,
+    )
     if done.returncode != 0:
         tail = done.stderr.decode(errors="replace").strip().splitlines()[-1:] or ["no output"]
         raise RuntimeError(f"the batch process exited with code {done.returncode}: {tail[0]}")
@@ -134,9 +139,15 @@ class _Batch:
     def play(self, m: MatchSpec, watchdog: Watchdog) -> None:
         task, start = self.task, time.perf_counter()
         try:
-            seats = [self.game.make_seat(task.bots[name], task.limits, watchdog,
-                                         self.logs_dir / f"{name}.log" if self.logs_dir else None)
-                     for name in m.seats]
+            seats = [
+                self.game.make_seat(
+                    task.bots[name],
+                    task.limits,
+                    watchdog,
+                    self.logs_dir / f"{name}.log" if self.logs_dir else None,
+                )
+                for name in m.seats
+            ]
             result, records = self.game.play(self.rules, m.seed, seats)
         except KeyboardInterrupt:
             raise
@@ -144,12 +155,22 @@ class _Batch:
             self.errors.append((m.id, f"{type(e).__name__}: {e}"[:500]))
             log.error("match %d failed: %s: %s", m.id, type(e).__name__, e)
             return
-        self.rows.append({
-            "match_id": m.id, "table": m.table, "deal": m.deal, "rotation": m.rotation,
-            "seed": m.seed, "seats": list(m.seats), "coins": list(result.coins),
-            "ranks": list(result.ranks), "winners": list(result.winners), "turns": result.turns,
-            "faults": list(result.faults), "duration_s": time.perf_counter() - start,
-        })
+        self.rows.append(
+            {
+                "match_id": m.id,
+                "table": m.table,
+                "deal": m.deal,
+                "rotation": m.rotation,
+                "seed": m.seed,
+                "seats": list(m.seats),
+                "coins": list(result.coins),
+                "ranks": list(result.ranks),
+                "winners": list(result.winners),
+                "turns": result.turns,
+                "faults": list(result.faults),
+                "duration_s": time.perf_counter() - start,
+            }
+        )
         if any(result.faults):
             log.info("match %d: faults per seat %s", m.id, list(result.faults))
         if task.moves:

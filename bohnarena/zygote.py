@@ -168,8 +168,9 @@ def _exec(sock: int, command: list[str]) -> None:
         os._exit(127)
 
 
-def _fork(sock: int, template: socket.socket, limits: dict[str, int], run: Any,
-          cpus: set[int]) -> int:
+def _fork(
+    sock: int, template: socket.socket, limits: dict[str, int], run: Any, cpus: set[int]
+) -> int:
     pid = os.fork()
     if pid:
         os.close(sock)
@@ -197,8 +198,12 @@ def _others(keep: set[int]) -> list[int]:
     """Live processes of the sandbox but init and ``keep`` (zombies are dead)."""
     out = []
     for name in os.listdir("/proc"):
-        if name.isdigit() and int(name) != 1 and int(name) not in keep \
-                and _state(int(name)) not in ("Z", ""):
+        if (
+            name.isdigit()
+            and int(name) != 1
+            and int(name) not in keep
+            and _state(int(name)) not in ("Z", "")
+        ):
             out.append(int(name))
     return out
 

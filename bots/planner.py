@@ -20,6 +20,7 @@ def cheapest_harvest(view: SeatView) -> int:
         v, n = fields[f]
         now = view.coins_for(v, n)
         return now - 0.5 * (view.coins_for(v, n + 1) > now), -n
+
     return max(view.harvestable(), key=score)
 
 

@@ -62,7 +62,8 @@ class RandomBot(Bot):
             cards += list(view.revealed)
         give = []
         for variety in offer.want:
-            options = [r for r, c in zip(refs, cards) if c == variety and r not in give]
+            pairs = zip(refs, cards, strict=True)
+            options = [r for r, c in pairs if c == variety and r not in give]
             if not options:
                 return None
             give.append(self.rng.choice(options))

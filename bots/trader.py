@@ -6,7 +6,6 @@ from __future__ import annotations
 from collections import Counter
 
 from bohnarena.bohnanza import EMPTY, Accept, Offer, Proposal, SeatView
-
 from bohnarena_bots.planner import PlannerBot
 
 
@@ -71,7 +70,7 @@ class TraderBot(PlannerBot):
         gain = sum(worth(view, c) for c in offer.cards)
         give: list[int] = []
         need = Counter(offer.want)
-        for ref, card in sorted(zip(refs, hand), key=lambda rc: worth(view, rc[1])):
+        for ref, card in sorted(zip(refs, hand, strict=False), key=lambda rc: worth(view, rc[1])):
             if need[card] > 0:
                 need[card] -= 1
                 give.append(ref)

@@ -44,8 +44,12 @@ class GreedyDiceBot(Bot):
                     field[face] += 1
                     kept.append(i)
         if not kept:  # keep the die that hurts least: one the target does not forbid
-            harmless = [i for i, f in enumerate(roll) if target is None or target.deficit(
-                Counter({**field, f: field[f] + 1})) <= target.deficit(field)]
+            harmless = [
+                i
+                for i, f in enumerate(roll)
+                if target is None
+                or target.deficit(Counter({**field, f: field[f] + 1})) <= target.deficit(field)
+            ]
             kept = [harmless[0] if harmless else 0]
         return Keep(tuple(kept))
 

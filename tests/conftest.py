@@ -6,8 +6,9 @@ import pyarrow.parquet as pq
 import pytest
 
 #: Tests that run a bot in the bubblewrap sandbox; they skip, saying why, where it is missing.
-needs_bwrap = pytest.mark.skipif(shutil.which("bwrap") is None,
-                                 reason="needs bubblewrap (Debian package bubblewrap)")
+needs_bwrap = pytest.mark.skipif(
+    shutil.which("bwrap") is None, reason="needs bubblewrap (Debian package bubblewrap)"
+)
 
 
 def faults_by_bot(out):

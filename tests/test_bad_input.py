@@ -10,10 +10,14 @@ from click.testing import CliRunner
 from bohnarena.cli import cli
 from bohnarena.runner import run_league
 
-LEAGUE = ('name = "b"\nedition = "classic"\nplayers = 3\ndeals = 1\nseed = 3\n'
-          '[bots]\nplanner = "planner"\nrandom = "random"\n{extra}')
-RAISES_IN_INIT = ("from bohnarena.bohnanza import Bot\n"
-                  "class B(Bot):\n    def __init__(self):\n        raise ValueError('no')\n")
+LEAGUE = (
+    'name = "b"\nedition = "classic"\nplayers = 3\ndeals = 1\nseed = 3\n'
+    '[bots]\nplanner = "planner"\nrandom = "random"\n{extra}'
+)
+RAISES_IN_INIT = (
+    "from bohnarena.bohnanza import Bot\n"
+    "class B(Bot):\n    def __init__(self):\n        raise ValueError('no')\n"
+)
 
 
 def invoke(*args):
@@ -36,16 +40,21 @@ def finished(tmp_path_factory):
     return tmp / "out"
 
 
-@pytest.mark.parametrize("text,message", [
-    (b'name = "x\xff"\n', "is not UTF-8 text"),
-    (LEAGUE.format(extra="").replace("deals = 1", "deals = 9223372036854775807").encode(),
-     "deals must be from 1 to"),
-    (LEAGUE.format(extra="[limits]\ndecision_seconds = nan\n").encode(), "positive number"),
-    (LEAGUE.format(extra="[limits]\ndecision_seconds = -1\n").encode(), "positive number"),
-    (LEAGUE.format(extra="[limits]\nmatch_seconds = 0\n").encode(), "positive number"),
-    (LEAGUE.format(extra="[limits]\nmemory_mb = 1\n").encode(), "memory_mb must be at least"),
-    (LEAGUE.format(extra="[limits]\nmax_processes = inf\n").encode(), "positive number"),
-])
+@pytest.mark.parametrize(
+    "text,message",
+    [
+        (b'name = "x\xff"\n', "is not UTF-8 text"),
+        (
+            LEAGUE.format(extra="").replace("deals = 1", "deals = 9223372036854775807").encode(),
+            "deals must be from 1 to",
+        ),
+        (LEAGUE.format(extra="[limits]\ndecision_seconds = nan\n").encode(), "positive number"),
+        (LEAGUE.format(extra="[limits]\ndecision_seconds = -1\n").encode(), "positive number"),
+        (LEAGUE.format(extra="[limits]\nmatch_seconds = 0\n").encode(), "positive number"),
+        (LEAGUE.format(extra="[limits]\nmemory_mb = 1\n").encode(), "memory_mb must be at least"),
+        (LEAGUE.format(extra="[limits]\nmax_processes = inf\n").encode(), "positive number"),
+    ],
+)
 def test_bad_league_files(tmp_path, text, message):
     path = tmp_path / "l.toml"
     path.write_bytes(text)
@@ -53,15 +62,18 @@ def test_bad_league_files(tmp_path, text, message):
     assert not (tmp_path / "out").exists()
 
 
-@pytest.mark.parametrize("args,message", [
-    (["check-bot", "planner", "--decision-seconds", "nan"], "positive number"),
-    (["check-bot", "planner", "--decision-seconds", "0"], "positive number"),
-    (["check-bot", "--command", ""], "needs a command line"),
-    (["check-bot", "--command", "python3 'x"], "cannot split"),
-    (["new-bot", "a" * 300], "at most 64"),
-    (["play", "nosuchbot", "planner", "random"], "unknown bot"),
-    (["bench", "--games", "0"], "at least 1"),
-])
+@pytest.mark.parametrize(
+    "args,message",
+    [
+        (["check-bot", "planner", "--decision-seconds", "nan"], "positive number"),
+        (["check-bot", "planner", "--decision-seconds", "0"], "positive number"),
+        (["check-bot", "--command", ""], "needs a command line"),
+        (["check-bot", "--command", "python3 'x"], "cannot split"),
+        (["new-bot", "a" * 300], "at most 64"),
+        (["play", "nosuchbot", "planner", "random"], "unknown bot"),
+        (["bench", "--games", "0"], "at least 1"),
+    ],
+)
 def test_bad_arguments(args, message):
     one_line(invoke(*args), 2, message)
 
@@ -78,12 +90,16 @@ def test_a_huge_match_id(finished):
     assert r.exit_code == 2 and "Traceback" not in r.output
 
 
-@pytest.mark.parametrize("command", [["rank"], ["replay", "--match", "1"],
-                                     ["replay", "--verify-all", "-j", "1"]])
-@pytest.mark.parametrize("damage,message", [
-    ("run.json list", "is not a JSON object"),
-    ("column dropped", "has no column 'coins'"),
-])
+@pytest.mark.parametrize(
+    "command", [["rank"], ["replay", "--match", "1"], ["replay", "--verify-all", "-j", "1"]]
+)
+@pytest.mark.parametrize(
+    "damage,message",
+    [
+        ("run.json list", "is not a JSON object"),
+        ("column dropped", "has no column 'coins'"),
+    ],
+)
 def test_damaged_results(tmp_path, finished, command, damage, message):
     out = tmp_path / "copy"
     shutil.copytree(finished, out)
@@ -118,8 +134,9 @@ WALK = [  # every subcommand, fed a wrong argument: (args, what the one line say
 ]
 
 
-@pytest.mark.parametrize("args,message", WALK, ids=[" ".join(a[:2]) + f" #{i}"
-                                                    for i, (a, _) in enumerate(WALK)])
+@pytest.mark.parametrize(
+    "args,message", WALK, ids=[" ".join(a[:2]) + f" #{i}" for i, (a, _) in enumerate(WALK)]
+)
 def test_every_subcommand_refuses_bad_input_in_one_line(tmp_path, finished, args, message):
     league = tmp_path / "l.toml"
     league.write_text(LEAGUE.format(extra=""))

@@ -3,16 +3,17 @@
 import pytest
 from click.testing import CliRunner
 
-from bohnarena.cli import cli
 from bohnarena.bohnanza.rules import edition_names, player_counts
+from bohnarena.cli import cli
 
 
 def run(*args):
     return CliRunner().invoke(cli, list(args))
 
 
-@pytest.mark.parametrize("edition,players",
-                         [(e, p) for e in edition_names() for p in player_counts(e)])
+@pytest.mark.parametrize(
+    "edition,players", [(e, p) for e in edition_names() for p in player_counts(e)]
+)
 def test_play_every_edition_and_player_count(edition, players):
     bots = ["planner", "trader", "random"] * 3
     r = run("play", "--edition", edition, "--seed", "7", *bots[:players])
@@ -22,11 +23,28 @@ def test_play_every_edition_and_player_count(edition, players):
 
 
 def test_play_shows_trades_harvests_reshuffles_and_draft():
-    r = run("play", "-e", "anniversary", "-o", "extra_bean=jumping", "-s", "3",
-            "trader", "trader", "random", "trader")
+    r = run(
+        "play",
+        "-e",
+        "anniversary",
+        "-o",
+        "extra_bean=jumping",
+        "-s",
+        "3",
+        "trader",
+        "trader",
+        "random",
+        "trader",
+    )
     assert r.exit_code == 0, r.output
-    for text in ("offers", "TRADE:", "harvests field", "coin(s)", "shuffled into a new draw pile",
-                 "The game ends"):
+    for text in (
+        "offers",
+        "TRADE:",
+        "harvests field",
+        "coin(s)",
+        "shuffled into a new draw pile",
+        "The game ends",
+    ):
         assert text in r.output, text
 
 
@@ -38,18 +56,27 @@ def test_play_accepts_file_and_module_specs(tmp_path):
     assert "seat 0 (mine)" in r.output
 
 
-@pytest.mark.parametrize("args,message", [
-    (["play", "-e", "classic", "planner", "planner"], "is for 3, 4, 5 players, not 2"),
-    (["play", "-e", "riogrande"] + ["planner"] * 8, "not 8"),
-    (["play", "-e", "nope", "planner", "planner", "planner"], "unknown edition"),
-    (["play", "-e", "classic", "nobot", "planner", "planner"], "unknown bot 'nobot'"),
-    (["play", "-e", "classic", "missing.py:X", "planner", "planner"], "does not exist"),
-    (["play", "-e", "classic", "bohnarena.cli:main", "planner", "planner"], "not a bot class"),
-    (["play", "-e", "classic", "bohnarena_bots.planner:Nope", "planner", "planner"], "has no class 'Nope'"),
-    (["play", "-e", "classic", "no.such.module:X", "planner", "planner"], "cannot import"),
-    (["play", "-e", "classic", "-o", "bogus=1", "planner", "planner", "planner"], "unknown rule option"),
-    (["play", "-e", "classic", "-o", "novalue", "planner", "planner", "planner"], "key=value"),
-])
+@pytest.mark.parametrize(
+    "args,message",
+    [
+        (["play", "-e", "classic", "planner", "planner"], "is for 3, 4, 5 players, not 2"),
+        (["play", "-e", "riogrande"] + ["planner"] * 8, "not 8"),
+        (["play", "-e", "nope", "planner", "planner", "planner"], "unknown edition"),
+        (["play", "-e", "classic", "nobot", "planner", "planner"], "unknown bot 'nobot'"),
+        (["play", "-e", "classic", "missing.py:X", "planner", "planner"], "does not exist"),
+        (["play", "-e", "classic", "bohnarena.cli:main", "planner", "planner"], "not a bot class"),
+        (
+            ["play", "-e", "classic", "bohnarena_bots.planner:Nope", "planner", "planner"],
+            "has no class 'Nope'",
+        ),
+        (["play", "-e", "classic", "no.such.module:X", "planner", "planner"], "cannot import"),
+        (
+            ["play", "-e", "classic", "-o", "bogus=1", "planner", "planner", "planner"],
+            "unknown rule option",
+        ),
+        (["play", "-e", "classic", "-o", "novalue", "planner", "planner", "planner"], "key=value"),
+    ],
+)
 def test_bad_input_is_one_line_and_exit_code_2(args, message):
     r = run(*args)
     assert r.exit_code == 2

@@ -51,8 +51,14 @@ def site(tmp_path, monkeypatch):
         del sys.modules[name]
 
 
-def fake_dist(site: Path, name: str, entry_points: str = "", top_level: str | None = None,
-              requires: tuple[str, ...] = (), record: tuple[str, ...] | None = None) -> Path:
+def fake_dist(
+    site: Path,
+    name: str,
+    entry_points: str = "",
+    top_level: str | None = None,
+    requires: tuple[str, ...] = (),
+    record: tuple[str, ...] | None = None,
+) -> Path:
     info = site / f"{name}-1.0.dist-info"
     info.mkdir()
     meta = f"Metadata-Version: 2.1\nName: {name}\nVersion: 1.0\n"
@@ -68,8 +74,10 @@ def fake_dist(site: Path, name: str, entry_points: str = "", top_level: str | No
 
 
 def league_file(path: Path, bots: str, first: str = "planner") -> Path:
-    path.write_text('name = "t"\nedition = "classic"\nplayers = 3\ndeals = 1\n'
-                    f'[bots]\n{first} = "{first}"\nrandom = "random"\n{bots}\n')
+    path.write_text(
+        'name = "t"\nedition = "classic"\nplayers = 3\ndeals = 1\n'
+        f'[bots]\n{first} = "{first}"\nrandom = "random"\n{bots}\n'
+    )
     return path
 
 
@@ -95,7 +103,7 @@ def test_a_name_two_distributions_register_is_an_error_naming_both(site, tmp_pat
     r = run("play", "-q", "planner", "random", "trader")
     one_line_error(r, "'planner' is registered by 2 distributions")
     assert "bohnarena 0.1.0" in r.output and "evil 1.0" in r.output
-    with pytest.raises(BotLoadError, match="foo 1.0.*bar 1.0|bar 1.0.*foo 1.0"):
+    with pytest.raises(BotLoadError, match=r"foo 1\.0.*bar 1\.0|bar 1\.0.*foo 1\.0"):
         load_bot("dupe", object)
     with pytest.raises(BotLoadError, match="registered by 2"):
         locate("dupe")
@@ -103,9 +111,12 @@ def test_a_name_two_distributions_register_is_an_error_naming_both(site, tmp_pat
     league = league_file(tmp_path / "l.toml", 'dupe = "dupe"', first="trader")
     one_line_error(run("run", league, "--out", out, "--no-progress"), "'dupe' is registered by 2")
     assert not out.exists()
-    sandboxed = league_file(tmp_path / "s.toml", 'dupe = { spec = "dupe", isolation = "subprocess" }',
-                            first="trader")
-    one_line_error(run("run", sandboxed, "--out", out, "--no-progress"), "'dupe' is registered by 2")
+    sandboxed = league_file(
+        tmp_path / "s.toml", 'dupe = { spec = "dupe", isolation = "subprocess" }', first="trader"
+    )
+    one_line_error(
+        run("run", sandboxed, "--out", out, "--no-progress"), "'dupe' is registered by 2"
+    )
     assert not out.exists()
     # the listing shows the clash for every registration instead of failing
     listing = run("bots")
@@ -139,8 +150,13 @@ def make_sidefx(site: Path, tmp_path: Path) -> Path:
     pkg.mkdir()
     (pkg / "__init__.py").write_text(SIDEFX_INIT.format(marker=str(marker)))
     (pkg / "bot.py").write_text(SIDEFX_BOT)
-    fake_dist(site, "sidefx", "[bohnarena.bots]\nsidefx = sidefx.bot:SideBot\n", "sidefx\n",
-              requires=("six", "pytest>=8 ; extra == 'test'", "not-installed-anywhere"))
+    fake_dist(
+        site,
+        "sidefx",
+        "[bohnarena.bots]\nsidefx = sidefx.bot:SideBot\n",
+        "sidefx\n",
+        requires=("six", "pytest>=8 ; extra == 'test'", "not-installed-anywhere"),
+    )
     return marker
 
 
@@ -150,8 +166,11 @@ def importers(marker: Path) -> list[int]:
 
 def test_bots_lists_each_bots_game_and_why_a_plugin_does_not_load(site, tmp_path):
     marker = make_sidefx(site, tmp_path)
-    fake_dist(site, "broken", "[bohnarena.bots]\nbroken = no_such_module_xyz:Bot\n"
-                              "notabot = os.path:join\n")
+    fake_dist(
+        site,
+        "broken",
+        "[bohnarena.bots]\nbroken = no_such_module_xyz:Bot\nnotabot = os.path:join\n",
+    )
     quiet = run("bots", "--no-load")
     assert quiet.exit_code == 0, quiet.output
     assert not marker.exists()  # --no-load imports nothing
@@ -182,7 +201,12 @@ def test_locating_the_shipped_planner_imports_nothing_of_it():
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     module, attr, dist, bots_dir, engine_dir, click = r.stdout.split()
-    assert (module, attr, dist, click) == ("bohnarena_bots.planner", "PlannerBot", "bohnarena", "True")
+    assert (module, attr, dist, click) == (
+        "bohnarena_bots.planner",
+        "PlannerBot",
+        "bohnarena",
+        "True",
+    )
     assert (Path(bots_dir) / "planner.py").is_file() and (Path(engine_dir) / "plugins.py").is_file()
 
 
@@ -201,7 +225,7 @@ def test_locate_runs_no_package_code_and_follows_requirements(site, tmp_path):
     (site / "sidefx" / "bot.py").write_text(SIDEFX_BOT + "# changed\n")
     assert locate("sidefx").source_hash() != before
     assert not marker.exists()
-    with pytest.raises(BotLoadError, match="cannot find module sidefx.nope"):
+    with pytest.raises(BotLoadError, match=r"cannot find module sidefx\.nope"):
         locate("sidefx.nope:X")
     with pytest.raises(BotLoadError, match="cannot find module no_such_top"):
         locate("no_such_top.mod:X")
@@ -227,11 +251,23 @@ def test_top_levels_come_from_the_record_when_there_is_no_top_level_txt(site):
     (site / "wheelpkg").mkdir()
     (site / "wheelpkg" / "__init__.py").write_text("raise SystemExit('imported')\n")
     (site / "wheelpkg.libs").mkdir()
-    info = fake_dist(site, "wheelish", record=(
-        "wheelmod.py", "wheelpkg/__init__.py", "wheelpkg.libs/libx.so", "../../../bin/tool",
-        "__editable__.wheelish-1.0.pth", "__editable___wheelish_finder.py", "__pycache__/x.pyc",
-        "wheelish-1.0.dist-info/METADATA", "README.txt"))
+    info = fake_dist(
+        site,
+        "wheelish",
+        record=(
+            "wheelmod.py",
+            "wheelpkg/__init__.py",
+            "wheelpkg.libs/libx.so",
+            "../../../bin/tool",
+            "__editable__.wheelish-1.0.pth",
+            "__editable___wheelish_finder.py",
+            "__pycache__/x.pyc",
+            "wheelish-1.0.dist-info/METADATA",
+            "README.txt",
+        ),
+    )
     from importlib.metadata import PathDistribution
+
     dist = PathDistribution(info)
     assert plugins._top_levels(dist) == ["wheelmod", "wheelpkg", "wheelpkg.libs"]
     assert plugins._top_path("wheelmod", dist) == site / "wheelmod.py"
@@ -241,14 +277,21 @@ def test_top_levels_come_from_the_record_when_there_is_no_top_level_txt(site):
 
 # -- 5. out-of-process bots start before a league writes anything ------------
 @needs_bwrap
-@pytest.mark.parametrize("bot,message", [
-    ('cmd = { command = ["no-such-program-xyz"] }', "cannot start no-such-program-xyz"),
-    ('cmd = { command = ["bash", "-c", "echo it broke >&2; exit 3"] }',
-     "exited with code 3; its stderr ends: it broke"),
-    ('cmd = { command = ["bash", "-c", "read line; echo not json"] }', "protocol: not JSON"),
-    ('bad = { spec = "no_such_module_xyz:Bot", isolation = "subprocess" }',
-     "cannot find module no_such_module_xyz"),
-])
+@pytest.mark.parametrize(
+    "bot,message",
+    [
+        ('cmd = { command = ["no-such-program-xyz"] }', "cannot start no-such-program-xyz"),
+        (
+            'cmd = { command = ["bash", "-c", "echo it broke >&2; exit 3"] }',
+            "exited with code 3; its stderr ends: it broke",
+        ),
+        ('cmd = { command = ["bash", "-c", "read line; echo not json"] }', "protocol: not JSON"),
+        (
+            'bad = { spec = "no_such_module_xyz:Bot", isolation = "subprocess" }',
+            "cannot find module no_such_module_xyz",
+        ),
+    ],
+)
 def test_a_bot_that_does_not_start_stops_the_league_before_it_writes(tmp_path, bot, message):
     out = tmp_path / "out"
     league = league_file(tmp_path / "l.toml", bot)
@@ -262,7 +305,9 @@ def test_an_import_error_inside_the_sandbox_is_reported_up_front(tmp_path):
     bot = tmp_path / "fails.py"
     bot.write_text("import no_such_dependency_xyz\n")
     out = tmp_path / "out"
-    league = league_file(tmp_path / "l.toml", f'f = {{ spec = "{bot}:B", isolation = "subprocess" }}')
+    league = league_file(
+        tmp_path / "l.toml", f'f = {{ spec = "{bot}:B", isolation = "subprocess" }}'
+    )
     r = run("run", league, "--out", out, "--no-progress")
     one_line_error(r, "bot 'f' does not start: start: the bot does not load in the sandbox")
     assert "No module named 'no_such_dependency_xyz'" in r.output
@@ -286,9 +331,11 @@ def test_command_paths_resolve_against_the_league_files_directory(tmp_path):
 def test_the_dice_game_runs_sandboxed_bots(tmp_path):
     out = tmp_path / "out"
     league = tmp_path / "w.toml"
-    league.write_text('name = "w"\ngame = "wuerfel"\nplayers = 2\ndeals = 1\n'
-                      '[bots]\na = { spec = "wuerfel-greedy", isolation = "subprocess" }\n'
-                      'b = "wuerfel-random"\n')
+    league.write_text(
+        'name = "w"\ngame = "wuerfel"\nplayers = 2\ndeals = 1\n'
+        '[bots]\na = { spec = "wuerfel-greedy", isolation = "subprocess" }\n'
+        'b = "wuerfel-random"\n'
+    )
     r = run("run", league, "--out", out, "--no-progress")
     assert r.exit_code == 0 and "2 matches played" in r.output, r.output
 
@@ -333,14 +380,22 @@ def test_play_seats_command_bots_and_sandboxed_bots():
 
 
 @needs_bwrap
-@pytest.mark.parametrize("args,message", [
-    (["cmd:", "planner", "planner"], "needs a command line"),
-    (["cmd:no-such-program-xyz", "planner", "planner"], "cannot start no-such-program-xyz"),
-    (["cmd:bash -c 'exit 4", "planner", "planner"], "cannot split"),
-    (["--isolation", "subprocess", "no_such_module_xyz:Bot", "planner", "planner"],
-     "cannot find module"),
-    (["--isolation", "bogus", "planner", "planner", "planner"], "Invalid value for '--isolation'"),
-])
+@pytest.mark.parametrize(
+    "args,message",
+    [
+        (["cmd:", "planner", "planner"], "needs a command line"),
+        (["cmd:no-such-program-xyz", "planner", "planner"], "cannot start no-such-program-xyz"),
+        (["cmd:bash -c 'exit 4", "planner", "planner"], "cannot split"),
+        (
+            ["--isolation", "subprocess", "no_such_module_xyz:Bot", "planner", "planner"],
+            "cannot find module",
+        ),
+        (
+            ["--isolation", "bogus", "planner", "planner", "planner"],
+            "Invalid value for '--isolation'",
+        ),
+    ],
+)
 def test_bad_play_bots_are_one_line(args, message):
     r = run("play", "-e", "classic", *args)
     assert r.exit_code == 2, r.output

@@ -3,6 +3,7 @@
 import random
 import tomllib
 
+import pytest
 from click.testing import CliRunner
 
 from bohnarena.bohnanza import Bot
@@ -12,7 +13,6 @@ from bohnarena.game import get_game
 from bohnarena.league import BotEntry
 from bohnarena.limits import Limits
 from tests.conftest import needs_bwrap
-import pytest
 
 
 class Coinflip(Bot):
@@ -62,7 +62,8 @@ def test_new_bot_writes_a_plugin_package_that_conforms(tmp_path):
     root = tmp_path / "my-bot"
     project = tomllib.loads((root / "pyproject.toml").read_text())
     assert project["project"]["entry-points"]["bohnarena.bots"] == {
-        "my-bot": "bohnarena_my_bot.bot:MyBotBot"}
+        "my-bot": "bohnarena_my_bot.bot:MyBotBot"
+    }
     assert (root / "tests" / "test_conformance.py").is_file()
     league = tomllib.loads((root / "league.toml").read_text())
     assert league["bots"]["my-bot"] == "my-bot"

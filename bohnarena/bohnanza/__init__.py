@@ -7,6 +7,21 @@ from .rules import RuleSet, edition_names, player_counts, ruleset, varieties
 from .table import EMPTY
 from .view import SeatView
 
-__all__ = ["Accept", "Anytime", "Bot", "DraftPick", "EMPTY", "Match", "MatchResult", "Offer", "Proposal",
-           "RuleSet", "SeatView", "edition_names", "play_match", "player_counts", "ruleset",
-           "varieties"]
+__all__ = [
+    "EMPTY",
+    "Accept",
+    "Anytime",
+    "Bot",
+    "DraftPick",
+    "Match",
+    "MatchResult",
+    "Offer",
+    "Proposal",
+    "RuleSet",
+    "SeatView",
+    "edition_names",
+    "play_match",
+    "player_counts",
+    "ruleset",
+    "varieties",
+]

@@ -72,8 +72,17 @@ class DraftPick:
     field: int | None = None
 
 
-DECISION_METHODS = ("plant", "make_room", "plant_second", "plant_next", "anytime",
-                    "propose", "offer", "respond", "draft")
+DECISION_METHODS = (
+    "plant",
+    "make_room",
+    "plant_second",
+    "plant_next",
+    "anytime",
+    "propose",
+    "offer",
+    "respond",
+    "draft",
+)
 
 
 class Bot(BotBase):

@@ -21,7 +21,7 @@ from .table import PROTECTION, Table
 
 
 def _shown(x: int) -> str:
-    return str(x) if -10**9 < x < 10**9 else "(out of range)"
+    return str(x) if -(10**9) < x < 10**9 else "(out of range)"
 
 
 def _index(x: Any, options: range | list[int] | tuple[int, ...], what: str) -> int:
@@ -166,20 +166,43 @@ def _opt_offer(o: Offer | None) -> tuple:
     return (0, -1, (), ()) if o is None else (1, -1 if o.to is None else o.to, o.give, o.want)
 
 
-DECISIONS: dict[str, Decision] = {d.name: d for d in (
-    Decision("plant", _plant, lambda a, args: (args[0], a), lambda v: v[1]),
-    Decision("make_room", _make_room, lambda a, args: (args[0], a), lambda v: v[1]),
-    Decision("plant_second", _yes, lambda a, args: (int(a),), lambda v: bool(v[0])),
-    Decision("plant_next", _plant_next, lambda a, args: (a,), lambda v: v[0]),
-    Decision("anytime", _anytime, lambda a, args: (a.harvest, int(a.buy_field)),
-             lambda v: Anytime(tuple(v[0]), bool(v[1]))),
-    Decision("propose", _propose, lambda a, args: _opt_offer(a),
-             lambda v: Offer(tuple(v[2]), tuple(v[3]), None if v[1] < 0 else v[1]) if v[0] else None),
-    Decision("offer", _offer, lambda a, args: _without_to(_opt_offer(a)),
-             lambda v: Offer(tuple(v[1]), tuple(v[2])) if v[0] else None),
-    Decision("respond", _respond, lambda a, args: (0, ()) if a is None else (1, a.give),
-             lambda v: Accept(tuple(v[1])) if v[0] else None),
-    Decision("draft", _draft, lambda a, args: (a.index, -1 if a.field is None else a.field),
-             lambda v: DraftPick(v[0], None if v[1] < 0 else v[1])),
-)}
+DECISIONS: dict[str, Decision] = {
+    d.name: d
+    for d in (
+        Decision("plant", _plant, lambda a, args: (args[0], a), lambda v: v[1]),
+        Decision("make_room", _make_room, lambda a, args: (args[0], a), lambda v: v[1]),
+        Decision("plant_second", _yes, lambda a, args: (int(a),), lambda v: bool(v[0])),
+        Decision("plant_next", _plant_next, lambda a, args: (a,), lambda v: v[0]),
+        Decision(
+            "anytime",
+            _anytime,
+            lambda a, args: (a.harvest, int(a.buy_field)),
+            lambda v: Anytime(tuple(v[0]), bool(v[1])),
+        ),
+        Decision(
+            "propose",
+            _propose,
+            lambda a, args: _opt_offer(a),
+            lambda v: Offer(tuple(v[2]), tuple(v[3]), None if v[1] < 0 else v[1]) if v[0] else None,
+        ),
+        Decision(
+            "offer",
+            _offer,
+            lambda a, args: _without_to(_opt_offer(a)),
+            lambda v: Offer(tuple(v[1]), tuple(v[2])) if v[0] else None,
+        ),
+        Decision(
+            "respond",
+            _respond,
+            lambda a, args: (0, ()) if a is None else (1, a.give),
+            lambda v: Accept(tuple(v[1])) if v[0] else None,
+        ),
+        Decision(
+            "draft",
+            _draft,
+            lambda a, args: (a.index, -1 if a.field is None else a.field),
+            lambda v: DraftPick(v[0], None if v[1] < 0 else v[1]),
+        ),
+    )
+}
 assert tuple(DECISIONS) == DECISION_METHODS

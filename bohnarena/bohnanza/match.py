@@ -273,16 +273,27 @@ class Match:
         coins = tuple(len(p) for p in t.coins)
         t.records.append(("ended", -1, coins))
         breaks = {"seat": lambda s: s, "hand": lambda s: len(t.hands[s])}
-        keys = [(s not in self.referee.forfeited, coins[s],
-                 *(breaks[b](s) for b in self.rules.tie_break))
-                for s in range(t.players)]
+        keys = [
+            (
+                s not in self.referee.forfeited,
+                coins[s],
+                *(breaks[b](s) for b in self.rules.tie_break),
+            )
+            for s in range(t.players)
+        ]
         ranks = tuple(1 + sum(k > keys[s] for k in keys) for s in range(t.players))
-        return MatchResult(coins, ranks, tuple(s for s in range(t.players) if ranks[s] == 1),
-                           t.turn, tuple(self.faults))
+        return MatchResult(
+            coins,
+            ranks,
+            tuple(s for s in range(t.players) if ranks[s] == 1),
+            t.turn,
+            tuple(self.faults),
+        )
 
 
-def play_match(rules: RuleSet, seed: int,
-               players: Sequence[Bot | Seat]) -> tuple[MatchResult, list[tuple]]:
+def play_match(
+    rules: RuleSet, seed: int, players: Sequence[Bot | Seat]
+) -> tuple[MatchResult, list[tuple]]:
     """Play one match; each player is a Bot (run in this process, unlimited)
     or a ready Seat. Returns the result and the record stream."""
     match = Match(rules, seed, players)

@@ -17,46 +17,54 @@ from ..seats import fault_type, seen_by
 
 #: Value columns and their kind: "int", "ints" (list of int) or "str".
 COLUMNS: dict[str, str] = {
-    "card": "int", "field": "int", "n": "int", "to": "int", "coins": "int",
-    "cards": "ints", "want": "ints", "values": "ints", "decision": "str", "text": "str",
+    "card": "int",
+    "field": "int",
+    "n": "int",
+    "to": "int",
+    "coins": "int",
+    "cards": "ints",
+    "want": "ints",
+    "values": "ints",
+    "decision": "str",
+    "text": "str",
 }
 
 #: Events: what happened.
 EVENTS: dict[str, tuple[str, ...]] = {
-    "seat": ("text",),                    # decisions this seat's agent answers itself
-    "dealt": ("cards",),                  # cards dealt to the seat, front first
-    "turn": ("n",),                       # seat is the active player of turn n
-    "planted": ("card", "field", "n"),    # n: 0 from hand, 1 from trade area, 2 from a draft
+    "seat": ("text",),  # decisions this seat's agent answers itself
+    "dealt": ("cards",),  # cards dealt to the seat, front first
+    "turn": ("n",),  # seat is the active player of turn n
+    "planted": ("card", "field", "n"),  # n: 0 from hand, 1 from trade area, 2 from a draft
     "revealed": ("card",),
     "drew": ("card",),
-    "exhausted": ("n",),                  # the draw pile ran out for the n-th time
-    "reshuffled": ("n",),                 # discard pile shuffled into a draw pile of n cards
+    "exhausted": ("n",),  # the draw pile ran out for the n-th time
+    "reshuffled": ("n",),  # discard pile shuffled into a draw pile of n cards
     "harvested": ("field", "card", "n", "coins"),  # n cards of variety `card` paid `coins`
     "bought_field": ("coins",),
-    "offered": ("to", "cards", "want"),   # to -1: every other player; cards/want: varieties
-    "declined": ("to",),                  # seat declined the offer made by seat `to`
-    "traded": ("to", "cards", "want"),    # seat (active) gives `cards`, seat `to` gives `want`
-    "kept": ("cards",),                   # revealed cards the active player keeps to plant
-    "drafted": ("cards",),                # Jumping Bean draft: cards drawn by the harvester
-    "picked": ("card", "field"),          # draft card planted in field, or field -1: discarded
-    "draft_coin": ("card",),              # the draft's last card onto the harvester's coin pile
-    "fault": ("decision", "text"),        # the seat's answer was replaced by the default
-    "forfeit": (),                        # too many faults: default answers from now on, ranked last
-    "final_harvest": (),                  # the game is over: every field is harvested
-    "ended": ("values",),                 # final coins of every seat
+    "offered": ("to", "cards", "want"),  # to -1: every other player; cards/want: varieties
+    "declined": ("to",),  # seat declined the offer made by seat `to`
+    "traded": ("to", "cards", "want"),  # seat (active) gives `cards`, seat `to` gives `want`
+    "kept": ("cards",),  # revealed cards the active player keeps to plant
+    "drafted": ("cards",),  # Jumping Bean draft: cards drawn by the harvester
+    "picked": ("card", "field"),  # draft card planted in field, or field -1: discarded
+    "draft_coin": ("card",),  # the draft's last card onto the harvester's coin pile
+    "fault": ("decision", "text"),  # the seat's answer was replaced by the default
+    "forfeit": (),  # too many faults: default answers from now on, ranked last
+    "final_harvest": (),  # the game is over: every field is harvested
+    "ended": ("values",),  # final coins of every seat
 }
 
 #: Decisions: what a seat answered (named after the Bot method asked).
 DECISIONS: dict[str, tuple[str, ...]] = {
     "plant": ("card", "field"),
     "make_room": ("card", "field"),
-    "plant_second": ("n",),               # 1: yes
-    "plant_next": ("n",),                 # index into the seat's trade area
-    "anytime": ("cards", "n"),            # fields harvested in order; n 1: bought a field
+    "plant_second": ("n",),  # 1: yes
+    "plant_next": ("n",),  # index into the seat's trade area
+    "anytime": ("cards", "n"),  # fields harvested in order; n 1: bought a field
     "propose": ("n", "to", "cards", "want"),  # n 0: no offer; cards: card references
     "offer": ("n", "cards", "want"),
-    "respond": ("n", "cards"),            # n 1: accepted, giving these card references
-    "draft": ("n", "field"),              # index of the pick; field -1: discarded
+    "respond": ("n", "cards"),  # n 1: accepted, giving these card references
+    "draft": ("n", "field"),  # index of the pick; field -1: discarded
 }
 
 LAYOUT: dict[str, tuple[str, ...]] = {**EVENTS, **DECISIONS}
@@ -90,4 +98,4 @@ def public_history(records: Sequence[tuple], seat: int) -> tuple[tuple, ...]:
 
 def as_dict(rec: Sequence[Any]) -> dict[str, Any]:
     """A record as ``{"kind", "seat", <named values>}``."""
-    return {"kind": rec[0], "seat": rec[1], **dict(zip(LAYOUT[rec[0]], rec[2:]))}
+    return {"kind": rec[0], "seat": rec[1], **dict(zip(LAYOUT[rec[0]], rec[2:], strict=False))}

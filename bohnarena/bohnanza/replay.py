@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ..game import MatchResult
 from .. import replaylog
+from ..game import MatchResult
 from ..replaylog import Divergence
 from .decisions import DECISIONS
 from .match import Match
@@ -22,15 +22,28 @@ from .rules import RuleSet
 from .table import Table
 
 
-def replay(rules: RuleSet, seed: int, log: Sequence[tuple], stop_at: int | None = None,
-           on_record: Callable[[int, tuple, Table], None] | None = None,
-           ) -> tuple[Table, MatchResult | None]:
+def replay(
+    rules: RuleSet,
+    seed: int,
+    log: Sequence[tuple],
+    stop_at: int | None = None,
+    on_record: Callable[[int, tuple, Table], None] | None = None,
+) -> tuple[Table, MatchResult | None]:
     """Replay ``log`` (see :func:`bohnarena.replaylog.replay`)."""
-    return replaylog.replay(lambda seats: Match(rules, seed, seats), rules.players, log,
-                            DECISIONS, frozenset({"anytime"}), stop_at, on_record)
+    return replaylog.replay(
+        lambda seats: Match(rules, seed, seats),
+        rules.players,
+        log,
+        DECISIONS,
+        frozenset({"anytime"}),
+        stop_at,
+        on_record,
+    )
 
 
-def verify(rules: RuleSet, seed: int, log: Sequence[tuple]) -> tuple[MatchResult | None, str | None]:
+def verify(
+    rules: RuleSet, seed: int, log: Sequence[tuple]
+) -> tuple[MatchResult | None, str | None]:
     """The replayed result, or the first difference from the log."""
     try:
         return replay(rules, seed, log)[1], None
@@ -42,17 +55,29 @@ def state(table: Table, seat: int | None = None) -> dict[str, Any]:
     """The whole table (or what ``seat`` sees of it) as plain data."""
     t = table
     out: dict[str, Any] = {
-        "turn": t.turn, "active": t.active, "phase": t.phase, "exhaustions": t.exhaustions,
-        "draw_pile": len(t.deck), "discard": list(t.discard), "revealed": list(t.revealed),
+        "turn": t.turn,
+        "active": t.active,
+        "phase": t.phase,
+        "exhaustions": t.exhaustions,
+        "draw_pile": len(t.deck),
+        "discard": list(t.discard),
+        "revealed": list(t.revealed),
     }
     if seat is None:
         out["draw_pile_top"] = t.deck[-1] if t.deck else None
     seats = []
     for s in range(t.players):
         own = seat is None or s == seat
-        seats.append({"seat": s, "hand": list(t.hands[s]) if own else None,
-                      "hand_size": len(t.hands[s]), "fields": [list(f) for f in t.fields[s]],
-                      "trade_area": list(t.trade[s]), "coins": len(t.coins[s])})
+        seats.append(
+            {
+                "seat": s,
+                "hand": list(t.hands[s]) if own else None,
+                "hand_size": len(t.hands[s]),
+                "fields": [list(f) for f in t.fields[s]],
+                "trade_area": list(t.trade[s]),
+                "coins": len(t.coins[s]),
+            }
+        )
     out["seats"] = seats
     if seat is not None:
         out["seen_by"] = seat

@@ -56,8 +56,18 @@ def varieties() -> tuple[Variety, ...]:
     out = []
     for i, v in enumerate(raw):
         meter = tuple(v["beanometer"])
-        out.append(Variety(i, v["key"], v["name"], v["german"], v["cards"], meter,
-                           v.get("draft_at", 0), _payout(meter, v["cards"])))
+        out.append(
+            Variety(
+                i,
+                v["key"],
+                v["name"],
+                v["german"],
+                v["cards"],
+                meter,
+                v.get("draft_at", 0),
+                _payout(meter, v["cards"]),
+            )
+        )
     return tuple(out)
 
 
@@ -122,9 +132,16 @@ class RuleSet:
 
 #: Parameters a league or ``--option`` may override, and their types.
 OVERRIDABLE: dict[str, str] = {
-    "fields": "int", "third_field_cost": "int", "reveal": "int", "draw": "int",
-    "exhaustions": "int", "protection": "str", "tie_break": "list of str", "extra_bean": "str",
-    "max_trade_rounds": "int", "max_offers": "int",
+    "fields": "int",
+    "third_field_cost": "int",
+    "reveal": "int",
+    "draw": "int",
+    "exhaustions": "int",
+    "protection": "str",
+    "tie_break": "list of str",
+    "extra_bean": "str",
+    "max_trade_rounds": "int",
+    "max_offers": "int",
 }
 
 
@@ -160,8 +177,9 @@ def ruleset(edition: str, players: int, **options: Any) -> RuleSet:
         raise RulesError(f"edition {edition!r} is for {allowed} players, not {players}")
     unknown = sorted(set(options) - set(OVERRIDABLE))
     if unknown:
-        raise RulesError(f"unknown rule option(s) {', '.join(unknown)} "
-                         f"(known: {', '.join(OVERRIDABLE)})")
+        raise RulesError(
+            f"unknown rule option(s) {', '.join(unknown)} (known: {', '.join(OVERRIDABLE)})"
+        )
     p: dict[str, Any] = {k: v for k, v in ed.items() if k != "by_players"}
     p.update(ed.get("by_players", {}).get(str(players), {}))
     for name, value in options.items():
@@ -188,10 +206,17 @@ def ruleset(edition: str, players: int, **options: Any) -> RuleSet:
     deal = list(p["deal"])
     deal += [deal[-1]] * (players - len(deal))
     rules = RuleSet(
-        edition=edition, players=players, deck=tuple(deck), fields=int(p["fields"]),
-        third_field_cost=int(p.get("third_field_cost", 0)), deal=tuple(deal[:players]),
-        reveal=int(p["reveal"]), draw=int(p["draw"]), exhaustions=int(p["exhaustions"]),
-        protection=p["protection"], tie_break=tuple(p["tie_break"]),
+        edition=edition,
+        players=players,
+        deck=tuple(deck),
+        fields=int(p["fields"]),
+        third_field_cost=int(p.get("third_field_cost", 0)),
+        deal=tuple(deal[:players]),
+        reveal=int(p["reveal"]),
+        draw=int(p["draw"]),
+        exhaustions=int(p["exhaustions"]),
+        protection=p["protection"],
+        tie_break=tuple(p["tie_break"]),
         extra_bean=extra if choices else None,
         max_trade_rounds=int(p.get("max_trade_rounds", RuleSet.max_trade_rounds)),
         max_offers=int(p.get("max_offers", RuleSet.max_offers)),
@@ -202,7 +227,9 @@ def ruleset(edition: str, players: int, **options: Any) -> RuleSet:
 
 def _check(r: RuleSet) -> None:
     if r.protection not in PROTECTIONS:
-        raise RulesError(f"protection must be one of {', '.join(PROTECTIONS)}, not {r.protection!r}")
+        raise RulesError(
+            f"protection must be one of {', '.join(PROTECTIONS)}, not {r.protection!r}"
+        )
     bad = [t for t in r.tie_break if t not in TIE_BREAKS]
     if bad:
         raise RulesError(f"tie_break entries must be among {', '.join(TIE_BREAKS)}, not {bad[0]!r}")

@@ -65,7 +65,8 @@ class Table:
         self.discard: list[int] = []  # top is the end
         self.hands: list[list[int]] = [[] for _ in range(n)]  # front card first
         self.fields: list[list[list[int]]] = [
-            [[EMPTY, 0] for _ in range(rules.fields)] for _ in range(n)]
+            [[EMPTY, 0] for _ in range(rules.fields)] for _ in range(n)
+        ]
         self.trade: list[list[int]] = [[] for _ in range(n)]  # cards lying crosswise
         self.revealed: list[int] = []
         self.coins: list[list[int]] = [[] for _ in range(n)]  # coin piles (cards, coin side up)
@@ -112,7 +113,7 @@ class Table:
     # -- fields -------------------------------------------------------------
     def fields_for(self, seat: int, card: int) -> list[int]:
         """Fields that take ``card`` now: one of its variety, or an empty one."""
-        return [i for i, (v, _) in enumerate(self.fields[seat]) if v == card or v == EMPTY]
+        return [i for i, (v, _) in enumerate(self.fields[seat]) if v in (card, EMPTY)]
 
     def harvestable(self, seat: int) -> list[int]:
         """Non-empty fields the edition's bean protection lets ``seat`` harvest."""
@@ -144,8 +145,11 @@ class Table:
 
     def can_buy_field(self, seat: int) -> bool:
         cost = self.rules.third_field_cost
-        return (cost > 0 and len(self.fields[seat]) == self.rules.fields
-                and len(self.coins[seat]) >= cost)
+        return (
+            cost > 0
+            and len(self.fields[seat]) == self.rules.fields
+            and len(self.coins[seat]) >= cost
+        )
 
     def buy_field(self, seat: int) -> None:
         """Rio Grande: buy the third field; the coins go face down to the discard pile."""
@@ -160,8 +164,17 @@ class Table:
     # -- bookkeeping --------------------------------------------------------
     def census(self) -> list[int]:
         """Cards of each variety over all zones (must equal the deck, always)."""
-        count = Counter(chain(self.deck, self.discard, self.revealed, *self.hands, *self.trade,
-                              *self.coins, *self.drafts))
+        count = Counter(
+            chain(
+                self.deck,
+                self.discard,
+                self.revealed,
+                *self.hands,
+                *self.trade,
+                *self.coins,
+                *self.drafts,
+            )
+        )
         for seat_fields in self.fields:
             for v, c in seat_fields:
                 if c:

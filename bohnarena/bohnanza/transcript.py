@@ -34,35 +34,52 @@ class Narrator:
         self.say: dict[str, Callable[[dict[str, Any]], str]] = {
             "dealt": lambda r: f"{who(r['seat'])} is dealt {beans(r['cards'])}",
             "turn": lambda r: f"\n== Turn {r['n']}: {who(r['seat'])} is active ==",
-            "planted": lambda r: f"  {who(r['seat'])} plants {bean(r['card'])} "
-                                 f"{SOURCES[r['n']]} in field {r['field']}",
+            "planted": lambda r: (
+                f"  {who(r['seat'])} plants {bean(r['card'])} "
+                f"{SOURCES[r['n']]} in field {r['field']}"
+            ),
             "revealed": lambda r: f"  reveals {bean(r['card'])}",
             "drew": lambda r: f"  draws {bean(r['card'])}",
             "exhausted": lambda r: f"  -- the draw pile runs out for the {ordinal(r['n'])} time --",
-            "reshuffled": lambda r: f"  -- the discard pile is shuffled into a new draw pile "
-                                    f"of {r['n']} --",
-            "harvested": lambda r: f"  {who(r['seat'])} harvests field {r['field']}: {r['n']} "
-                                   f"{bean(r['card'])} -> {r['coins']} coin(s), "
-                                   f"{r['n'] - r['coins']} to the discard pile",
-            "bought_field": lambda r: f"  {who(r['seat'])} buys a third field for {r['coins']} coins",
-            "offered": lambda r: f"  {who(r['seat'])} offers {beans(r['cards'])} for "
-                                 f"{beans(r['want'])} to {who(r['to'])}",
+            "reshuffled": lambda r: (
+                f"  -- the discard pile is shuffled into a new draw pile of {r['n']} --"
+            ),
+            "harvested": lambda r: (
+                f"  {who(r['seat'])} harvests field {r['field']}: {r['n']} "
+                f"{bean(r['card'])} -> {r['coins']} coin(s), "
+                f"{r['n'] - r['coins']} to the discard pile"
+            ),
+            "bought_field": lambda r: (
+                f"  {who(r['seat'])} buys a third field for {r['coins']} coins"
+            ),
+            "offered": lambda r: (
+                f"  {who(r['seat'])} offers {beans(r['cards'])} for "
+                f"{beans(r['want'])} to {who(r['to'])}"
+            ),
             "declined": lambda r: f"    {who(r['seat'])} declines",
-            "traded": lambda r: f"    TRADE: {who(r['seat'])} gives {beans(r['cards'])}, "
-                                f"{who(r['to'])} gives {beans(r['want'])}",
+            "traded": lambda r: (
+                f"    TRADE: {who(r['seat'])} gives {beans(r['cards'])}, "
+                f"{who(r['to'])} gives {beans(r['want'])}"
+            ),
             "kept": lambda r: f"  keeps {beans(r['cards'])} to plant",
             "drafted": lambda r: f"  Jumping Bean draft: {beans(r['cards'])}",
-            "picked": lambda r: f"    {who(r['seat'])} picks {bean(r['card'])} and "
-                                + (f"plants it in field {r['field']}" if r["field"] >= 0
-                                   else "discards it"),
-            "draft_coin": lambda r: f"    the last card ({bean(r['card'])}) goes to "
-                                    f"{who(r['seat'])}'s coin pile",
+            "picked": lambda r: (
+                f"    {who(r['seat'])} picks {bean(r['card'])} and "
+                + (f"plants it in field {r['field']}" if r["field"] >= 0 else "discards it")
+            ),
+            "draft_coin": lambda r: (
+                f"    the last card ({bean(r['card'])}) goes to {who(r['seat'])}'s coin pile"
+            ),
             "fault": lambda r: f"  FAULT {who(r['seat'])} in {r['decision']}: {r['text']}",
-            "forfeit": lambda r: f"  {who(r['seat'])} FORFEITS: default answers from now on, "
-                                 "ranked last",
+            "forfeit": lambda r: (
+                f"  {who(r['seat'])} FORFEITS: default answers from now on, ranked last"
+            ),
             "final_harvest": lambda r: "\n== The game ends: every field is harvested ==",
-            "ended": lambda r: "\n== Final coins: " + ", ".join(
-                f"{who(s)} {c}" for s, c in enumerate(r["values"])) + " ==",
+            "ended": lambda r: (
+                "\n== Final coins: "
+                + ", ".join(f"{who(s)} {c}" for s, c in enumerate(r["values"]))
+                + " =="
+            ),
         }
 
     def who(self, seat: int) -> str:
@@ -77,16 +94,23 @@ class Narrator:
         pile = f"draw pile {state['draw_pile']}"
         if state.get("draw_pile_top") is not None:
             pile += f" (top: {bean(state['draw_pile_top'])})"
-        lines = [f"  [{pile}, discard pile {len(state['discard'])}, "
-                 f"exhausted {state['exhaustions']}x"
-                 + (f", revealed {beans(state['revealed'])}" if state["revealed"] else "") + "]"]
+        lines = [
+            f"  [{pile}, discard pile {len(state['discard'])}, "
+            f"exhausted {state['exhaustions']}x"
+            + (f", revealed {beans(state['revealed'])}" if state["revealed"] else "")
+            + "]"
+        ]
         for s in state["seats"]:
-            hand = (f"hand {beans(s['hand'])}" if s["hand"] is not None
-                    else f"{s['hand_size']} cards in hand")
+            hand = (
+                f"hand {beans(s['hand'])}"
+                if s["hand"] is not None
+                else f"{s['hand_size']} cards in hand"
+            )
             fields = " | ".join(f"{n} {bean(v)}" if n else "empty" for v, n in s["fields"])
             extra = f"; trade area {beans(s['trade_area'])}" if s["trade_area"] else ""
-            lines.append(f"  [{self.who(s['seat'])}: {s['coins']} coins; fields {fields}; "
-                         f"{hand}{extra}]")
+            lines.append(
+                f"  [{self.who(s['seat'])}: {s['coins']} coins; fields {fields}; {hand}{extra}]"
+            )
         return lines
 
 

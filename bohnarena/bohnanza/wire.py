@@ -29,10 +29,19 @@ def warm() -> None:
 # -- engine -> bot ----------------------------------------------------------
 def view_json(view: SeatView) -> dict[str, Any]:
     return {
-        "seat": view.seat, "active": view.active, "turn": view.turn, "phase": view.phase,
-        "hand": view.hand, "fields": view.fields, "trade_areas": view.trade_areas,
-        "revealed": view.revealed, "coins": view.coins, "hand_sizes": view.hand_sizes,
-        "draw_pile": view.draw_pile, "discard": view.discard, "exhaustions": view.exhaustions,
+        "seat": view.seat,
+        "active": view.active,
+        "turn": view.turn,
+        "phase": view.phase,
+        "hand": view.hand,
+        "fields": view.fields,
+        "trade_areas": view.trade_areas,
+        "revealed": view.revealed,
+        "coins": view.coins,
+        "hand_sizes": view.hand_sizes,
+        "draw_pile": view.draw_pile,
+        "discard": view.discard,
+        "exhaustions": view.exhaustions,
     }
 
 
@@ -88,15 +97,37 @@ def answer_from_json(kind: str, data: Any) -> Any:
 
 
 def rules_json(rules: RuleSet) -> dict[str, Any]:
-    return {**rules.options(), "varieties": [
-        {"id": v.id, "key": v.key, "name": v.name, "cards": v.cards,
-         "beanometer": list(v.beanometer), "draft_at": v.draft_at} for v in rules.varieties]}
+    return {
+        **rules.options(),
+        "varieties": [
+            {
+                "id": v.id,
+                "key": v.key,
+                "name": v.name,
+                "cards": v.cards,
+                "beanometer": list(v.beanometer),
+                "draft_at": v.draft_at,
+            }
+            for v in rules.varieties
+        ],
+    }
 
 
 def rules_from_json(data: dict[str, Any]) -> RuleSet:
-    overridable = {k: data[k] for k in ("fields", "third_field_cost", "reveal", "draw",
-                                        "exhaustions", "protection", "tie_break",
-                                        "max_trade_rounds", "max_offers")}
+    overridable = {
+        k: data[k]
+        for k in (
+            "fields",
+            "third_field_cost",
+            "reveal",
+            "draw",
+            "exhaustions",
+            "protection",
+            "tie_break",
+            "max_trade_rounds",
+            "max_offers",
+        )
+    }
     if data.get("extra_bean"):
         overridable["extra_bean"] = data["extra_bean"]
     return ruleset(data["edition"], data["players"], **overridable)

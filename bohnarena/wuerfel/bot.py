@@ -72,7 +72,7 @@ class DiceView(ViewBase):
         """The orders still open on a seat's active card, lowest first."""
         t = self._table
         s = self._seat if seat is None else seat
-        return t.rules.deck[t.active_card[s]][t.covered[s]:]
+        return t.rules.deck[t.active_card[s]][t.covered[s] :]
 
     def fulfillable(self, dice: Sequence[int]) -> int:
         """How many of this seat's open orders, in a row from the lowest, ``dice`` meet."""
@@ -111,4 +111,3 @@ class Bot(BotBase):
         if view.fulfillable(dice):
             return FULFIL
         return REDEEM if view.covered[view.seat] == 6 else None
-

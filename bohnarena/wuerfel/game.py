@@ -19,22 +19,29 @@ from .bot import Bot
 from .match import DECISIONS, Match, Table
 
 EVENTS: dict[str, tuple[str, ...]] = {
-    "seat": ("text",),            # decisions this seat's bot answers itself
-    "dealt": ("cards",),          # the seat's active card and the card below it
+    "seat": ("text",),  # decisions this seat's bot answers itself
+    "dealt": ("cards",),  # the seat's active card and the card below it
     "turn": ("n",),
-    "rolled": ("cards",),         # varieties shown by the dice just rolled
-    "set_aside": ("cards",),      # dice the active player put on the bean field
-    "fulfilled": ("card", "n"),   # order n (1 = bottom) of harvest card `card` covered
+    "rolled": ("cards",),  # varieties shown by the dice just rolled
+    "set_aside": ("cards",),  # dice the active player put on the bean field
+    "fulfilled": ("card", "n"),  # order n (1 = bottom) of harvest card `card` covered
     "redeemed": ("card", "coins"),
-    "drew": ("card",),            # a new covering card
-    "overview": (),               # the seat turned its overview card (empty draw pile)
+    "drew": ("card",),  # a new covering card
+    "overview": (),  # the seat turned its overview card (empty draw pile)
     "fault": ("decision", "text"),
     "forfeit": (),
-    "ended": ("values",),         # final coins of every seat
+    "ended": ("values",),  # final coins of every seat
 }
 LAYOUT: dict[str, tuple[str, ...]] = {**EVENTS, "keep": ("cards", "n"), "harvest": ("n",)}
-COLUMNS = {"card": "int", "n": "int", "coins": "int", "cards": "ints", "values": "ints",
-           "decision": "str", "text": "str"}
+COLUMNS = {
+    "card": "int",
+    "n": "int",
+    "coins": "int",
+    "cards": "ints",
+    "values": "ints",
+    "decision": "str",
+    "text": "str",
+}
 
 
 class Wuerfel:
@@ -56,21 +63,31 @@ class Wuerfel:
         return rules_mod.ruleset(edition, players, **options)
 
     def conformance_configs(self) -> list[tuple[str, int, dict[str, Any]]]:
-        return [("standard", p, {"early_stop": stop}) for p in rules_mod.PLAYERS
-                for stop in (True, False)]
+        return [
+            ("standard", p, {"early_stop": stop})
+            for p in rules_mod.PLAYERS
+            for stop in (True, False)
+        ]
 
-    def play(self, ruleset: rules_mod.RuleSet, seed: int,
-             players: Sequence[Any]) -> tuple[MatchResult, list[tuple]]:
+    def play(
+        self, ruleset: rules_mod.RuleSet, seed: int, players: Sequence[Any]
+    ) -> tuple[MatchResult, list[tuple]]:
         match = Match(ruleset, seed, players)
         return match.play(), match.records
 
-    def make_seat(self, entry: BotEntry, limits: Limits | None = None,
-                  watchdog: Watchdog | None = None, log: Path | None = None,
-                  timed: bool = False) -> Any:
+    def make_seat(
+        self,
+        entry: BotEntry,
+        limits: Limits | None = None,
+        watchdog: Watchdog | None = None,
+        log: Path | None = None,
+        timed: bool = False,
+    ) -> Any:
         """A seat for a league's bot: in this process, or in a sandbox process."""
         if entry.isolation == "inprocess":
             assert entry.spec is not None
-            # The bot is built in seat.start(), under the limits: its constructor's faults are its own.
+            # The bot is built in seat.start(), under the limits:
+            # its constructor's faults are its own.
             return BotSeat(None, DECISIONS, limits, watchdog, timed, make=load_bot(entry.spec, Bot))
         return remote_seat(self.name, entry, limits, log)
 
@@ -82,21 +99,40 @@ class Wuerfel:
             if line is not None:
                 yield line
 
-    def _replay(self, ruleset: rules_mod.RuleSet, seed: int, log: Sequence[tuple],
-                stop_at: int | None = None, on_record: Any = None) -> tuple[Table, MatchResult | None]:
-        return replay(lambda seats: Match(ruleset, seed, seats), ruleset.players, log, DECISIONS,
-                      stop_at=stop_at, on_record=on_record)
+    def _replay(
+        self,
+        ruleset: rules_mod.RuleSet,
+        seed: int,
+        log: Sequence[tuple],
+        stop_at: int | None = None,
+        on_record: Any = None,
+    ) -> tuple[Table, MatchResult | None]:
+        return replay(
+            lambda seats: Match(ruleset, seed, seats),
+            ruleset.players,
+            log,
+            DECISIONS,
+            stop_at=stop_at,
+            on_record=on_record,
+        )
 
-    def verify(self, ruleset: rules_mod.RuleSet, seed: int,
-               log: Sequence[tuple]) -> tuple[MatchResult | None, str | None]:
+    def verify(
+        self, ruleset: rules_mod.RuleSet, seed: int, log: Sequence[tuple]
+    ) -> tuple[MatchResult | None, str | None]:
         try:
             return self._replay(ruleset, seed, log)[1], None
         except Divergence as d:
             return None, str(d)
 
-    def replay_lines(self, ruleset: rules_mod.RuleSet, seed: int, log: Sequence[tuple],
-                     names: Sequence[str], seat: int | None = None,
-                     as_json: bool = False) -> Iterator[str]:
+    def replay_lines(
+        self,
+        ruleset: rules_mod.RuleSet,
+        seed: int,
+        log: Sequence[tuple],
+        names: Sequence[str],
+        seat: int | None = None,
+        as_json: bool = False,
+    ) -> Iterator[str]:
         say, out = _Narrator(names), []
 
         def emit(i: int, rec: tuple, table: Table) -> None:
@@ -106,37 +142,62 @@ class Wuerfel:
                 out.append(line)
             if rec[0] == "turn":
                 state = _state(table)
-                out.extend([json.dumps({"move": i, "kind": "table", "state": state})] if as_json
-                           else say.table(state))
+                out.extend(
+                    [json.dumps({"move": i, "kind": "table", "state": state})]
+                    if as_json
+                    else say.table(state)
+                )
 
         self._replay(ruleset, seed, log, on_record=emit)
         return iter(out)  # everything is public in the dice game: --seat shows the same
 
-    def table_at(self, ruleset: rules_mod.RuleSet, seed: int, log: Sequence[tuple], move: int,
-                 names: Sequence[str], seat: int | None = None, as_json: bool = False) -> list[str]:
+    def table_at(
+        self,
+        ruleset: rules_mod.RuleSet,
+        seed: int,
+        log: Sequence[tuple],
+        move: int,
+        names: Sequence[str],
+        seat: int | None = None,
+        as_json: bool = False,
+    ) -> list[str]:
         table, _ = self._replay(ruleset, seed, log, stop_at=move)
         state = _state(table)
         if as_json:
             return [json.dumps({"move": move, "record": as_dict(log[move]), "state": state})]
         say = _Narrator(names)
-        return [f"After move {move}: {(say.line(log[move]) or log[move][0]).strip()}",
-                *say.table(state)]
+        return [
+            f"After move {move}: {(say.line(log[move]) or log[move][0]).strip()}",
+            *say.table(state),
+        ]
 
 
 def as_dict(rec: Sequence[Any]) -> dict[str, Any]:
     """A record as ``{"kind", "seat", <named values>}``."""
-    return {"kind": rec[0], "seat": rec[1], **dict(zip(LAYOUT[rec[0]], rec[2:]))}
+    return {"kind": rec[0], "seat": rec[1], **dict(zip(LAYOUT[rec[0]], rec[2:], strict=False))}
 
 
 def _state(t: Table) -> dict[str, Any]:
     deck = t.rules.deck
-    return {"turn": t.turn, "active": t.active, "bean_field": list(t.field),
-            "draw_pile": len(t.deck),
-            "seats": [{"seat": s, "coins": t.coins[s], "card": t.active_card[s],
-                       "covered": t.covered[s], "cover_card": t.cover_card[s],
-                       "open_orders": [o.text for o in deck[t.active_card[s]][t.covered[s]:]]
-                       if t.active_card[s] >= 0 else []}
-                      for s in range(t.players)]}
+    return {
+        "turn": t.turn,
+        "active": t.active,
+        "bean_field": list(t.field),
+        "draw_pile": len(t.deck),
+        "seats": [
+            {
+                "seat": s,
+                "coins": t.coins[s],
+                "card": t.active_card[s],
+                "covered": t.covered[s],
+                "cover_card": t.cover_card[s],
+                "open_orders": [o.text for o in deck[t.active_card[s]][t.covered[s] :]]
+                if t.active_card[s] >= 0
+                else [],
+            }
+            for s in range(t.players)
+        ],
+    }
 
 
 class _Narrator:
@@ -163,19 +224,26 @@ class _Narrator:
             "fulfilled": lambda: f"    {w} fulfils order {rec[3]} of card {rec[2]}",
             "redeemed": lambda: f"    {w} redeems card {rec[2]} for {rec[3]} coin(s)",
             "drew": lambda: f"    {w} draws card {rec[2]} to cover",
-            "overview": lambda: f"    {w} turns the overview card (5 coins; 5 coins back to the pile)",
+            "overview": lambda: (
+                f"    {w} turns the overview card (5 coins; 5 coins back to the pile)"
+            ),
             "fault": lambda: f"  FAULT {w} in {rec[2]}: {rec[3]}",
             "forfeit": lambda: f"  {w} FORFEITS",
-            "ended": lambda: "\n== Final coins: " + ", ".join(
-                f"{self.who(i)} {c}" for i, c in enumerate(rec[2])) + " ==",
+            "ended": lambda: (
+                "\n== Final coins: "
+                + ", ".join(f"{self.who(i)} {c}" for i, c in enumerate(rec[2]))
+                + " =="
+            ),
         }.get(kind, lambda: None)()
 
     def table(self, state: dict[str, Any]) -> list[str]:
         lines = [f"  [draw pile {state['draw_pile']}]"]
         for s in state["seats"]:
             orders = "; ".join(s["open_orders"][:3]) + (" ..." if len(s["open_orders"]) > 3 else "")
-            lines.append(f"  [{self.who(s['seat'])}: {s['coins']} coins; card {s['card']} with "
-                         f"{s['covered']} covered; next: {orders or '-'}]")
+            lines.append(
+                f"  [{self.who(s['seat'])}: {s['coins']} coins; card {s['card']} with "
+                f"{s['covered']} covered; next: {orders or '-'}]"
+            )
         return lines
 
 

@@ -22,8 +22,21 @@ BANDS = [(0.55, 0.95), (0.35, 0.75), (0.20, 0.55), (0.10, 0.40), (0.04, 0.25), (
 
 
 def candidates(rng: random.Random, names: list[str]) -> str:
-    kind = rng.choice(["beans", "beans", "beans", "either", "different", "kind", "house",
-                       "combo", "none", "triples", "pairs"])
+    kind = rng.choice(
+        [
+            "beans",
+            "beans",
+            "beans",
+            "either",
+            "different",
+            "kind",
+            "house",
+            "combo",
+            "none",
+            "triples",
+            "pairs",
+        ]
+    )
     pick = lambda k: rng.sample(names, k)  # noqa: E731
     if kind == "beans":
         chosen = rng.choices(names, k=rng.randint(2, 5))
@@ -76,12 +89,14 @@ def build(seed: int = 1) -> list[list[tuple[str, float]]]:
 
 def main() -> None:
     out = sys.stdout
-    out.write("# The harvest deck of the dice game: a RECONSTRUCTION (the printed cards are\n"
-              "# not public), made by `python -m bohnarena.wuerfel.make_deck` from the order\n"
-              "# kinds the rule text describes. Orders are fulfilled bottom (first) to top.\n"
-              "# `chance` is each order's exact first-roll chance in percent, as printed on\n"
-              "# real cards; rules.check_deck (run by the tests) recomputes and checks it.\n"
-              "# Replace this file with the real deck if you own the game.\n")
+    out.write(
+        "# The harvest deck of the dice game: a RECONSTRUCTION (the printed cards are\n"
+        "# not public), made by `python -m bohnarena.wuerfel.make_deck` from the order\n"
+        "# kinds the rule text describes. Orders are fulfilled bottom (first) to top.\n"
+        "# `chance` is each order's exact first-roll chance in percent, as printed on\n"
+        "# real cards; rules.check_deck (run by the tests) recomputes and checks it.\n"
+        "# Replace this file with the real deck if you own the game.\n"
+    )
     for i, card in enumerate(build()):
         out.write(f"\n[[card]]  # {i}\n")
         out.write("orders = [" + ", ".join(f'"{t}"' for t, _ in card) + "]\n")

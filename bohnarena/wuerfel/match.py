@@ -48,7 +48,7 @@ class Table:
     def fulfillable(self, seat: int, dice: Sequence[int]) -> int:
         if self.cover_card[seat] < 0:
             return 0
-        return met_in_a_row(self.rules.deck[self.active_card[seat]][self.covered[seat]:], dice)
+        return met_in_a_row(self.rules.deck[self.active_card[seat]][self.covered[seat] :], dice)
 
     def draw(self, seat: int) -> int | None:
         """The top harvest card; an empty pile first turns the seat's overview
@@ -116,11 +116,18 @@ def _harvest(t: Table, seat: int, x: Any, dice: tuple[int, ...]) -> str | None:
 STEP_CODE = {None: 0, FULFIL: 1, REDEEM: 2}
 STEPS = {v: k for k, v in STEP_CODE.items()}
 
-DECISIONS: dict[str, Decision] = {d.name: d for d in (
-    Decision("keep", _keep, lambda a, args: (a.dice, int(a.stop)),
-             lambda v: Keep(tuple(v[0]), bool(v[1]))),
-    Decision("harvest", _harvest, lambda a, args: (STEP_CODE[a],), lambda v: STEPS[v[0]]),
-)}
+DECISIONS: dict[str, Decision] = {
+    d.name: d
+    for d in (
+        Decision(
+            "keep",
+            _keep,
+            lambda a, args: (a.dice, int(a.stop)),
+            lambda v: Keep(tuple(v[0]), bool(v[1])),
+        ),
+        Decision("harvest", _harvest, lambda a, args: (STEP_CODE[a],), lambda v: STEPS[v[0]]),
+    )
+}
 
 
 class Match:
@@ -198,5 +205,10 @@ class Match:
         out = self.referee.forfeited
         keys = [(s not in out, s in winners, coins[s]) for s in range(t.players)]
         ranks = tuple(1 + sum(k > keys[s] for k in keys) for s in range(t.players))
-        return MatchResult(coins, ranks, tuple(s for s in range(t.players) if ranks[s] == 1),
-                           t.turn, tuple(self.referee.faults))
+        return MatchResult(
+            coins,
+            ranks,
+            tuple(s for s in range(t.players) if ranks[s] == 1),
+            t.turn,
+            tuple(self.referee.faults),
+        )

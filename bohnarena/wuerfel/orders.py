@@ -43,16 +43,23 @@ class Order:
         if self.kind == "beans":
             return all(c.get(v, 0) >= k for v, k in self.beans)
         if self.kind == "either":
-            return (all(c.get(v, 0) >= k for v, k in self.beans)
-                    or all(c.get(v, 0) >= k for v, k in self.alt))
+            return all(c.get(v, 0) >= k for v, k in self.beans) or all(
+                c.get(v, 0) >= k for v, k in self.alt
+            )
         counts = sorted((k for k in c.values() if k), reverse=True)
         if self.kind == "different":
             return len(counts) >= self.n
         if self.kind == "kind":
             return bool(counts) and counts[0] >= self.n
         if self.kind == "house":
-            return any(c.get(a, 0) >= self.n and c.get(b, 0) >= self.m and a != b
-                       and self.variety in (a, b) for a in c for b in c)
+            return any(
+                c.get(a, 0) >= self.n
+                and c.get(b, 0) >= self.m
+                and a != b
+                and self.variety in (a, b)
+                for a in c
+                for b in c
+            )
         if self.kind == "combo":
             return c.get(self.pair[0], 0) + c.get(self.pair[1], 0) >= self.n
         if self.kind == "none":
@@ -69,11 +76,13 @@ class Order:
         c = dice
         if self.met(c):
             return 0
-        counts = sorted((k for k in c.values() if k), reverse=True) + [0, 0, 0]
+        counts = [*sorted((k for k in c.values() if k), reverse=True), 0, 0, 0]
         if self.kind == "beans":
             return sum(max(0, k - c.get(v, 0)) for v, k in self.beans)
         if self.kind == "either":
-            return min(sum(max(0, k - c.get(v, 0)) for v, k in need) for need in (self.beans, self.alt))
+            return min(
+                sum(max(0, k - c.get(v, 0)) for v, k in need) for need in (self.beans, self.alt)
+            )
         if self.kind == "different":
             return self.n - sum(1 for k in counts if k)
         if self.kind == "kind":
@@ -81,14 +90,16 @@ class Order:
         if self.kind == "house":
             own = c.get(self.variety, 0)
             other = max([k for v, k in c.items() if v != self.variety] + [0])
-            return min(max(0, self.n - own) + max(0, self.m - other),
-                       max(0, self.m - own) + max(0, self.n - other))
+            return min(
+                max(0, self.n - own) + max(0, self.m - other),
+                max(0, self.m - own) + max(0, self.n - other),
+            )
         if self.kind == "combo":
             return self.n - c.get(self.pair[0], 0) - c.get(self.pair[1], 0)
         if self.kind == "none":
             return DICE + 1 if c.get(self.variety, 0) else DICE - sum(c.values())
         need = 3 if self.kind == "triples" else 2
-        return sum(max(0, need - k) for k in counts[:self.n])
+        return sum(max(0, need - k) for k in counts[: self.n])
 
 
 def met_in_a_row(orders: Sequence[Order], dice: Sequence[int]) -> int:
@@ -133,7 +144,9 @@ def parse(text: str, ids: Mapping[str, int]) -> Order:
 
 
 @cache
-def outcomes(faces: tuple[tuple[int, ...], ...]) -> tuple[tuple[tuple[tuple[int, int], ...], float], ...]:
+def outcomes(
+    faces: tuple[tuple[int, ...], ...],
+) -> tuple[tuple[tuple[tuple[int, int], ...], float], ...]:
     """Every result of rolling one die of each face list, as (sorted
     (variety, count) pairs, probability), exact: results are merged by the
     multiset of varieties they show."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import tomllib
 from dataclasses import dataclass
 from functools import cache
@@ -21,8 +22,11 @@ OPTIONS = ("early_stop", "target", "dice_file", "deck_file")
 
 def _read(name: str, path: str | None) -> dict[str, Any]:
     try:
-        text = (Path(path).read_text("utf-8") if path else
-                resources.files(__package__).joinpath("data", name).read_text("utf-8"))
+        text = (
+            Path(path).read_text("utf-8")
+            if path
+            else resources.files(__package__).joinpath("data", name).read_text("utf-8")
+        )
         return tomllib.loads(text)
     except (OSError, tomllib.TOMLDecodeError) as e:
         raise RulesError(f"cannot read {path or name}: {e}") from None
@@ -70,8 +74,11 @@ def _deck(path: str | None, dice_path: str | None) -> tuple[tuple[Order, ...], .
     return tuple(deck)
 
 
-def check_deck(deck: tuple[tuple[Order, ...], ...], faces: tuple[tuple[int, ...], ...],
-               printed: list[list[float]] | None = None) -> list[str]:
+def check_deck(
+    deck: tuple[tuple[Order, ...], ...],
+    faces: tuple[tuple[int, ...], ...],
+    printed: list[list[float]] | None = None,
+) -> list[str]:
     """Problems with a deck: the design rule (at most three orders of a card
     met in a row by one set of dice, and three at least once), difficulty
     rising up the card, and printed chances that disagree with the dice."""
@@ -81,9 +88,11 @@ def check_deck(deck: tuple[tuple[Order, ...], ...], faces: tuple[tuple[int, ...]
         if run != 3:
             problems.append(f"card {i}: one set of dice meets {run} orders in a row, not 3")
         chances = [first_roll_chance(o, faces) for o in card]
-        if any(a < b for a, b in zip(chances, chances[1:])):
+        if any(a < b for a, b in itertools.pairwise(chances)):
             problems.append(f"card {i}: orders do not get harder up the card")
-        if printed is not None and [round(100 * c) for c in chances] != [round(p) for p in printed[i]]:
+        if printed is not None and [round(100 * c) for c in chances] != [
+            round(p) for p in printed[i]
+        ]:
             problems.append(f"card {i}: printed chances {printed[i]} differ from the dice")
     return problems
 
@@ -113,9 +122,15 @@ class RuleSet:
         return _deck(self.deck_file, self.dice_file)
 
     def options(self) -> dict[str, Any]:
-        return {"edition": self.edition, "players": self.players, "early_stop": self.early_stop,
-                "target": self.target, "dice_file": self.dice_file, "deck_file": self.deck_file,
-                "version": self.version}
+        return {
+            "edition": self.edition,
+            "players": self.players,
+            "early_stop": self.early_stop,
+            "target": self.target,
+            "dice_file": self.dice_file,
+            "deck_file": self.deck_file,
+            "version": self.version,
+        }
 
 
 def ruleset(edition: str, players: int, **options: Any) -> RuleSet:
@@ -125,7 +140,9 @@ def ruleset(edition: str, players: int, **options: Any) -> RuleSet:
         raise RulesError(f"the dice game is for 2, 3, 4, 5 players, not {players}")
     unknown = sorted(set(options) - set(OPTIONS))
     if unknown:
-        raise RulesError(f"unknown rule option(s) {', '.join(unknown)} (known: {', '.join(OPTIONS)})")
+        raise RulesError(
+            f"unknown rule option(s) {', '.join(unknown)} (known: {', '.join(OPTIONS)})"
+        )
     if not isinstance(options.get("early_stop", True), bool):
         raise RulesError("early_stop must be true or false")
     target = options.get("target", 13)

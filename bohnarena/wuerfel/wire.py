@@ -32,16 +32,26 @@ _SCALARS = (str, int, float, bool, type(None))
 def rules_json(rules: RuleSet) -> dict[str, Any]:
     # The files' paths mean nothing in the bot's process: their contents go instead.
     options = {k: v for k, v in rules.options().items() if k not in ("dice_file", "deck_file")}
-    return {**options, "varieties": list(rules.varieties),
-            "faces": [list(die) for die in rules.faces],
-            "deck": [[order.text for order in card] for card in rules.deck]}
+    return {
+        **options,
+        "varieties": list(rules.varieties),
+        "faces": [list(die) for die in rules.faces],
+        "deck": [[order.text for order in card] for card in rules.deck],
+    }
 
 
 def view_json(view: DiceView) -> dict[str, Any]:
     return {
-        "seat": view.seat, "active": view.active, "turn": view.turn, "players": view.players,
-        "coins": view.coins, "bean_field": view.bean_field, "dice_left": view.dice_left,
-        "cards": view.cards, "covered": view.covered, "cover_cards": view.cover_cards,
+        "seat": view.seat,
+        "active": view.active,
+        "turn": view.turn,
+        "players": view.players,
+        "coins": view.coins,
+        "bean_field": view.bean_field,
+        "dice_left": view.dice_left,
+        "cards": view.cards,
+        "covered": view.covered,
+        "cover_cards": view.cover_cards,
         "draw_pile": view.draw_pile,
     }
 
@@ -120,10 +130,15 @@ def rules_from_json(data: dict[str, Any]) -> SentRules:
     varieties = tuple(data["varieties"])
     ids = {name: i for i, name in enumerate(varieties)}
     return SentRules(
-        data["edition"], data["players"], early_stop=data["early_stop"], target=data["target"],
-        version=data["version"], sent_varieties=varieties,
+        data["edition"],
+        data["players"],
+        early_stop=data["early_stop"],
+        target=data["target"],
+        version=data["version"],
+        sent_varieties=varieties,
         sent_faces=tuple(tuple(die) for die in data["faces"]),
-        sent_deck=tuple(tuple(parse(text, ids) for text in card) for card in data["deck"]))
+        sent_deck=tuple(tuple(parse(text, ids) for text in card) for card in data["deck"]),
+    )
 
 
 def json_view(data: dict[str, Any], rules: RuleSet, history: list[tuple]) -> JsonDiceView:
@@ -139,8 +154,21 @@ class JsonDiceView:
     :mod:`bohnarena.host`). Every value is a tuple or an int, so nothing a
     bot does to them reaches the next decision."""
 
-    __slots__ = ("rules", "seat", "active", "turn", "players", "coins", "bean_field",
-                 "dice_left", "cards", "covered", "cover_cards", "draw_pile", "_history")
+    __slots__ = (
+        "_history",
+        "active",
+        "bean_field",
+        "cards",
+        "coins",
+        "cover_cards",
+        "covered",
+        "dice_left",
+        "draw_pile",
+        "players",
+        "rules",
+        "seat",
+        "turn",
+    )
 
     def __init__(self, data: dict[str, Any], rules: RuleSet, history: list[tuple]) -> None:
         self.rules, self._history = rules, history
@@ -157,11 +185,10 @@ class JsonDiceView:
     def open_orders(self, seat: int | None = None) -> tuple[Order, ...]:
         """The orders still open on a seat's active card, lowest first."""
         s = self.seat if seat is None else seat
-        return self.rules.deck[self.cards[s]][self.covered[s]:]
+        return self.rules.deck[self.cards[s]][self.covered[s] :]
 
     def fulfillable(self, dice: Sequence[int]) -> int:
         """How many of this seat's open orders, in a row from the lowest, ``dice`` meet."""
         if self.cover_cards[self.seat] < 0:
             return 0
         return met_in_a_row(self.open_orders(), dice)
-

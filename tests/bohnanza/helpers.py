@@ -22,18 +22,25 @@ def scripted(**answers: Callable[..., Any]) -> Bot:
     return type("Scripted", (Bot,), attrs)()
 
 
-def rig(edition: str = "classic", players: int = 4, bots: Sequence[Bot] | None = None,
-        hands: dict[int, list[int]] | None = None,
-        fields: dict[int, list[tuple[int, int]]] | None = None,
-        top: Sequence[int] = (), coins: dict[int, list[int]] | None = None,
-        active: int = 0, seed: int = 0, **options: Any) -> Match:
+def rig(
+    edition: str = "classic",
+    players: int = 4,
+    bots: Sequence[Bot] | None = None,
+    hands: dict[int, list[int]] | None = None,
+    fields: dict[int, list[tuple[int, int]]] | None = None,
+    top: Sequence[int] = (),
+    coins: dict[int, list[int]] | None = None,
+    active: int = 0,
+    seed: int = 0,
+    **options: Any,
+) -> Match:
     """A match about to play ``active``'s turn, with the given zones.
 
     ``top`` is the draw pile from the top down; every other card stays in the
     draw pile below it, so the census always holds.
     """
     rules = ruleset(edition, players, **options)
-    m = Match(rules, seed, [b for b in (bots or [Bot() for _ in range(players)])])
+    m = Match(rules, seed, list(bots or [Bot() for _ in range(players)]))
     m.seat_all()
     t = m.table
     used: Counter[int] = Counter()
@@ -49,7 +56,7 @@ def rig(edition: str = "classic", players: int = 4, bots: Sequence[Bot] | None =
         used.update(pile)
     used.update(top)
     rest = Counter({v: n for v, n in enumerate(rules.deck) if n}) - used
-    assert not (used - Counter({v: n for v, n in enumerate(rules.deck)})), "more cards than the deck has"
+    assert not (used - Counter(dict(enumerate(rules.deck)))), "more cards than the deck has"
     t.deck = sorted(rest.elements()) + list(reversed(top))
     t.active = active
     t.turn = 1

@@ -16,7 +16,16 @@ def deck_of(rules):
 def test_classic_104_cards_8_varieties_and_fields_by_player_count(players, fields):
     r = ruleset("classic", players)
     assert r.total_cards == 104
-    assert list(deck_of(r)) == ["blue", "chili", "stink", "green", "soy", "blackeyed", "red", "garden"]
+    assert list(deck_of(r)) == [
+        "blue",
+        "chili",
+        "stink",
+        "green",
+        "soy",
+        "blackeyed",
+        "red",
+        "garden",
+    ]
     assert r.fields == fields
     assert r.deal == (5,) * players and r.draw == 3 and r.reveal == 2 and r.exhaustions == 3
 
@@ -43,17 +52,52 @@ def test_anniversary_rejects_a_third_choice():
 
 
 def test_riogrande_154_cards_11_varieties():
-    assert sum(varieties()[V[k]].cards for k in
-               ["coffee", "wax", "blue", "chili", "stink", "green", "soy", "blackeyed", "red",
-                "garden", "cocoa"]) == 154
+    assert (
+        sum(
+            varieties()[V[k]].cards
+            for k in [
+                "coffee",
+                "wax",
+                "blue",
+                "chili",
+                "stink",
+                "green",
+                "soy",
+                "blackeyed",
+                "red",
+                "garden",
+                "cocoa",
+            ]
+        )
+        == 154
+    )
 
 
-@pytest.mark.parametrize("players,removed", [
-    (3, {"cocoa"}), (4, {"coffee"}), (5, {"coffee"}), (6, {"cocoa", "garden"}), (7, {"cocoa", "garden"}),
-])
+@pytest.mark.parametrize(
+    "players,removed",
+    [
+        (3, {"cocoa"}),
+        (4, {"coffee"}),
+        (5, {"coffee"}),
+        (6, {"cocoa", "garden"}),
+        (7, {"cocoa", "garden"}),
+    ],
+)
 def test_riogrande_removes_varieties_by_player_count(players, removed):
     r = ruleset("riogrande", players)
-    all11 = {"coffee", "wax", "blue", "chili", "stink", "green", "soy", "blackeyed", "red", "garden", "cocoa"}
+    all11 = {
+        "coffee",
+        "wax",
+        "blue",
+        "chili",
+        "stink",
+        "green",
+        "soy",
+        "blackeyed",
+        "red",
+        "garden",
+        "cocoa",
+    }
     assert set(deck_of(r)) == all11 - removed
 
 
@@ -82,12 +126,22 @@ def test_options_override_and_unknown_options_are_errors():
         ruleset("deluxe", 4)
 
 
-@pytest.mark.parametrize("key,meter", [
-    ("coffee", (4, 7, 10, 12)), ("wax", (4, 7, 9, 11)), ("blue", (4, 6, 8, 10)),
-    ("chili", (3, 6, 8, 9)), ("stink", (3, 5, 7, 8)), ("green", (3, 5, 6, 7)),
-    ("soy", (2, 4, 6, 7)), ("blackeyed", (2, 4, 5, 6)), ("red", (2, 3, 4, 5)),
-    ("garden", (0, 2, 3, 0)), ("cocoa", (0, 2, 3, 4)),
-])
+@pytest.mark.parametrize(
+    "key,meter",
+    [
+        ("coffee", (4, 7, 10, 12)),
+        ("wax", (4, 7, 9, 11)),
+        ("blue", (4, 6, 8, 10)),
+        ("chili", (3, 6, 8, 9)),
+        ("stink", (3, 5, 7, 8)),
+        ("green", (3, 5, 6, 7)),
+        ("soy", (2, 4, 6, 7)),
+        ("blackeyed", (2, 4, 5, 6)),
+        ("red", (2, 3, 4, 5)),
+        ("garden", (0, 2, 3, 0)),
+        ("cocoa", (0, 2, 3, 4)),
+    ],
+)
 def test_beanometers_match_the_facts_table(key, meter):
     v = varieties()[V[key]]
     assert v.beanometer == meter
@@ -106,9 +160,16 @@ def test_rulebook_beanometer_examples():
     assert max(v.coins(99) for v in varieties()) == 4  # never more than 4 coins
 
 
-@pytest.mark.parametrize("option,value", [
-    ("tie_break", 5), ("fields", "abc"), ("max_offers", True), ("draw", 2.5), ("protection", 3),
-])
+@pytest.mark.parametrize(
+    "option,value",
+    [
+        ("tie_break", 5),
+        ("fields", "abc"),
+        ("max_offers", True),
+        ("draw", 2.5),
+        ("protection", 3),
+    ],
+)
 def test_rule_options_of_the_wrong_type_are_errors(option, value):
     with pytest.raises(RulesError, match=f"rule option {option} must be"):
         ruleset("classic", 4, **{option: value})

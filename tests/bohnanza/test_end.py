@@ -19,7 +19,7 @@ def test_drawing_the_last_card_reshuffles_the_discard_pile():
     short_pile(m, 4)
     m.play_turn()  # the 4th card drawn is the last: then the discard pile is shuffled in
     assert kinds(m, "exhausted") == [("exhausted", -1, 1)]
-    (_, _, shuffled), = kinds(m, "reshuffled")
+    ((_, _, shuffled),) = kinds(m, "reshuffled")
     assert shuffled >= 99  # the whole discard pile (plus what this turn harvested)
     assert len(m.table.deck) == shuffled - 1 and not m.table.discard  # one more draw from it
     assert not m.table.ended
@@ -28,16 +28,25 @@ def test_drawing_the_last_card_reshuffles_the_discard_pile():
 
 def test_reshuffle_uses_the_match_seed_only():
     def after(seed):
-        m = rig(hands={0: cards("soy")}, top=cards("red", "blue", "stink", "stink", "stink"), seed=seed)
+        m = rig(
+            hands={0: cards("soy")}, top=cards("red", "blue", "stink", "stink", "stink"), seed=seed
+        )
         short_pile(m, 4)
         m.play_turn()
         return list(m.table.deck)
+
     assert after(1) == after(1) and after(1) != after(2)
 
 
-@pytest.mark.parametrize("edition,players,limit", [
-    ("classic", 4, 3), ("anniversary", 5, 3), ("riogrande", 4, 3), ("riogrande", 3, 2),
-])
+@pytest.mark.parametrize(
+    "edition,players,limit",
+    [
+        ("classic", 4, 3),
+        ("anniversary", 5, 3),
+        ("riogrande", 4, 3),
+        ("riogrande", 3, 2),
+    ],
+)
 def test_game_ends_at_the_editions_exhaustion_count(edition, players, limit):
     _, records = play_match(ruleset(edition, players), 11, [Bot() for _ in range(players)])
     ex = [r[2] for r in records if r[0] == "exhausted"]
@@ -55,6 +64,7 @@ def test_end_while_revealing_after_one_card_still_plays_phases_2_and_3():
     m.table.discard = []  # nothing to reshuffle anyway: this is the last exhaustion
     m.table.deck = cards("red")
     from bohnarena.bohnanza.table import GameOver
+
     with pytest.raises(GameOver):
         m.play_turn()
     assert [r[2] for r in kinds(m, "revealed")] == cards("red")  # only one card could be revealed
@@ -68,6 +78,7 @@ def test_end_during_phase4_draw_ends_there():
     short_pile(m, 3)
     m.table.exhaustions = 2
     from bohnarena.bohnanza.table import GameOver
+
     with pytest.raises(GameOver):
         m.play_turn()
     assert [r[2] for r in kinds(m, "drew")] == cards("green")  # the last card; no more draws
@@ -90,8 +101,12 @@ def test_tie_break_seat_furthest_clockwise_from_start_player_wins():
 
 
 def test_riogrande_tie_break_most_cards_in_hand_else_shared():
-    m = rig("riogrande", 4, coins={1: cards("soy") * 3, 2: cards("red") * 3},
-            hands={1: cards("blue"), 2: cards("blue", "soy")})
+    m = rig(
+        "riogrande",
+        4,
+        coins={1: cards("soy") * 3, 2: cards("red") * 3},
+        hands={1: cards("blue"), 2: cards("blue", "soy")},
+    )
     result = m.finish()
     assert result.winners == (2,) and result.ranks[:3] == (3, 2, 1)
     tie = rig("riogrande", 4, coins={1: cards("soy") * 3, 2: cards("red") * 3})
@@ -99,8 +114,13 @@ def test_riogrande_tie_break_most_cards_in_hand_else_shared():
 
 
 def test_tie_break_is_a_rule_option():
-    m = rig("classic", 4, tie_break=["hand"], coins={1: cards("soy") * 3, 3: cards("red") * 3},
-            hands={1: cards("blue")})
+    m = rig(
+        "classic",
+        4,
+        tie_break=["hand"],
+        coins={1: cards("soy") * 3, 3: cards("red") * 3},
+        hands={1: cards("blue")},
+    )
     assert m.finish().winners == (1,)
 
 
@@ -110,6 +130,7 @@ def test_an_empty_discard_pile_makes_an_empty_draw_pile_that_runs_out_at_once():
     short_pile(m, 4)
     m.table.discard = []
     from bohnarena.bohnanza.table import GameOver
+
     with pytest.raises(GameOver):
         m.play_turn()
     assert [r[2] for r in kinds(m, "exhausted")] == [1, 2, 3]

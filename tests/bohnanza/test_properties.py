@@ -93,9 +93,12 @@ CONFIGS = [(e, p) for e in edition_names() for p in player_counts(e)]
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(config=st.sampled_from(CONFIGS), seed=st.integers(0, 2**63),
-       bots=st.lists(st.sampled_from(BOTS), min_size=7, max_size=7),
-       jumping=st.booleans())
+@given(
+    config=st.sampled_from(CONFIGS),
+    seed=st.integers(0, 2**63),
+    bots=st.lists(st.sampled_from(BOTS), min_size=7, max_size=7),
+    jumping=st.booleans(),
+)
 def test_invariants_hold_at_every_step(config, seed, bots, jumping):
     edition, players = config
     options = {"extra_bean": "jumping" if jumping else "garden"} if edition == "anniversary" else {}
@@ -108,7 +111,9 @@ def seeded_games(games: int) -> Counter:
     for seed in range(games):
         edition, players = CONFIGS[seed % len(CONFIGS)]
         options = {"extra_bean": "jumping"} if edition == "anniversary" and seed % 2 else {}
-        classes = [BOTS[(seed + i) % 3 + (seed % 2)] for i in range(players)]  # no random-only tables
+        classes = [
+            BOTS[(seed + i) % 3 + (seed % 2)] for i in range(players)
+        ]  # no random-only tables
         checked_game(edition, players, seed, classes, **options)
         played[edition] += 1
     return played
@@ -130,8 +135,9 @@ def test_thousands_of_seeded_games_keep_the_invariants():
 @given(config=st.sampled_from(CONFIGS), seed=st.integers(0, 2**63))
 def test_same_seed_and_bots_give_the_same_match(config, seed):
     edition, players = config
+
     def run():
-        m = Match(ruleset(edition, players), seed,
-                  [BOTS[i % 4]() for i in range(players)])
+        m = Match(ruleset(edition, players), seed, [BOTS[i % 4]() for i in range(players)])
         return m.play(), m.records
+
     assert run() == run()

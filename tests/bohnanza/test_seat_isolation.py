@@ -9,10 +9,31 @@ from bohnarena_bots.trader import TraderBot
 
 from .helpers import V, cards, rig, scripted
 
-PUBLIC = {"seat", "rules", "players", "active", "turn", "phase", "hand", "my_fields",
-          "my_trade_area", "my_coins", "fields", "trade_areas", "revealed", "coins",
-          "hand_sizes", "draw_pile", "discard", "exhaustions", "history", "fields_for",
-          "harvestable", "coins_for", "can_buy_field"}
+PUBLIC = {
+    "seat",
+    "rules",
+    "players",
+    "active",
+    "turn",
+    "phase",
+    "hand",
+    "my_fields",
+    "my_trade_area",
+    "my_coins",
+    "fields",
+    "trade_areas",
+    "revealed",
+    "coins",
+    "hand_sizes",
+    "draw_pile",
+    "discard",
+    "exhaustions",
+    "history",
+    "fields_for",
+    "harvestable",
+    "coins_for",
+    "can_buy_field",
+}
 
 
 def test_view_surface_is_exactly_what_a_seat_may_see():
@@ -40,9 +61,16 @@ def test_history_masks_other_seats_dealt_and_drawn_cards():
 
 def test_responders_see_varieties_not_hand_positions():
     got = []
-    m = rig(bots=[scripted(propose=lambda v: Offer(give=(0,), to=1) if not got else None),
-                  scripted(respond=lambda v, o: got.append(o)), Bot(), Bot()],
-            hands={0: cards("red", "blue", "soy")}, top=cards("green", "green", "stink", "stink", "stink"))
+    m = rig(
+        bots=[
+            scripted(propose=lambda v: Offer(give=(0,), to=1) if not got else None),
+            scripted(respond=lambda v, o: got.append(o)),
+            Bot(),
+            Bot(),
+        ],
+        hands={0: cards("red", "blue", "soy")},
+        top=cards("green", "green", "stink", "stink", "stink"),
+    )
     m.play_turn()
     assert got[0].cards == (V["blue"],) and not hasattr(got[0], "give")
 
@@ -63,8 +91,12 @@ class Vandal(Bot):
         return super().plant(view, card) if f else 0
 
     def plant_second(self, view):
-        list(view.fields)[0] = ()
+        list(view.fields)[0] = ()  # noqa: RUF015 - vandalising a copy
         return False
+
+
+def strip(recs):
+    return [r for r in recs if r[0] not in ("seat", "plant", "plant_second")]
 
 
 def test_nothing_a_bot_does_to_its_view_changes_the_game():
@@ -72,7 +104,6 @@ def test_nothing_a_bot_does_to_its_view_changes_the_game():
     for seed in range(20):
         _, plain = play_match(rules, seed, [Bot(), Bot(), Bot(), Bot()])
         _, vandal = play_match(rules, seed, [Vandal(), Bot(), Bot(), Bot()])
-        strip = lambda recs: [r for r in recs if r[0] not in ("seat", "plant", "plant_second")]
         assert strip(plain) == strip(vandal)
 
 
@@ -90,6 +121,7 @@ def test_engine_never_touches_global_random_and_bots_get_own_streams():
 
     def chance(recs):
         return [r for r in recs if r[0] in ("dealt", "reshuffled")]
+
     _, a = play_match(ruleset("classic", 4), 5, [RandomBot() for _ in range(4)])
     _, b = play_match(ruleset("classic", 4), 5, [Greedy()] + [RandomBot() for _ in range(3)])
     assert chance(a)[:4] == chance(b)[:4]
@@ -97,7 +129,10 @@ def test_engine_never_touches_global_random_and_bots_get_own_streams():
 
 def test_same_seed_same_match_different_seed_different_match():
     rules = ruleset("riogrande", 5)
-    bots = lambda: [TraderBot(), RandomBot(), TraderBot(), RandomBot(), TraderBot()]
+
+    def bots():
+        return [TraderBot(), RandomBot(), TraderBot(), RandomBot(), TraderBot()]
+
     a = play_match(rules, 77, bots())
     b = play_match(rules, 77, bots())
     c = play_match(rules, 78, bots())
@@ -129,7 +164,9 @@ def test_faults_are_recorded_against_the_bot_and_the_match_goes_on():
     assert result.faults[1] == len(faults) and result.faults[0] == result.faults[2] == 0
     reasons = {r[2]: r[3] for r in faults}
     assert "boom at start" in reasons["start"]
-    assert "ValueError: boom" in reasons["plant_second"] or "must be a bool" in reasons["plant_second"]
+    assert (
+        "ValueError: boom" in reasons["plant_second"] or "must be a bool" in reasons["plant_second"]
+    )
     assert "must be an int" in reasons["make_room"]
     assert "not in the hand" in reasons["propose"]
     assert records[-1][0] == "ended"
@@ -144,13 +181,15 @@ def test_default_answers_replace_faults_so_outcome_equals_a_silent_bot():
     a, ra = play_match(rules, 8, [Silent(), Bot(), Bot(), Bot()])
     b, rb = play_match(rules, 8, [Bot(), Bot(), Bot(), Bot()])
     assert a.coins == b.coins
-    assert [r for r in ra if r[0] not in ("fault", "plant_second", "seat")] == \
-           [r for r in rb if r[0] != "seat"]
+    assert [r for r in ra if r[0] not in ("fault", "plant_second", "seat")] == [
+        r for r in rb if r[0] != "seat"
+    ]
 
 
 def test_bad_decisions_hook_is_a_fault():
     class Odd(Bot):
         def decisions(self, rules):
             return ["plant"]
-    result, records = play_match(ruleset("classic", 3), 1, [Odd(), Bot(), Bot()])
+
+    _, records = play_match(ruleset("classic", 3), 1, [Odd(), Bot(), Bot()])
     assert [r[2] for r in records if r[0] == "fault"] == ["start"]

@@ -19,20 +19,27 @@ def once(offer):
             return None
         made.append(1)
         return offer
+
     return propose
 
 
 def table(active_bot, others=None, hands=None, **kw):
     bots = [active_bot, *(others or [Bot(), Bot(), Bot()])]
-    hands = hands or {0: cards("red", "garden"), 1: cards("chili", "green", "chili", "soy"),
-                      2: cards("red", "red"), 3: cards("green")}
+    hands = hands or {
+        0: cards("red", "garden"),
+        1: cards("chili", "green", "chili", "soy"),
+        2: cards("red", "red"),
+        3: cards("green"),
+    }
     return rig(bots=bots, hands=hands, top=cards(*TOP), **kw)
 
 
 def test_active_trades_a_revealed_card_for_a_hand_card_from_any_position():
     accept = scripted(respond=lambda view, o: Accept((3,)))  # seat 1's Soy, at the back
-    m = table(scripted(propose=once(Offer(give=(-2,), want=(V["soy"],), to=1))),
-              others=[accept, Bot(), Bot()])
+    m = table(
+        scripted(propose=once(Offer(give=(-2,), want=(V["soy"],), to=1))),
+        others=[accept, Bot(), Bot()],
+    )
     m.play_turn()
     traded = kinds(m, "traded")
     assert traded == [("traded", 0, 1, (V["blue"],), (V["soy"],))]
@@ -55,8 +62,10 @@ def test_any_number_for_any_number_and_hand_cards_of_the_active_player():
 def test_the_giver_chooses_which_copy():
     # Seat 1 holds Chili at positions 0 and 2; giving the back one keeps its front card.
     accept = scripted(respond=lambda view, o: Accept((2,)))
-    m = table(scripted(propose=once(Offer(give=(-1,), want=(V["chili"],), to=1))),
-              others=[accept, Bot(), Bot()])
+    m = table(
+        scripted(propose=once(Offer(give=(-1,), want=(V["chili"],), to=1))),
+        others=[accept, Bot(), Bot()],
+    )
     m.play_turn()
     assert m.table.hands[1] == cards("chili", "green", "soy")
 
@@ -66,8 +75,9 @@ def test_gift_needs_the_recipients_agreement():
     declined = table(scripted(propose=once(gift)))
     declined.play_turn()
     assert kinds(declined, "declined") == [("declined", 2, 0)] and not kinds(declined, "traded")
-    accepted = table(scripted(propose=once(gift)),
-                     others=[Bot(), scripted(respond=lambda v, o: Accept()), Bot()])
+    accepted = table(
+        scripted(propose=once(gift)), others=[Bot(), scripted(respond=lambda v, o: Accept()), Bot()]
+    )
     accepted.play_turn()
     assert kinds(accepted, "traded") == [("traded", 0, 2, (V["soy"],), ())]
 
@@ -94,8 +104,11 @@ def test_others_offer_to_the_active_player_who_accepts_or_declines():
         return Accept((-1,))  # gives the revealed Soy
 
     active = scripted(respond=respond)
-    offer = scripted(offer=lambda view: Offer(give=(1,), want=(V["soy"],)) if not view.my_trade_area
-                     and view.revealed else None)
+    offer = scripted(
+        offer=lambda view: (
+            Offer(give=(1,), want=(V["soy"],)) if not view.my_trade_area and view.revealed else None
+        )
+    )
     m = table(active, others=[offer, Bot(), Bot()])
     m.play_turn()
     assert seen[0].by == 1 and seen[0].cards == (V["green"],) and seen[0].want == (V["soy"],)
@@ -112,15 +125,18 @@ def test_only_the_active_player_trades_other_players_cannot_address_each_other()
     assert [r[2] for r in kinds(m, "offered")] == [0]
 
 
-@pytest.mark.parametrize("bad,reason", [
-    (Offer(give=(-1, -1), to=1), "repeat"),
-    (Offer(give=(5,), to=1), "not in the hand"),
-    (Offer(give=(-3,), to=1), "not in the hand"),
-    (Offer(give=(), want=()), "give or want"),
-    (Offer(give=(0,), want=(V["coffee"],)), "not in this match"),
-    (Offer(give=(0,), to=0), "addressee"),
-    ("trade!", "must be a Offer"),
-])
+@pytest.mark.parametrize(
+    "bad,reason",
+    [
+        (Offer(give=(-1, -1), to=1), "repeat"),
+        (Offer(give=(5,), to=1), "not in the hand"),
+        (Offer(give=(-3,), to=1), "not in the hand"),
+        (Offer(give=(), want=()), "give or want"),
+        (Offer(give=(0,), want=(V["coffee"],)), "not in this match"),
+        (Offer(give=(0,), to=0), "addressee"),
+        ("trade!", "must be a Offer"),
+    ],
+)
 def test_malformed_offers_are_faults(bad, reason):
     m = table(scripted(propose=once(bad)))
     m.play_turn()
@@ -138,8 +154,10 @@ def test_non_active_players_cannot_give_revealed_cards():
 
 def test_accepting_must_give_exactly_the_wanted_varieties():
     wrong = scripted(respond=lambda view, o: Accept((1,)))  # Green, not the wanted Chili
-    m = table(scripted(propose=once(Offer(give=(-1,), want=(V["chili"],), to=1))),
-              others=[wrong, Bot(), Bot()])
+    m = table(
+        scripted(propose=once(Offer(give=(-1,), want=(V["chili"],), to=1))),
+        others=[wrong, Bot(), Bot()],
+    )
     m.play_turn()
     assert "exactly the wanted" in kinds(m, "fault")[0][3]
     assert kinds(m, "declined")  # the default answer declines
@@ -151,8 +169,11 @@ def test_received_cards_and_field_cards_cannot_be_traded():
     # hand positions and revealed cards, so it cannot be offered on.
     offers = iter([Offer(give=(-1,), want=(V["chili"],), to=1), Offer(give=(1,), to=2), None])
     accept = scripted(respond=lambda view, o: Accept((0,)) if o.want else None)
-    m = table(scripted(propose=lambda view: next(offers)), others=[accept, Bot(), Bot()],
-              fields={0: [(V["green"], 2), (0, 0)]})
+    m = table(
+        scripted(propose=lambda view: next(offers)),
+        others=[accept, Bot(), Bot()],
+        fields={0: [(V["green"], 2), (0, 0)]},
+    )
     m.play_turn()
     second = kinds(m, "fault")[0]
     assert "not in the hand of 1" in second[3]  # the hand is one Garden; the Chili is not in it
@@ -161,8 +182,10 @@ def test_received_cards_and_field_cards_cannot_be_traded():
 
 def test_every_offer_and_trade_is_visible_to_all():
     accept = scripted(respond=lambda view, o: Accept((3,)))
-    m = table(scripted(propose=once(Offer(give=(-2,), want=(V["soy"],), to=1))),
-              others=[accept, Bot(), Bot()])
+    m = table(
+        scripted(propose=once(Offer(give=(-2,), want=(V["soy"],), to=1))),
+        others=[accept, Bot(), Bot()],
+    )
     m.play_turn()
     seen = {r[0] for r in public_history(m.records, 3)}
     assert {"offered", "traded"} <= seen

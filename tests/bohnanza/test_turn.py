@@ -33,7 +33,9 @@ def test_start_player_is_seat_0_and_play_goes_clockwise():
 
 def test_phase1_front_card_must_be_planted_and_hand_order_kept():
     hand = cards("soy", "red", "blue", "chili")
-    m = rig(hands={0: hand}, top=cards("green", "green", "wax" if False else "stink", "stink", "stink"))
+    m = rig(
+        hands={0: hand}, top=cards("green", "green", "wax" if False else "stink", "stink", "stink")
+    )
     m.play_turn()
     planted = [r for r in kinds(m, "planted") if r[1] == 0 and r[4] == 0]
     assert [r[2] for r in planted] == [V["soy"]]
@@ -43,8 +45,12 @@ def test_phase1_front_card_must_be_planted_and_hand_order_kept():
 
 def test_phase1_optional_second_card_is_the_new_front_and_no_third():
     bot = scripted(plant_second=lambda view: True)
-    m = rig(bots=[bot, Bot(), Bot(), Bot()], hands={0: cards("soy", "red", "blue")},
-            fields={0: [(V["soy"], 1), (0, 0)]}, top=cards("green", "green", "stink", "stink", "stink"))
+    m = rig(
+        bots=[bot, Bot(), Bot(), Bot()],
+        hands={0: cards("soy", "red", "blue")},
+        fields={0: [(V["soy"], 1), (0, 0)]},
+        top=cards("green", "green", "stink", "stink", "stink"),
+    )
     m.play_turn()
     from_hand = [r[2] for r in kinds(m, "planted") if r[1] == 0 and r[4] == 0]
     assert from_hand == cards("soy", "red")
@@ -62,8 +68,12 @@ def test_phase1_empty_hand_goes_straight_to_phase2():
 def test_a_field_holds_one_variety_so_a_card_that_fits_none_forces_a_harvest():
     asked = []
     bot = scripted(make_room=lambda view, card: asked.append(card) or 1)
-    m = rig(bots=[bot, Bot(), Bot(), Bot()], hands={0: cards("red")},
-            fields={0: [(V["soy"], 2), (V["chili"], 3)]}, top=cards("soy", "red", "stink", "stink", "stink"))
+    m = rig(
+        bots=[bot, Bot(), Bot(), Bot()],
+        hands={0: cards("red")},
+        fields={0: [(V["soy"], 2), (V["chili"], 3)]},
+        top=cards("soy", "red", "stink", "stink", "stink"),
+    )
     m.play_turn()
     assert asked == [V["red"]]
     h = kinds(m, "harvested")[0]
@@ -74,17 +84,25 @@ def test_a_field_holds_one_variety_so_a_card_that_fits_none_forces_a_harvest():
 
 def test_same_variety_may_grow_in_two_fields_and_player_chooses():
     bot = scripted(plant=lambda view, card: 1)
-    m = rig(bots=[bot, Bot(), Bot(), Bot()], hands={0: cards("soy")},
-            fields={0: [(V["soy"], 2), (V["soy"], 1)]}, top=cards("stink", "stink", "red", "red", "red"))
+    m = rig(
+        bots=[bot, Bot(), Bot(), Bot()],
+        hands={0: cards("soy")},
+        fields={0: [(V["soy"], 2), (V["soy"], 1)]},
+        top=cards("stink", "stink", "red", "red", "red"),
+    )
     m.play_turn()
     assert kinds(m, "planted")[0][2:4] == (V["soy"], 1)
 
 
 def test_planting_into_a_field_of_another_variety_is_a_fault():
     bot = scripted(plant=lambda view, card: 0)  # field 0 holds Soy, the card is Red
-    m = rig(bots=[bot, Bot(), Bot()], hands={0: cards("red")},
-            fields={0: [(V["soy"], 2), (0, 0), (0, 0)]}, players=3,
-            top=cards("stink", "stink", "red", "red", "red"))
+    m = rig(
+        bots=[bot, Bot(), Bot()],
+        hands={0: cards("red")},
+        fields={0: [(V["soy"], 2), (0, 0), (0, 0)]},
+        players=3,
+        top=cards("stink", "stink", "red", "red", "red"),
+    )
     # two fields take Red (1 and 2), so the bot is asked, answers field 0: illegal
     m.play_turn()
     fault = kinds(m, "fault")[0]
@@ -101,8 +119,12 @@ def test_phase3_every_player_plants_all_traded_and_kept_cards_in_chosen_order():
         return len(view.my_trade_area) - 1  # last first
 
     bot = scripted(plant_next=plant_next)
-    m = rig(players=3, bots=[bot, Bot(), Bot()], hands={0: cards("soy")},
-            top=cards("red", "blue", "stink", "stink", "stink"))
+    m = rig(
+        players=3,
+        bots=[bot, Bot(), Bot()],
+        hands={0: cards("soy")},
+        top=cards("red", "blue", "stink", "stink", "stink"),
+    )
     m.play_turn()
     assert order == [tuple(cards("red", "blue"))]
     kept = [r for r in kinds(m, "planted") if r[4] == 1]
@@ -119,7 +141,11 @@ def test_phase4_draws_three_to_the_back_then_left_neighbour_is_active():
 
 
 def test_riogrande_six_players_draw_four():
-    m = rig("riogrande", 6, hands={0: cards("soy")},
-            top=cards("green", "green", "stink", "chili", "blue", "red"))
+    m = rig(
+        "riogrande",
+        6,
+        hands={0: cards("soy")},
+        top=cards("green", "green", "stink", "chili", "blue", "red"),
+    )
     m.play_turn()
     assert [r[2] for r in kinds(m, "drew")] == cards("stink", "chili", "blue", "red")

@@ -36,18 +36,36 @@ class Golden:
         rules = ruleset(self.edition, len(self.bots), **self.options)
         bots = [load_bot(b, GAME.bot_base)() for b in self.bots]
         _, records = play_match(rules, self.seed, bots)
-        head = [f"# {self.name}: {self.edition}, seed {self.seed}, bots {', '.join(self.bots)}"
-                + (f", options {self.options}" if self.options else "")]
+        head = [
+            f"# {self.name}: {self.edition}, seed {self.seed}, bots {', '.join(self.bots)}"
+            + (f", options {self.options}" if self.options else "")
+        ]
         return records, head + list(GAME.replay_lines(rules, self.seed, records, self.bots))
 
 
 GOLDEN = [
-    Golden("classic-4p-ends-in-phase-2", "classic", 0, ("trader", "planner", "random", "trader"),
-           shows=("traded", "reshuffled")),
-    Golden("anniversary-3p-jumping-draft", "anniversary", 0, ("trader", "planner", "trader"),
-           {"extra_bean": "jumping"}, shows=("drafted", "picked", "draft_coin")),
-    Golden("riogrande-4p-third-field", "riogrande", 0, ("planner", "trader", "planner", "random"),
-           shows=("bought_field",)),
+    Golden(
+        "classic-4p-ends-in-phase-2",
+        "classic",
+        0,
+        ("trader", "planner", "random", "trader"),
+        shows=("traded", "reshuffled"),
+    ),
+    Golden(
+        "anniversary-3p-jumping-draft",
+        "anniversary",
+        0,
+        ("trader", "planner", "trader"),
+        {"extra_bean": "jumping"},
+        shows=("drafted", "picked", "draft_coin"),
+    ),
+    Golden(
+        "riogrande-4p-third-field",
+        "riogrande",
+        0,
+        ("planner", "trader", "planner", "random"),
+        shows=("bought_field",),
+    ),
     Golden("riogrande-3p-two-exhaustions", "riogrande", 1, ("trader", "planner", "random")),
 ]
 

@@ -13,8 +13,10 @@ from .playthroughs import GOLDEN
 def test_playthrough_matches_its_golden_transcript(golden):
     records, lines = golden.play()
     expected = golden.path.read_text("utf-8").splitlines()
-    assert "\n".join(lines).splitlines() == expected, f"{golden.path.name} changed: run python -m tests.golden.playthroughs " \
-                              "after a deliberate rules change"
+    assert "\n".join(lines).splitlines() == expected, (
+        f"{golden.path.name} changed: run python -m tests.golden.playthroughs "
+        "after a deliberate rules change"
+    )
     kinds = {r[0] for r in records}
     assert set(golden.shows) <= kinds
     rules = ruleset(golden.edition, len(golden.bots), **golden.options)

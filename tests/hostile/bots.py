@@ -72,8 +72,9 @@ class Snoops(Bot):
     """Looks for the engine's table among all objects, to read other hands."""
 
     def plant_second(self, view):
-        tables = [o for o in gc.get_objects()
-                  if type(o).__name__ == "Table" and hasattr(o, "hands")]
+        tables = [
+            o for o in gc.get_objects() if type(o).__name__ == "Table" and hasattr(o, "hands")
+        ]
         print(f"snoop: found {len(tables)} engine tables", file=sys.stderr, flush=True)
         return False
 

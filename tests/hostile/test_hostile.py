@@ -16,17 +16,21 @@ from bohnarena_bots.planner import PlannerBot
 from tests.conftest import faults_by_bot, needs_bwrap
 
 HERE = Path(__file__).parent
-LIMITS = ("[limits]\ndecision_seconds = 0.5\nmatch_seconds = 5\nmemory_mb = 512\noutput_kb = 64\n"
-          "max_faults = 3\n")
+LIMITS = (
+    "[limits]\ndecision_seconds = 0.5\nmatch_seconds = 5\nmemory_mb = 512\noutput_kb = 64\n"
+    "max_faults = 3\n"
+)
 
 
 def league(tmp_path, hostile, isolation):
     spec = f"{HERE / 'bots.py'}:{hostile}"
     path = tmp_path / "h.toml"
-    path.write_text(f'name = "h"\nedition = "classic"\nplayers = 3\ndeals = 1\nseed = 3\n'
-                    f'[run]\nbatch_size = 1\n{LIMITS}'
-                    f'[bots]\nhostile = {{ spec = "{spec}", isolation = "{isolation}" }}\n'
-                    f'planner = "planner"\nrandom = "random"\n')
+    path.write_text(
+        f'name = "h"\nedition = "classic"\nplayers = 3\ndeals = 1\nseed = 3\n'
+        f"[run]\nbatch_size = 1\n{LIMITS}"
+        f'[bots]\nhostile = {{ spec = "{spec}", isolation = "{isolation}" }}\n'
+        f'planner = "planner"\nrandom = "random"\n'
+    )
     return path
 
 
@@ -63,10 +67,15 @@ def test_sandboxed_hostile_bots(tmp_path, hostile, fault, isolation):
             assert row["ranks"][seat] == 3
 
 
-@pytest.mark.parametrize("hostile,fault", [
-    ("Raises", "raised"), ("SleepsForever", "timeout"), ("BusyLoop", "timeout"),
-    ("Garbage", "illegal"),
-])
+@pytest.mark.parametrize(
+    "hostile,fault",
+    [
+        ("Raises", "raised"),
+        ("SleepsForever", "timeout"),
+        ("BusyLoop", "timeout"),
+        ("Garbage", "illegal"),
+    ],
+)
 def test_in_process_hostile_bots(tmp_path, hostile, fault):
     out = tmp_path / "out"
     s = run_league(league(tmp_path, hostile, "inprocess"), out, workers=2, progress=False)
@@ -76,19 +85,29 @@ def test_in_process_hostile_bots(tmp_path, hostile, fault):
     assert any(k.startswith(fault) for k in kinds_of_faults(out))
 
 
-@pytest.mark.parametrize("isolation", ["inprocess", "process",
-                                       pytest.param("sandbox", marks=needs_bwrap)])
+@pytest.mark.parametrize(
+    "isolation", ["inprocess", "process", pytest.param("sandbox", marks=needs_bwrap)]
+)
 def test_reseeding_global_random_changes_nothing(tmp_path, isolation):
     out = tmp_path / "out"
     run_league(league(tmp_path, "Reseeds", isolation), out, workers=1, progress=False)
     plain = tmp_path / "plain"
     path = league(tmp_path, "Reseeds", isolation)
-    path.write_text(path.read_text().replace(f'{{ spec = "{HERE / "bots.py"}:Reseeds", '
-                                             f'isolation = "{isolation}" }}',
-                                             '"bohnarena.bohnanza:Bot"'))
+    path.write_text(
+        path.read_text().replace(
+            f'{{ spec = "{HERE / "bots.py"}:Reseeds", isolation = "{isolation}" }}',
+            '"bohnarena.bohnanza:Bot"',
+        )
+    )
     run_league(path, plain, workers=1, progress=False)
-    chance = lambda o: [{**r, "seq": None} for r in pq.read_table(o / "moves").to_pylist()
-                        if r["kind"] in ("dealt", "reshuffled", "drew", "harvested", "ended")]
+
+    def chance(o):
+        return [
+            {**r, "seq": None}
+            for r in pq.read_table(o / "moves").to_pylist()
+            if r["kind"] in ("dealt", "reshuffled", "drew", "harvested", "ended")
+        ]
+
     assert chance(out) == chance(plain)
     assert faults_by_bot(out)["hostile"] == 0
 
@@ -103,10 +122,13 @@ def test_a_sandboxed_snoop_finds_no_engine_state(tmp_path):
 
 def test_in_process_snoop_can_see_the_table_which_is_why_the_sandbox_exists():
     import sys
+
     sys.path.insert(0, str(HERE))
-    from tests.hostile.bots import Snoops
     import contextlib
     import io
+
+    from tests.hostile.bots import Snoops
+
     err = io.StringIO()
     with contextlib.redirect_stderr(err):
         play_match(ruleset("classic", 3), 1, [Snoops(), Bot(), Bot()])
@@ -116,12 +138,17 @@ def test_in_process_snoop_can_see_the_table_which_is_why_the_sandbox_exists():
 @pytest.mark.parametrize("spec", ["planner", "trader", "random"])
 def test_well_behaved_bots_play_identically_in_every_mode(spec):
     from bohnarena.plugins import load_bot
+
     rules = ruleset("riogrande", 4)
     cls = load_bot(spec, Bot)
     inproc = play_match(rules, 9, [cls(), PlannerBot(), cls(), PlannerBot()])
     for isolation in ("process", "sandbox") if shutil.which("bwrap") else ("process",):
-        seats = [remote_seat("bohnanza", BotEntry("b", spec=spec, isolation=isolation)),
-                 PlannerBot(), cls(), PlannerBot()]
+        seats = [
+            remote_seat("bohnanza", BotEntry("b", spec=spec, isolation=isolation)),
+            PlannerBot(),
+            cls(),
+            PlannerBot(),
+        ]
         assert play_match(rules, 9, seats) == inproc
 
 
@@ -129,13 +156,18 @@ def test_well_behaved_bots_play_identically_in_every_mode(spec):
 def test_a_bot_in_bash_plays_a_league(tmp_path):
     path = tmp_path / "sh.toml"
     script = Path(__file__).parents[2] / "bots" / "first_choice.sh"
-    path.write_text('name = "sh"\nedition = "classic"\nplayers = 3\ndeals = 2\n'
-                    f'[bots]\nshell = {{ command = ["bash", "{script}"] }}\n'
-                    'planner = "planner"\nrandom = "random"\n')
+    path.write_text(
+        'name = "sh"\nedition = "classic"\nplayers = 3\ndeals = 2\n'
+        f'[bots]\nshell = {{ command = ["bash", "{script}"] }}\n'
+        'planner = "planner"\nrandom = "random"\n'
+    )
     s = run_league(path, tmp_path / "out", workers=2, progress=False)
     assert s.complete and s.played == 6
     assert faults_by_bot(tmp_path / "out")["shell"] == 0
     moves = pq.read_table(tmp_path / "out" / "moves").to_pylist()
-    shell_seats = {(r["match_id"], r["seat"]) for r in moves if r["kind"] == "seat"
-                   and r["text"] == "make_room,plant,plant_second"}
+    shell_seats = {
+        (r["match_id"], r["seat"])
+        for r in moves
+        if r["kind"] == "seat" and r["text"] == "make_room,plant,plant_second"
+    }
     assert len(shell_seats) == 6  # it answered for itself in every match

@@ -16,10 +16,12 @@ LIMITS = "[limits]\ndecision_seconds = 0.5\nmatch_seconds = {bank}\nmax_faults =
 def run(tmp_path, hostile, bank=5):
     spec = f"{HERE / 'bots.py'}:{hostile}"
     path = tmp_path / "h.toml"
-    path.write_text(f'name = "h"\nedition = "classic"\nplayers = 3\ndeals = 1\nseed = 3\n'
-                    f'[run]\nbatch_size = 1\n{LIMITS.format(bank=bank)}'
-                    f'[bots]\nhostile = {{ spec = "{spec}", isolation = "inprocess" }}\n'
-                    f'planner = "planner"\nrandom = "random"\n')
+    path.write_text(
+        f'name = "h"\nedition = "classic"\nplayers = 3\ndeals = 1\nseed = 3\n'
+        f"[run]\nbatch_size = 1\n{LIMITS.format(bank=bank)}"
+        f'[bots]\nhostile = {{ spec = "{spec}", isolation = "inprocess" }}\n'
+        f'planner = "planner"\nrandom = "random"\n'
+    )
     out = tmp_path / "out"
     summary = run_league(path, out, workers=2, progress=False)
     assert summary.complete and summary.played == 3 and not summary.errors
@@ -30,7 +32,10 @@ def run(tmp_path, hostile, bank=5):
     moves = pq.read_table(out / "moves").to_pylist()
     texts = [(r["decision"], r["text"]) for r in moves if r["kind"] == "fault"]
     hostile_seats = {(r["match_id"], r["seats"].index("hostile")) for r in rows}
-    assert texts and {(r["match_id"], r["seat"]) for r in moves if r["kind"] == "fault"} <= hostile_seats
+    assert (
+        texts
+        and {(r["match_id"], r["seat"]) for r in moves if r["kind"] == "fault"} <= hostile_seats
+    )
     forfeits = {(r["match_id"], r["seat"]) for r in moves if r["kind"] == "forfeit"}
     assert forfeits <= hostile_seats
     for r in rows:  # a forfeiting bot is ranked last
@@ -40,30 +45,41 @@ def run(tmp_path, hostile, bank=5):
     return texts, forfeits == hostile_seats
 
 
-@pytest.mark.parametrize("hostile,reason", [
-    ("ExitsZero", "raised SystemExit: 0"),
-    ("RaisesKeyboardInterrupt", "raised KeyboardInterrupt"),
-    ("RaisesGeneratorExit", "raised GeneratorExit"),
-    ("RaisesBaseException", "raised Bare"),
-    ("PropertyRaises", "raised SystemExit: 5"),
-])
+@pytest.mark.parametrize(
+    "hostile,reason",
+    [
+        ("ExitsZero", "raised SystemExit: 0"),
+        ("RaisesKeyboardInterrupt", "raised KeyboardInterrupt"),
+        ("RaisesGeneratorExit", "raised GeneratorExit"),
+        ("RaisesBaseException", "raised Bare"),
+        ("PropertyRaises", "raised SystemExit: 5"),
+    ],
+)
 def test_base_exceptions_are_faults(tmp_path, hostile, reason):
     texts, _ = run(tmp_path, hostile)
     assert texts and all(d == "plant_second" and t.startswith(reason) for d, t in texts), texts
 
 
-@pytest.mark.parametrize("hostile,reason", [
-    ("InitRaises", "raised SystemExit: 3 (in the constructor)"),
-    ("InitSleeps", "timeout: no answer within 0.5 s (in the constructor)"),
-])
+@pytest.mark.parametrize(
+    "hostile,reason",
+    [
+        ("InitRaises", "raised SystemExit: 3 (in the constructor)"),
+        ("InitSleeps", "timeout: no answer within 0.5 s (in the constructor)"),
+    ],
+)
 def test_a_broken_constructor_forfeits_the_match(tmp_path, hostile, reason):
     texts, all_forfeit = run(tmp_path, hostile)
     assert texts == [("start", reason)] * 3 and all_forfeit
 
 
-@pytest.mark.parametrize("hostile,decision", [
-    ("StartSleeps", "start"), ("DecisionsSleep", "start"), ("EndExits", "end"),
-])
+@pytest.mark.parametrize(
+    "hostile,decision",
+    [
+        ("StartSleeps", "start"),
+        ("DecisionsSleep", "start"),
+        ("EndExits", "end"),
+    ],
+)
 def test_hooks_are_timed_and_guarded(tmp_path, hostile, decision):
     texts, _ = run(tmp_path, hostile)
     assert len(texts) == 3 and all(d == decision for d, _ in texts), texts
@@ -73,8 +89,11 @@ def test_hooks_are_timed_and_guarded(tmp_path, hostile, decision):
 def test_a_bot_that_swallows_the_timeout_is_given_up_on(tmp_path, hostile):
     texts, all_forfeit = run(tmp_path, hostile)
     assert all_forfeit
-    assert texts == [("plant_second", "timeout: ignored the timeout for 1 s more;"
-                                      " given up for this match")] * 3
+    assert (
+        texts
+        == [("plant_second", "timeout: ignored the timeout for 1 s more; given up for this match")]
+        * 3
+    )
 
 
 def test_a_spent_time_bank_forfeits(tmp_path):
@@ -101,17 +120,96 @@ from bohnarena_bots.random_bot import RandomBot  # noqa: E402
 from bohnarena_bots.wuerfel_bots import RandomDiceBot  # noqa: E402
 
 ANSWERS = (Anytime, Offer, Accept, DraftPick, Keep)
-EXCEPTIONS = (ValueError, SystemExit, KeyboardInterrupt, GeneratorExit, RecursionError,
-              DecisionTimeout, MemoryError)
-DUNDERS = ("__eq__", "__ne__", "__hash__", "__iter__", "__len__", "__index__", "__bool__",
-           "__int__", "__lt__", "__le__", "__repr__", "__str__", "__getattr__",
-           "__contains__", "__getitem__", "__format__", "__reversed__")
-SCALARS = (0, 1, 2, 3, -1, -2, -3, 10**30, -10**30, 10**5000, 2**63, 0.0, 1.0, 1.5, float("nan"),
-           float("inf"), 1j, True, False, None, "", "0", "fulfil", "redeem", "fulfil ", "x" * 10_000,
-           b"", b"0", [], [0], [1, 0], [0, 0], [-1], [[0]], [None], {}, {"harvest": [0]}, (),
-           (0,), (1,), (0, 1), (0, 0), (-1,), (-1, -2), (True,), (0.0,), ("0",), (None,), ((0,),),
-           range(2), set(), {0}, frozenset(), object(), Ellipsis, len, Anytime, Keep,
-           itertools.count(), iter([0]))
+EXCEPTIONS = (
+    ValueError,
+    SystemExit,
+    KeyboardInterrupt,
+    GeneratorExit,
+    RecursionError,
+    DecisionTimeout,
+    MemoryError,
+)
+DUNDERS = (
+    "__eq__",
+    "__ne__",
+    "__hash__",
+    "__iter__",
+    "__len__",
+    "__index__",
+    "__bool__",
+    "__int__",
+    "__lt__",
+    "__le__",
+    "__repr__",
+    "__str__",
+    "__getattr__",
+    "__contains__",
+    "__getitem__",
+    "__format__",
+    "__reversed__",
+)
+SCALARS = (
+    0,
+    1,
+    2,
+    3,
+    -1,
+    -2,
+    -3,
+    10**30,
+    -(10**30),
+    10**5000,
+    2**63,
+    0.0,
+    1.0,
+    1.5,
+    float("nan"),
+    float("inf"),
+    1j,
+    True,
+    False,
+    None,
+    "",
+    "0",
+    "fulfil",
+    "redeem",
+    "fulfil ",
+    "x" * 10_000,
+    b"",
+    b"0",
+    [],
+    [0],
+    [1, 0],
+    [0, 0],
+    [-1],
+    [[0]],
+    [None],
+    {},
+    {"harvest": [0]},
+    (),
+    (0,),
+    (1,),
+    (0, 1),
+    (0, 0),
+    (-1,),
+    (-1, -2),
+    (True,),
+    (0.0,),
+    ("0",),
+    (None,),
+    ((0,),),
+    range(2),
+    set(),
+    {0},
+    frozenset(),
+    object(),
+    Ellipsis,
+    len,
+    Anytime,
+    Keep,
+    itertools.count(),
+    iter([0]),
+)
 
 
 def evil(rng):
@@ -124,7 +222,7 @@ def evil(rng):
     base = rng.choice((object, int, tuple, list, str, *ANSWERS))
     names = rng.sample(DUNDERS, rng.randint(1, 8))
     extra = {"__slots__": ()} if base in ANSWERS else {}
-    cls = type("Evil", (base,), {**extra, **{n: boom for n in names}})
+    cls = type("Evil", (base,), {**extra, **dict.fromkeys(names, boom)})
     value = {object: (), int: (0,), tuple: ((0,),), list: ([0],), str: ("fulfil",)}.get(base, ())
     return cls(*value)
 
@@ -150,12 +248,14 @@ def junk(rng, depth=0):
 def junky(base, counts):
     """``base`` answering junk half the time (its own legal answer otherwise,
     so that the game gets to every decision)."""
+
     def method(kind):
         def answer(self, view, *args):
             if self.junk_rng.random() < 0.5:
                 counts[kind] += 1
                 return junk(self.junk_rng)
             return getattr(base, kind)(self, view, *args)
+
         return answer
 
     def start(self, seat, rules, rng):
@@ -165,10 +265,14 @@ def junky(base, counts):
     return type("Junky", (base,), {"start": start, **{k: method(k) for k in base.DECISIONS}})
 
 
-CONFIGS = [("bohnanza", "riogrande", 3, {}), ("bohnanza", "anniversary", 4, {"extra_bean": "jumping"}),
-           ("bohnanza", "classic", 5, {}), ("wuerfel", "standard", 3, {"early_stop": True}),
-           ("wuerfel", "standard", 2, {"early_stop": False}),
-           ("bohnanza", "anniversary", 3, {"extra_bean": "jumping"})]
+CONFIGS = [
+    ("bohnanza", "riogrande", 3, {}),
+    ("bohnanza", "anniversary", 4, {"extra_bean": "jumping"}),
+    ("bohnanza", "classic", 5, {}),
+    ("wuerfel", "standard", 3, {"early_stop": True}),
+    ("wuerfel", "standard", 2, {"early_stop": False}),
+    ("bohnanza", "anniversary", 3, {"extra_bean": "jumping"}),
+]
 KINDS = (*CARD_DECISIONS, *DICE_DECISIONS)
 
 
@@ -184,15 +288,21 @@ def test_ten_thousand_junk_answers_are_faults_only():
             name, edition, players, options = CONFIGS[seed % len(CONFIGS)]
             game = get_game(name)
             rules = game.rules(edition, players, options)
-            cls, decisions = (card, CARD_DECISIONS) if name == "bohnanza" else (dice, DICE_DECISIONS)
+            cls, decisions = (
+                (card, CARD_DECISIONS) if name == "bohnanza" else (dice, DICE_DECISIONS)
+            )
             # Both paths: the untimed one, and the timed one a league uses.
-            seats = [cls() if seed % 2 else BotSeat(cls(), decisions, limits, dog)
-                     for _ in range(players)]
+            seats = [
+                cls() if seed % 2 else BotSeat(cls(), decisions, limits, dog)
+                for _ in range(players)
+            ]
             try:
                 result, records = game.play(rules, seed, seats)
             except BaseException as e:  # pytest would show the evil objects: their repr raises
-                raise AssertionError(f"match {seed}: {type(e).__name__} escaped:\n"
-                                     + "".join(traceback.format_tb(e.__traceback__))) from None
+                raise AssertionError(
+                    f"match {seed}: {type(e).__name__} escaped:\n"
+                    + "".join(traceback.format_tb(e.__traceback__))
+                ) from None
             reasons = [r[3] for r in records if r[0] == "fault"]
             assert all(r.startswith(("illegal", "malformed")) for r in reasons), set(reasons)
             assert sum(result.faults) == len(reasons)
@@ -245,7 +355,9 @@ def test_a_real_ctrl_c_stops_but_a_bots_own_keyboard_interrupt_is_a_fault():
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
     with Watchdog() as dog:
         assert seat(OwnInterrupt(), dog).decide("plant_second", None, ()) == (
-            None, "raised KeyboardInterrupt: ")
+            None,
+            "raised KeyboardInterrupt: ",
+        )
         with pytest.raises(KeyboardInterrupt):  # even though the bot swallowed it
             seat(CtrlC(), dog).decide("plant_second", None, ())
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
@@ -268,13 +380,17 @@ def test_a_late_answer_is_void_even_without_the_watchdog():
 
 def test_the_dice_game_builds_bots_under_the_limits_too():
     from bohnarena.league import BotEntry
+
     game = get_game("wuerfel")
-    entries = [BotEntry("hostile", spec=f"{HERE / 'bots.py'}:DiceInitSleeps"),
-               BotEntry("greedy", spec="wuerfel-greedy")]
+    entries = [
+        BotEntry("hostile", spec=f"{HERE / 'bots.py'}:DiceInitSleeps"),
+        BotEntry("greedy", spec="wuerfel-greedy"),
+    ]
     with Watchdog() as dog:
         seats = [game.make_seat(e, Limits(decision_seconds=0.2), dog) for e in entries]
         result, records = game.play(game.rules("standard", 2, {}), 1, seats)
     assert [r for r in records if r[0] in ("fault", "forfeit")] == [
         ("fault", 0, "start", "timeout: no answer within 0.2 s (in the constructor)"),
-        ("forfeit", 0)]
+        ("forfeit", 0),
+    ]
     assert result.ranks == (2, 1)

@@ -28,22 +28,29 @@ pytestmark = needs_bwrap
 def hostile_league(tmp_path, bot, targets, command=None, isolation="sandbox", deals=1):
     botdir = tmp_path / "bot"
     botdir.mkdir(exist_ok=True)
-    (botdir / "attacks.py").write_text((HERE / "attacks.py").read_text()
-                                       + f"\nTARGETS = {json.dumps(targets)}\n")
+    (botdir / "attacks.py").write_text(
+        (HERE / "attacks.py").read_text() + f"\nTARGETS = {json.dumps(targets)}\n"
+    )
     (botdir / "league-secret.txt").write_text("the sandbox shows a file bot its file alone")
-    entry = (f'{{ command = {json.dumps(command)}, isolation = "{isolation}" }}' if command
-             else f'{{ spec = "{botdir / "attacks.py"}:{bot}", isolation = "{isolation}" }}')
+    entry = (
+        f'{{ command = {json.dumps(command)}, isolation = "{isolation}" }}'
+        if command
+        else f'{{ spec = "{botdir / "attacks.py"}:{bot}", isolation = "{isolation}" }}'
+    )
     path = tmp_path / "league.toml"
-    path.write_text(f'name = "h"\nedition = "classic"\nplayers = 3\ndeals = {deals}\nseed = 5\n'
-                    '[limits]\ndecision_seconds = 1\nmax_faults = 5\ndisk_mb = 4\n'
-                    f'[bots]\nhostile = {entry}\nplanner = "planner"\nrandom = "random"\n')
+    path.write_text(
+        f'name = "h"\nedition = "classic"\nplayers = 3\ndeals = {deals}\nseed = 5\n'
+        "[limits]\ndecision_seconds = 1\nmax_faults = 5\ndisk_mb = 4\n"
+        f'[bots]\nhostile = {entry}\nplanner = "planner"\nrandom = "random"\n'
+    )
     return path
 
 
 def play(tmp_path, bot, targets=None, **kw):
     out = tmp_path / "out"
-    summary = run_league(hostile_league(tmp_path, bot, targets or {}, **kw), out, workers=2,
-                         progress=False)
+    summary = run_league(
+        hostile_league(tmp_path, bot, targets or {}, **kw), out, workers=2, progress=False
+    )
     assert summary.complete and summary.played == 3 * kw.get("deals", 1)
     rows = pq.read_table(out / "matches").to_pylist()
     for row in rows:  # the honest bots are never charged
@@ -55,12 +62,18 @@ def play(tmp_path, bot, targets=None, **kw):
 
 
 def test_reads_nothing_of_the_organisers(tmp_path):
-    secrets = [str(tmp_path / "league.toml"), str(tmp_path / "out"),
-               "/arena/bot/league-secret.txt", str(tmp_path / "bot" / "league-secret.txt"),
-               str(tmp_path / "out" / "league.toml"), str(HERE / "bots.py"),
-               f"/proc/{os.getpid()}/mem", f"/proc/{os.getpid()}/environ"]
+    secrets = [
+        str(tmp_path / "league.toml"),
+        str(tmp_path / "out"),
+        "/arena/bot/league-secret.txt",
+        str(tmp_path / "bot" / "league-secret.txt"),
+        str(tmp_path / "out" / "league.toml"),
+        str(HERE / "bots.py"),
+        f"/proc/{os.getpid()}/mem",
+        f"/proc/{os.getpid()}/environ",
+    ]
     site = sysconfig.get_paths()["purelib"]
-    out, log = play(tmp_path, "Reads", {"secrets": secrets, "listed": [site, str(Path.home())]})
+    _out, log = play(tmp_path, "Reads", {"secrets": secrets, "listed": [site, str(Path.home())]})
     got = [line for line in log.splitlines() if line.startswith("GOT")]
     assert not got, got
     # Installed packages (other bots among them) are hidden; of the home
@@ -71,8 +84,11 @@ def test_reads_nothing_of_the_organisers(tmp_path):
     assert home == [] or Path(sys.base_prefix).is_relative_to(Path.home() / home[0])
     assert f"sealed {tmp_path / 'league.toml'}" in log
     env = next(line for line in log.splitlines() if line.startswith("env "))
-    assert "HOME" in env and "PYTHONPATH" in env and "SEED" not in env.upper().replace(
-        "PYTHONHASHSEED", "")
+    assert (
+        "HOME" in env
+        and "PYTHONPATH" in env
+        and "SEED" not in env.upper().replace("PYTHONHASHSEED", "")
+    )
     # its own PID namespace: bubblewrap's init, the zygote and the match's process
     pids = next(line for line in log.splitlines() if line.startswith("pids "))
     assert eval(pids[5:]) == ["1", "2", "3"] or len(eval(pids[5:])) <= 4
@@ -81,17 +97,18 @@ def test_reads_nothing_of_the_organisers(tmp_path):
 def test_signals_reach_nothing_outside(tmp_path):
     sleeper = subprocess.Popen(["sleep", "60"])
     try:
-        out, log = play(tmp_path, "Signals", {"pids": [os.getpid(), os.getppid(), sleeper.pid]})
+        _out, log = play(tmp_path, "Signals", {"pids": [os.getpid(), os.getppid(), sleeper.pid]})
         assert sleeper.poll() is None  # the organiser's process was not touched
     finally:
         sleeper.kill()
-    assert "signalled" not in log or all(f"signalled {p} " not in log
-                                         for p in (os.getpid(), sleeper.pid))
+    assert "signalled" not in log or all(
+        f"signalled {p} " not in log for p in (os.getpid(), sleeper.pid)
+    )
 
 
 def test_writes_stay_in_its_private_tmp(tmp_path):
     site = Path(sysconfig.get_paths()["purelib"])
-    out, log = play(tmp_path, "Writes", {"writable": [str(site), str(tmp_path), str(HERE)]})
+    _out, log = play(tmp_path, "Writes", {"writable": [str(site), str(tmp_path), str(HERE)]})
     assert "GOT" not in log, log
     assert not (site / "evil.pth").exists() and not (tmp_path / "evil.pth").exists()
     counts = [int(line.split()[-1]) for line in log.splitlines() if line.startswith("tmp files")]
@@ -103,7 +120,7 @@ def _leftovers(pattern):
 
 
 def test_no_child_process_and_nothing_outlives_the_match(tmp_path):
-    out, log = play(tmp_path, "Spawns")
+    _out, log = play(tmp_path, "Spawns")
     assert "GOT" not in log, log
     assert "no child" in log and "no fork" in log
     assert not _leftovers("sleep 424[23]")
@@ -113,7 +130,7 @@ def test_a_command_bot_that_detaches_children_leaves_nothing_behind(tmp_path):
     script = tmp_path / "detach.sh"
     shutil.copy(Path(__file__).parents[2] / "bots" / "first_choice.sh", tmp_path)
     script.write_text('setsid sleep 4244 &\nexec bash "$(dirname "$0")/first_choice.sh"\n')
-    out, log = play(tmp_path, None, command=["bash", str(script)])
+    _out, _log = play(tmp_path, None, command=["bash", str(script)])
     time.sleep(0.2)
     assert not _leftovers("sleep 4244")
     assert not _leftovers("bohnarena.zygote")  # the sandboxes end with their workers
@@ -123,21 +140,25 @@ def test_no_network(tmp_path):
     with socket.socket() as server:
         server.bind(("127.0.0.1", 0))
         server.listen()
-        out, log = play(tmp_path, "Connects", {"port": server.getsockname()[1]})
+        _out, log = play(tmp_path, "Connects", {"port": server.getsockname()[1]})
     assert "GOT" not in log and "no network" in log
 
 
 def test_every_match_starts_fresh(tmp_path):
-    out, log = play(tmp_path, "Remembers", deals=2)
+    _out, log = play(tmp_path, "Remembers", deals=2)
     assert "GOT" not in log, log
 
 
-@pytest.mark.parametrize("answer", [
-    "[" * 100_000 + "]" * 100_000,  # deep JSON: a RecursionError in the parser
-    '{"decisions": 5}',             # a wrong-typed start reply
-    '{"decisions": [{"x": 1}]}',
-    '"just a string"',
-], ids=["deep", "int", "dicts", "string"])
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "[" * 100_000 + "]" * 100_000,  # deep JSON: a RecursionError in the parser
+        '{"decisions": 5}',  # a wrong-typed start reply
+        '{"decisions": [{"x": 1}]}',
+        '"just a string"',
+    ],
+    ids=["deep", "int", "dicts", "string"],
+)
 def test_malformed_start_replies_are_the_bots_fault(tmp_path, answer):
     script = tmp_path / "bad.sh"
     (tmp_path / "reply").write_text(answer + "\n")
@@ -145,8 +166,10 @@ def test_malformed_start_replies_are_the_bots_fault(tmp_path, answer):
     from bohnarena.bohnanza import ruleset
     from bohnarena.league import BotEntry
     from bohnarena.remote import remote_seat
-    seat = remote_seat("bohnanza", BotEntry("bad", command=("bash", str(script)),
-                                            isolation="sandbox"))
+
+    seat = remote_seat(
+        "bohnanza", BotEntry("bad", command=("bash", str(script)), isolation="sandbox")
+    )
     fault = seat.start(0, ruleset("classic", 3), 1)
     assert fault is not None and fault.startswith("protocol"), fault
     assert seat.channel is None and seat.forfeits(1)  # the process is gone; it forfeits
@@ -208,10 +231,15 @@ def test_a_command_bot_has_a_process_cap(tmp_path, monkeypatch, cgroup):
     if not cgroup:
         monkeypatch.setattr(cgroups, "_own", lambda controller: None)
     script = tmp_path / "many.sh"
-    script.write_text('read line\necho \'{"decisions":[]}\'\n'
-                      'for i in $(seq 40); do sleep 4245 & done\nwhile read line; do :; done\n')
-    seat = remote_seat("bohnanza", BotEntry("many", command=("bash", str(script)),
-                                            isolation="sandbox"), Limits(max_processes=8))
+    script.write_text(
+        "read line\necho '{\"decisions\":[]}'\n"
+        "for i in $(seq 40); do sleep 4245 & done\nwhile read line; do :; done\n"
+    )
+    seat = remote_seat(
+        "bohnanza",
+        BotEntry("many", command=("bash", str(script)), isolation="sandbox"),
+        Limits(max_processes=8),
+    )
     assert seat.start(0, ruleset("classic", 3), 1) is None
     time.sleep(0.5)
     assert len(_leftovers("sleep 4245")) <= 8
@@ -221,16 +249,17 @@ def test_a_command_bot_has_a_process_cap(tmp_path, monkeypatch, cgroup):
     assert not _leftovers("sleep 4245")
 
 
-REUSED = r'''n=0
+REUSED = r"""n=0
 while IFS= read -r line; do
   case "$line" in
     *'"type":"new_match"'*) echo "new match" >&2 ;;
-    *'"type":"start"'*) n=$((n+1)); echo "match $n in $$" >&2; echo '{"decisions":[],"reuse":true}' ;;
+    *'"type":"start"'*) n=$((n+1)); echo "match $n in $$" >&2
+                        echo '{"decisions":[],"reuse":true}' ;;
     *'"type":"end"'*) ;;
     *) echo '{"error":"asked nothing"}' ;;
   esac
 done
-'''
+"""
 
 
 def test_a_command_bot_may_ask_to_serve_match_after_match(tmp_path):
@@ -247,8 +276,8 @@ def test_a_command_bot_may_ask_to_serve_match_after_match(tmp_path):
 
 def test_a_command_bot_that_never_reads_nor_answers_is_charged_alone(tmp_path):
     script = tmp_path / "deaf.sh"
-    script.write_text('read line\necho \'{"decisions": null}\'\nexec sleep 1000\n')
-    out, log = play(tmp_path, None, command=["bash", str(script)])
+    script.write_text("read line\necho '{\"decisions\": null}'\nexec sleep 1000\n")
+    out, _log = play(tmp_path, None, command=["bash", str(script)])
     rows = pq.read_table(out / "matches").to_pylist()
     assert all(r["ranks"][r["seats"].index("hostile")] == 3 for r in rows)  # it forfeits
     texts = {r["text"] for r in pq.read_table(out / "moves").to_pylist() if r["kind"] == "fault"}
@@ -262,13 +291,15 @@ def run_one_file_bot(tmp_path, source, cls, deals=1):
     bot.parent.mkdir()
     bot.write_text(source)
     path = tmp_path / "l.toml"
-    path.write_text(f'name = "t"\nedition = "classic"\nplayers = 3\ndeals = {deals}\nseed = 5\n'
-                    f'[bots]\nhostile = {{ spec = "{bot}:{cls}", isolation = "sandbox" }}\n'
-                    'planner = "planner"\nrandom = "random"\n')
+    path.write_text(
+        f'name = "t"\nedition = "classic"\nplayers = 3\ndeals = {deals}\nseed = 5\n'
+        f'[bots]\nhostile = {{ spec = "{bot}:{cls}", isolation = "sandbox" }}\n'
+        'planner = "planner"\nrandom = "random"\n'
+    )
     return run_league(path, tmp_path / "out", workers=1, progress=False)
 
 
-TAMPERS_AT_IMPORT = '''
+TAMPERS_AT_IMPORT = """
 import os, signal, socket, stat
 import bohnarena.nochild as nochild
 nochild.prepare = lambda: None  # the filter off in every child
@@ -291,7 +322,7 @@ class Tamper(Bot):
             os.setsid()
             os.execvp("sleep", ["sleep", "4246"])
         return False
-'''
+"""
 
 
 def test_code_run_at_import_cannot_keep_processes_or_reach_the_control_socket(tmp_path):
@@ -300,13 +331,16 @@ def test_code_run_at_import_cannot_keep_processes_or_reach_the_control_socket(tm
     time.sleep(0.2)
     assert not _leftovers("sleep 4246")  # killed at every match's end, filter or not
     log = (tmp_path / "out" / "bots" / "hostile.log").read_text()
-    seen = eval(next(line for line in log.splitlines() if line.startswith("sockets at import"))
-                [len("sockets at import "):])
+    seen = eval(
+        next(line for line in log.splitlines() if line.startswith("sockets at import"))[
+            len("sockets at import ") :
+        ]
+    )
     # one socket: its own channel to the supervisor, never the engine's control socket
     assert len([fd for fd, kind in seen if kind == int(socket.SOCK_SEQPACKET)]) <= 1
 
 
-STOPS_ITS_SUPERVISOR = '''
+STOPS_ITS_SUPERVISOR = """
 import os, signal
 from bohnarena.bohnanza import Bot
 
@@ -314,7 +348,7 @@ class Stopper(Bot):
     def plant_second(self, view):
         os.kill(2, signal.SIGSTOP)  # the supervisor
         return False
-'''
+"""
 
 
 @pytest.mark.slow
@@ -337,19 +371,25 @@ def test_the_sandbox_is_never_the_hosts_root_and_proc_sys_is_read_only(tmp_path)
     from bohnarena.sandbox import close_sandboxes
 
     script = tmp_path / "who4247.sh"
-    script.write_text('read line\n(echo x > /proc/sys/kernel/core_pattern) 2>/dev/null '
-                      '&& echo "GOT sysctl" >&2\necho \'{"decisions": []}\'\n'
-                      'while read line; do :; done\n')
+    script.write_text(
+        "read line\n(echo x > /proc/sys/kernel/core_pattern) 2>/dev/null "
+        '&& echo "GOT sysctl" >&2\necho \'{"decisions": []}\'\n'
+        "while read line; do :; done\n"
+    )
     log = tmp_path / "who.log"
-    seat = remote_seat("bohnanza", BotEntry("who", command=("bash", str(script)),
-                                            isolation="sandbox"), None, log)
+    seat = remote_seat(
+        "bohnanza", BotEntry("who", command=("bash", str(script)), isolation="sandbox"), None, log
+    )
     try:
         assert seat.start(0, ruleset("classic", 3), 1) is None
         pids = _leftovers("who4247.sh")
         assert pids
         for pid in pids:  # seen from the host: an unprivileged user, never root
-            uid = next(line for line in Path(f"/proc/{pid}/status").read_text().splitlines()
-                       if line.startswith("Uid:")).split()[1]
+            uid = next(
+                line
+                for line in Path(f"/proc/{pid}/status").read_text().splitlines()
+                if line.startswith("Uid:")
+            ).split()[1]
             assert uid != "0" or os.geteuid() != 0
     finally:
         seat.close()
@@ -359,8 +399,10 @@ def test_the_sandbox_is_never_the_hosts_root_and_proc_sys_is_read_only(tmp_path)
 
 
 def test_a_lone_surrogate_is_a_fault_not_a_lost_batch(tmp_path):
-    source = ("from bohnarena.bohnanza import Bot\n"
-              "class S(Bot):\n    def plant_second(self, view):\n"
-              "        raise ValueError('\\ud800')\n")
+    source = (
+        "from bohnarena.bohnanza import Bot\n"
+        "class S(Bot):\n    def plant_second(self, view):\n"
+        "        raise ValueError('\\ud800')\n"
+    )
     s = run_one_file_bot(tmp_path, source, "S")
     assert s.complete and s.played == 3 and not s.errors

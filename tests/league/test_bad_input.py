@@ -16,21 +16,24 @@ c = "trader"
 """
 
 
-@pytest.mark.parametrize("text,message", [
-    ("name = \"x\"\nplayers = [", "is not valid TOML"),
-    (GOOD + "colour = 'red'\n", "unknown bot 'red'"),  # lands inside [bots]
-    ("colour = 1\n" + GOOD, "unknown key 'colour'"),
-    (GOOD.replace('deals = 1', 'deals = "one"'), "deals must be int"),
-    (GOOD.replace('deals = 1', 'deals = 0'), "deals must be from 1 to"),
-    (GOOD.replace('players = 3', 'players = 9'), "not 9"),
-    (GOOD.replace('"classic"', '"deluxe"'), "unknown edition"),
-    (GOOD.replace('name = "bad"', 'name = "../x"'), "must be letters"),
-    (GOOD.replace('"planner"', '"nosuchbot"'), "unknown bot 'nosuchbot'"),
-    (GOOD.replace('"planner"', '"bohnarena.cli:main"'), "not a bot class"),
-    (GOOD.replace('"planner"', '"missing/file.py:Bot"'), "does not exist"),
-    (GOOD.replace("[bots]", "[rules]\nprotection = 'maybe'\n[bots]"), "protection must be"),
-    (GOOD.replace("[bots]", "[run]\nturbo = true\n[bots]"), "unknown key run.turbo"),
-])
+@pytest.mark.parametrize(
+    "text,message",
+    [
+        ('name = "x"\nplayers = [', "is not valid TOML"),
+        (GOOD + "colour = 'red'\n", "unknown bot 'red'"),  # lands inside [bots]
+        ("colour = 1\n" + GOOD, "unknown key 'colour'"),
+        (GOOD.replace("deals = 1", 'deals = "one"'), "deals must be int"),
+        (GOOD.replace("deals = 1", "deals = 0"), "deals must be from 1 to"),
+        (GOOD.replace("players = 3", "players = 9"), "not 9"),
+        (GOOD.replace('"classic"', '"deluxe"'), "unknown edition"),
+        (GOOD.replace('name = "bad"', 'name = "../x"'), "must be letters"),
+        (GOOD.replace('"planner"', '"nosuchbot"'), "unknown bot 'nosuchbot'"),
+        (GOOD.replace('"planner"', '"bohnarena.cli:main"'), "not a bot class"),
+        (GOOD.replace('"planner"', '"missing/file.py:Bot"'), "does not exist"),
+        (GOOD.replace("[bots]", "[rules]\nprotection = 'maybe'\n[bots]"), "protection must be"),
+        (GOOD.replace("[bots]", "[run]\nturbo = true\n[bots]"), "unknown key run.turbo"),
+    ],
+)
 def test_bad_league_files(tmp_path, text, message):
     path = tmp_path / "bad.toml"
     path.write_text(text)
@@ -76,9 +79,14 @@ def test_a_corrupt_matches_file_is_one_line_for_run_and_rank(tmp_path):
     path = tmp_path / "ok.toml"
     path.write_text(GOOD)
     out = tmp_path / "out"
-    assert CliRunner().invoke(cli, ["run", str(path), "--out", str(out), "--no-progress"]).exit_code == 0
+    assert (
+        CliRunner().invoke(cli, ["run", str(path), "--out", str(out), "--no-progress"]).exit_code
+        == 0
+    )
     (part,) = (out / "matches").glob("*.parquet")
     part.write_bytes(part.read_bytes()[:50])
     for args in (["rank", str(out)], ["run", str(path), "--out", str(out), "--no-progress"]):
         r = CliRunner().invoke(cli, args)
-        assert r.exit_code == 2 and "corrupt or truncated" in r.output and "Traceback" not in r.output
+        assert (
+            r.exit_code == 2 and "corrupt or truncated" in r.output and "Traceback" not in r.output
+        )

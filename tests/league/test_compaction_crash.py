@@ -19,8 +19,9 @@ class Died(Exception):
 
 
 @pytest.mark.parametrize("dies_after", ["moves", "matches"])
-def test_readers_count_every_match_once_whatever_step_the_crash_hit(league, tmp_path,
-                                                                    monkeypatch, dies_after):
+def test_readers_count_every_match_once_whatever_step_the_crash_hit(
+    league, tmp_path, monkeypatch, dies_after
+):
     path = league(deals=4, extra="[run]\nbatch_size = 3\n")
     out = tmp_path / "out"
     real_write, real_compact = store._atomic_write, store.RunDir.compact
@@ -62,7 +63,7 @@ def test_a_reader_racing_a_compaction_reads_again(league, tmp_path, monkeypatch)
     def live_parts(self, d):  # the first look lists a part a compaction then removes
         calls.append(d)
         parts = real(self, d)
-        return parts + [d / "part-000000000-000000000.parquet"] if len(calls) == 1 else parts
+        return [*parts, d / "part-000000000-000000000.parquet"] if len(calls) == 1 else parts
 
     monkeypatch.setattr(store.RunDir, "live_parts", live_parts)
     r = CliRunner().invoke(cli, ["rank", str(out)])

@@ -18,7 +18,9 @@ from .test_run import table
 
 
 def run(path, out):
-    return CliRunner().invoke(cli, ["run", str(path), "--out", str(out), "-j", "1", "--no-progress"])
+    return CliRunner().invoke(
+        cli, ["run", str(path), "--out", str(out), "-j", "1", "--no-progress"]
+    )
 
 
 def test_a_full_disk_in_the_parent_stops_at_once_and_resumes(league, tmp_path, monkeypatch):
@@ -29,13 +31,17 @@ def test_a_full_disk_in_the_parent_stops_at_once_and_resumes(league, tmp_path, m
     def commit(self, first, last, matches, moves):
         calls.append(first)
         if len(calls) == 3:
-            raise store.storage_error(self.matches_dir / "x", OSError(errno.ENOSPC, os.strerror(errno.ENOSPC)))
+            raise store.storage_error(
+                self.matches_dir / "x", OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+            )
         real(self, first, last, matches, moves)
 
     monkeypatch.setattr(store.RunDir, "commit", commit)
     r = run(path, out)
     monkeypatch.undo()
-    assert r.exit_code == 1 and "No space left on device" in r.output and "Traceback" not in r.output
+    assert (
+        r.exit_code == 1 and "No space left on device" in r.output and "Traceback" not in r.output
+    )
     assert len(r.output.strip().splitlines()) == 1
     assert len(calls) == 3  # stopped at the first failure, nothing else tried
     done = RunDir(out).done_ids()
@@ -53,7 +59,9 @@ def test_a_worker_that_cannot_write_its_part_stops_the_run(league, tmp_path, mon
 
     monkeypatch.setattr(store.RunDir, "spool", spool)
     r = run(path, tmp_path / "out")
-    assert r.exit_code == 1 and "No space left on device" in r.output and "Traceback" not in r.output
+    assert (
+        r.exit_code == 1 and "No space left on device" in r.output and "Traceback" not in r.output
+    )
 
 
 @pytest.mark.slow

@@ -17,9 +17,11 @@ from bohnarena.runner import run_league
 def run_dir(tmp_path_factory):
     base = tmp_path_factory.mktemp("replay")
     league = base / "r.toml"
-    league.write_text('name = "r"\nedition = "anniversary"\nplayers = 3\ndeals = 3\nseed = 4\n'
-                      '[rules]\nextra_bean = "jumping"\n'
-                      '[bots]\ntrader = "trader"\nplanner = "planner"\nrandom = "random"\n')
+    league.write_text(
+        'name = "r"\nedition = "anniversary"\nplayers = 3\ndeals = 3\nseed = 4\n'
+        '[rules]\nextra_bean = "jumping"\n'
+        '[bots]\ntrader = "trader"\nplanner = "planner"\nrandom = "random"\n'
+    )
     out = base / "out"
     assert run_league(league, out, workers=2, progress=False).complete
     return out
@@ -32,8 +34,16 @@ def replay(*args):
 def test_transcript_shows_every_turn_and_the_table(run_dir):
     r = replay(run_dir, "--match", 4)
     assert r.exit_code == 0, r.output
-    for text in ("== Turn 1: seat 0", "[draw pile", "hand ", "fields", "plants", "reveals",
-                 "harvests field", "Final coins"):
+    for text in (
+        "== Turn 1: seat 0",
+        "[draw pile",
+        "hand ",
+        "fields",
+        "plants",
+        "reveals",
+        "harvests field",
+        "Final coins",
+    ):
         assert text in r.output, text
 
 
@@ -96,15 +106,25 @@ def edit(table, match_id, kind, nth, column, value):
     return type(table).from_pylist(rows, schema=table.schema)
 
 
-@pytest.mark.parametrize("name,change", [
-    ("a changed card", lambda t: edit(t, 3, "drew", 4, "card", lambda c: (c + 1) % 7)),
-    ("a changed dealt hand", lambda t: edit(t, 3, "dealt", 1, "cards", lambda c: c[::-1])),
-    ("an edited coin count", lambda t: edit(t, 3, "harvested", 0, "coins", lambda c: c + 1)),
-    ("edited final coins", lambda t: edit(t, 3, "ended", 0, "values", lambda v: [v[0] + 1, *v[1:]])),
-    ("an illegal decision", lambda t: edit(t, 3, "plant_second", 0, "n", lambda n: 7)),
-    ("a dropped move", lambda t: t.filter(pc.invert(pc.and_(
-        pc.equal(t["match_id"], 3), pc.equal(t["seq"], 40))))),
-])
+@pytest.mark.parametrize(
+    "name,change",
+    [
+        ("a changed card", lambda t: edit(t, 3, "drew", 4, "card", lambda c: (c + 1) % 7)),
+        ("a changed dealt hand", lambda t: edit(t, 3, "dealt", 1, "cards", lambda c: c[::-1])),
+        ("an edited coin count", lambda t: edit(t, 3, "harvested", 0, "coins", lambda c: c + 1)),
+        (
+            "edited final coins",
+            lambda t: edit(t, 3, "ended", 0, "values", lambda v: [v[0] + 1, *v[1:]]),
+        ),
+        ("an illegal decision", lambda t: edit(t, 3, "plant_second", 0, "n", lambda n: 7)),
+        (
+            "a dropped move",
+            lambda t: t.filter(
+                pc.invert(pc.and_(pc.equal(t["match_id"], 3), pc.equal(t["seq"], 40)))
+            ),
+        ),
+    ],
+)
 def test_verify_catches_tampering(run_dir, tmp_path, name, change):
     out = tamper(run_dir, tmp_path, change)
     r = replay(out, "-m", 3, "--verify")
@@ -136,12 +156,15 @@ def test_rerun_reports_a_bot_that_changed(run_dir, tmp_path):
     assert r.exit_code == 1 and "the bots now play" in r.output
 
 
-@pytest.mark.parametrize("args,message", [
-    (["--match", "999"], "no finished match 999"),
-    ([], "give --match"),
-    (["-m", "1", "--seat", "5"], "--seat must be"),
-    (["-m", "1", "--at", "999999"], "moves (0-"),
-])
+@pytest.mark.parametrize(
+    "args,message",
+    [
+        (["--match", "999"], "no finished match 999"),
+        ([], "give --match"),
+        (["-m", "1", "--seat", "5"], "--seat must be"),
+        (["-m", "1", "--at", "999999"], "moves (0-"),
+    ],
+)
 def test_bad_replay_requests(run_dir, args, message):
     r = replay(run_dir, *args)
     assert r.exit_code == 2 and message in r.output and "Traceback" not in r.output
@@ -159,8 +182,10 @@ def test_not_a_run_and_corrupt_files(run_dir, tmp_path):
 
 
 def test_other_log_format_or_rules_version_is_refused(run_dir, tmp_path):
-    for key, value, message in (("log_format", 99, "log format 99"),
-                                ("rules_version", 99, "rules version 99")):
+    for key, value, message in (
+        ("log_format", 99, "log format 99"),
+        ("rules_version", 99, "rules version 99"),
+    ):
         out = tmp_path / key
         shutil.copytree(run_dir, out)
         meta = json.loads((out / "run.json").read_text())

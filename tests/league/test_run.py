@@ -42,8 +42,19 @@ def test_run_writes_matches_moves_ranking_and_frozen_league(league, tmp_path):
     assert set(meta["bots"]) == {"trader", "planner", "random"} and meta["bohnarena"]
     m = table(out, "matches")
     assert m.num_rows == 6 and sorted(m.column("match_id").to_pylist()) == list(range(6))
-    assert {"table", "deal", "rotation", "seed", "seats", "coins", "ranks", "winners", "turns",
-            "faults", "duration_s"} <= set(m.column_names)
+    assert {
+        "table",
+        "deal",
+        "rotation",
+        "seed",
+        "seats",
+        "coins",
+        "ranks",
+        "winners",
+        "turns",
+        "faults",
+        "duration_s",
+    } <= set(m.column_names)
     moves = table(out, "moves")
     assert set(moves.column("match_id").to_pylist()) == set(range(6))
     for name in ("ranking.csv", "ranking.json", "ranking.md", "run.log", "errors.json"):
@@ -59,7 +70,9 @@ def test_workers_1_and_2_give_identical_matches_moves_and_ranking(league, tmp_pa
     a, b = content(tmp_path / "w1"), content(tmp_path / "w2")
     assert a[0].equals(b[0]) and a[1].equals(b[1])
     assert one.ranking.rows() == two.ranking.rows()
-    assert (tmp_path / "w1" / "ranking.csv").read_bytes() == (tmp_path / "w2" / "ranking.csv").read_bytes()
+    assert (tmp_path / "w1" / "ranking.csv").read_bytes() == (
+        tmp_path / "w2" / "ranking.csv"
+    ).read_bytes()
 
 
 def test_resume_plays_only_what_is_missing_and_counts_nothing_twice(league, tmp_path):
@@ -73,9 +86,12 @@ def test_resume_plays_only_what_is_missing_and_counts_nothing_twice(league, tmp_
     full, moves = pq.read_table(part), pq.read_table(moves_part)
     part.unlink()
     moves_part.unlink()
+
     # What a kill leaves: three committed batches, a batch killed between its
     # two commits (moves only), and a half-written file.
-    one = lambda t, i: t.filter(pc.equal(t["match_id"], i))
+    def one(t, i):
+        return t.filter(pc.equal(t["match_id"], i))
+
     for i in (0, 1, 5):
         store.commit(i, i, one(full, i), one(moves, i))
     pq.write_table(one(moves, 7), store.moves_dir / "part-000000007-000000007.parquet")
@@ -92,8 +108,9 @@ def test_resume_after_kill_9_of_the_whole_run(league, tmp_path):
     path = league(deals=60, players=3, extra="[run]\nbatch_size = 3\n")
     out = tmp_path / "out"
     cmd = [sys.executable, "-m", "bohnarena", "run", str(path), "--out", str(out), "-j", "2"]
-    proc = subprocess.Popen(cmd, start_new_session=True, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        cmd, start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
     deadline = time.time() + 60
     while time.time() < deadline and len(list((out / "matches").glob("part-*"))) < 3:
         time.sleep(0.05)
@@ -115,8 +132,9 @@ def test_ctrl_c_stops_cleanly_and_the_run_resumes(league, tmp_path):
     path = league(deals=300, players=3, extra="[run]\nbatch_size = 5\n")
     out = tmp_path / "out"
     cmd = [sys.executable, "-m", "bohnarena", "run", str(path), "--out", str(out), "-j", "2"]
-    proc = subprocess.Popen(cmd, start_new_session=True, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        cmd, start_new_session=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
     deadline = time.time() + 60
     while time.time() < deadline and len(list((out / "matches").glob("part-*"))) < 2:
         time.sleep(0.05)
@@ -126,16 +144,19 @@ def test_ctrl_c_stops_cleanly_and_the_run_resumes(league, tmp_path):
     assert "run the same command again to resume" in err
     done = RunDir(out).done_ids()
     assert 0 < len(done) < 900
-    r = subprocess.run(cmd + ["--no-progress"], capture_output=True, text=True)
+    r = subprocess.run([*cmd, "--no-progress"], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     assert sorted(table(out, "matches")["match_id"].to_pylist()) == list(range(900))
 
 
 def test_two_runs_cannot_share_a_results_directory(league, tmp_path):
     from bohnarena.store import ResultsError
+
     path = league(deals=1)
     first = RunDir(tmp_path / "o")
-    first.open_for_run(path.read_text(), {"bots": {}, "log_format": 1, "rules_version": 1}, restart=False)
+    first.open_for_run(
+        path.read_text(), {"bots": {}, "log_format": 1, "rules_version": 1}, restart=False
+    )
     try:
         with pytest.raises(ResultsError, match="another bohnarena run"):
             run_league(path, tmp_path / "o", workers=1, progress=False)
@@ -144,22 +165,32 @@ def test_two_runs_cannot_share_a_results_directory(league, tmp_path):
 
 
 def test_a_dying_worker_costs_only_its_batch(league, tmp_path):
-    path = league(bots={"planner": "planner", "exiter": hostile("ExitInSeatZero"), "random": "random"},
-                  deals=2, extra="[run]\nbatch_size = 1\n")
-    r = CliRunner().invoke(cli, ["run", str(path), "--out", str(tmp_path / "o"), "-j", "2",
-                                 "--no-progress"])
+    path = league(
+        bots={"planner": "planner", "exiter": hostile("ExitInSeatZero"), "random": "random"},
+        deals=2,
+        extra="[run]\nbatch_size = 1\n",
+    )
+    r = CliRunner().invoke(
+        cli, ["run", str(path), "--out", str(tmp_path / "o"), "-j", "2", "--no-progress"]
+    )
     assert r.exit_code == 1
     assert "2 matches could not be played" in r.output and "worker process died" in r.output
     errors = json.loads((tmp_path / "o" / "errors.json").read_text())
     dead = {e["match_id"] for e in errors}
     ids = set(table(tmp_path / "o", "matches")["match_id"].to_pylist())
     assert len(dead) == 2 and ids == set(range(6)) - dead
-    seats = {m: s for m, s in zip(table(tmp_path / "o", "matches")["match_id"].to_pylist(),
-                                  table(tmp_path / "o", "matches")["seats"].to_pylist())}
+    seats = dict(
+        zip(
+            table(tmp_path / "o", "matches")["match_id"].to_pylist(),
+            table(tmp_path / "o", "matches")["seats"].to_pylist(),
+            strict=False,
+        )
+    )
     assert all(s[0] != "exiter" for s in seats.values())
     # Running again retries exactly the errored matches.
-    r2 = CliRunner().invoke(cli, ["run", str(path), "--out", str(tmp_path / "o"), "-j", "1",
-                                  "--no-progress"])
+    r2 = CliRunner().invoke(
+        cli, ["run", str(path), "--out", str(tmp_path / "o"), "-j", "1", "--no-progress"]
+    )
     assert r2.exit_code == 1 and "0 matches played now, 4 before" in r2.output
 
 
@@ -207,14 +238,24 @@ def test_parquet_reads_in_pandas_polars_and_duckdb(league, tmp_path):
     out = tmp_path / "o"
     assert len(pd.read_parquet(out / "matches")) == 3
     assert pl.read_parquet(str(out / "moves" / "*.parquet")).height > 100
-    n = duckdb.sql(f"select count(*) from read_parquet('{out}/moves/*.parquet') "
-                   f"where match_id = 1 and kind = 'harvested'").fetchall()[0][0]
+    n = duckdb.sql(
+        f"select count(*) from read_parquet('{out}/moves/*.parquet') "
+        f"where match_id = 1 and kind = 'harvested'"
+    ).fetchall()[0][0]
     assert n > 0
 
 
 def test_identical_bots_rate_alike_and_above_random(league, tmp_path):
-    path = league(players=3, deals=25, bots={"planner": "planner", "random": "random",
-                                             "planner-b": "planner", "random-b": "random"})
+    path = league(
+        players=3,
+        deals=25,
+        bots={
+            "planner": "planner",
+            "random": "random",
+            "planner-b": "planner",
+            "random-b": "random",
+        },
+    )
     s = run_league(path, tmp_path / "o", workers=2, progress=False)
     score = {r["bot"]: r["score"] for r in s.ranking.rows()}
     gap = min(score["planner"], score["planner-b"]) - max(score["random"], score["random-b"])
@@ -224,9 +265,16 @@ def test_identical_bots_rate_alike_and_above_random(league, tmp_path):
 
 def test_trueskill_rates_unbroken_ties_as_draws_and_orders_by_place():
     from bohnarena.rating import rank
-    row = lambda seats, ranks: {"seats": seats, "ranks": ranks, "coins": [5, 5, 1],
-                                "winners": [s for s, r in enumerate(ranks) if r == 1],
-                                "faults": [0, 0, 0]}
+
+    def row(seats, ranks):
+        return {
+            "seats": seats,
+            "ranks": ranks,
+            "coins": [5, 5, 1],
+            "winners": [s for s, r in enumerate(ranks) if r == 1],
+            "faults": [0, 0, 0],
+        }
+
     tied = rank([row(["a", "b", "c"], [1, 1, 3])] * 20, ["a", "b", "c"])
     by = {s.bot: s for s in tied.standings}
     assert abs(by["a"].mu - by["b"].mu) < 0.01 and by["a"].mu > by["c"].mu + 5

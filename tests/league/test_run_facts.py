@@ -30,8 +30,10 @@ def test_editing_a_module_a_file_bot_could_import_is_noticed_on_resume(tmp_path)
     (bots / "helper.py").write_text("BIAS = 1\n")
     (bots / "bot.py").write_text("from bohnarena.bohnanza import Bot\nclass B(Bot):\n    pass\n")
     path = tmp_path / "l.toml"
-    path.write_text('name = "f"\nplayers = 3\ndeals = 1\nseed = 2\n'
-                    f'[bots]\nmine = "{bots / "bot.py"}:B"\nplanner = "planner"\nrandom = "random"\n')
+    path.write_text(
+        'name = "f"\nplayers = 3\ndeals = 1\nseed = 2\n'
+        f'[bots]\nmine = "{bots / "bot.py"}:B"\nplanner = "planner"\nrandom = "random"\n'
+    )
     run_league(path, tmp_path / "out", workers=1, progress=False)
     (bots / "helper.py").write_text("BIAS = 2\n")
     with pytest.raises(UsageError, match="source of bot"):
@@ -42,9 +44,11 @@ def test_a_dice_deck_file_is_hashed_and_an_edit_refuses_the_resume(tmp_path):
     deck = tmp_path / "deck.toml"
     shutil.copy(ROOT / "bohnarena" / "wuerfel" / "data" / "harvest_cards.toml", deck)
     path = tmp_path / "w.toml"
-    path.write_text('name = "w"\ngame = "wuerfel"\nedition = "standard"\nplayers = 3\ndeals = 1\n'
-                    f'seed = 2\n[rules]\ndeck_file = "{deck}"\n'
-                    '[bots]\ngreedy = "wuerfel-greedy"\nrandom = "wuerfel-random"\n')
+    path.write_text(
+        'name = "w"\ngame = "wuerfel"\nedition = "standard"\nplayers = 3\ndeals = 1\n'
+        f'seed = 2\n[rules]\ndeck_file = "{deck}"\n'
+        '[bots]\ngreedy = "wuerfel-greedy"\nrandom = "wuerfel-random"\n'
+    )
     out = tmp_path / "out"
     run_league(path, out, workers=1, progress=False)
     assert str(deck) in json.loads((out / "run.json").read_text())["data"]

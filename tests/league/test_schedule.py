@@ -13,7 +13,8 @@ def test_every_table_every_deal_every_rotation_once():
     assert [m.id for m in ms] == list(range(len(ms)))
     assert {frozenset(m.seats) for m in ms} == {frozenset(c) for c in combinations(bots, 4)}
     assert Counter((m.table, m.deal, m.rotation) for m in ms) == Counter(
-        {(t, d, r): 1 for t in range(5) for d in range(3) for r in range(4)})
+        {(t, d, r): 1 for t in range(5) for d in range(3) for r in range(4)}
+    )
 
 
 def test_each_bot_plays_each_seat_of_each_deal_once_per_table():

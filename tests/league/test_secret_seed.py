@@ -12,8 +12,10 @@ from bohnarena.errors import UsageError
 from bohnarena.league import load_league
 from bohnarena.runner import run_league
 
-LEAGUE = ('name = "s"\nedition = "classic"\nplayers = 3\ndeals = 2\nseed = {seed}\n'
-          '[bots]\nplanner = "planner"\nrandom = "random"\ntrader = "trader"\n')
+LEAGUE = (
+    'name = "s"\nedition = "classic"\nplayers = 3\ndeals = 2\nseed = {seed}\n'
+    '[bots]\nplanner = "planner"\nrandom = "random"\ntrader = "trader"\n'
+)
 
 
 def write(tmp_path, seed):
@@ -34,7 +36,9 @@ def test_a_secret_seed_is_drawn_once_and_kept(tmp_path):
     kept = json.loads((tmp_path / "a" / "run.json").read_text())["seed"]
     assert isinstance(kept, int) and kept.bit_length() > 40
     again = run_league(path, tmp_path / "a", workers=1, progress=False)  # a resume
-    assert again.played == 0 and json.loads((tmp_path / "a" / "run.json").read_text())["seed"] == kept
+    assert (
+        again.played == 0 and json.loads((tmp_path / "a" / "run.json").read_text())["seed"] == kept
+    )
     run_league(path, tmp_path / "b", workers=1, progress=False)
     assert seeds(tmp_path / "a") != seeds(tmp_path / "b")  # another run, other deals
     replayed = CliRunner().invoke(cli, ["replay", str(tmp_path / "a"), "--verify-all", "-j", "1"])
@@ -55,8 +59,11 @@ def test_other_seeds_are_refused(tmp_path, seed):
 
 def test_a_small_seed_with_sandboxed_bots_is_warned_about(tmp_path):
     path = write(tmp_path, 7)
-    path.write_text(path.read_text().replace('trader = "trader"',
-                                             'trader = { spec = "trader", isolation = "sandbox" }'))
+    path.write_text(
+        path.read_text().replace(
+            'trader = "trader"', 'trader = { spec = "trader", isolation = "sandbox" }'
+        )
+    )
     league = load_league(path)
     from bohnarena.league import guessable_seed
 

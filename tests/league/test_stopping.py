@@ -17,10 +17,21 @@ from .test_run import table
 
 
 def start(path, out, *extra):
-    cmd = [sys.executable, "-m", "bohnarena", "run", str(path), "--out", str(out), "-j", "2",
-           *extra]
-    return cmd, subprocess.Popen(cmd, start_new_session=True, stdout=subprocess.PIPE,
-                                 stderr=subprocess.PIPE, text=True)
+    cmd = [
+        sys.executable,
+        "-m",
+        "bohnarena",
+        "run",
+        str(path),
+        "--out",
+        str(out),
+        "-j",
+        "2",
+        *extra,
+    ]
+    return cmd, subprocess.Popen(
+        cmd, start_new_session=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
 
 
 def start_long(league, tmp_path, parts):
@@ -72,30 +83,31 @@ def test_sigterm_and_sighup_stop_like_ctrl_c_and_the_run_resumes(league, tmp_pat
     assert gone(workers)
     done = RunDir(out).done_ids()
     assert 0 < len(done) < 900
-    r = subprocess.run(cmd + ["--no-progress"], capture_output=True, text=True)
+    r = subprocess.run([*cmd, "--no-progress"], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     assert sorted(table(out, "matches")["match_id"].to_pylist()) == list(range(900))
 
 
 @pytest.mark.slow
 def test_a_parent_killed_with_sigkill_takes_its_workers_along(league, tmp_path):
-    cmd, proc, out = start_long(league, tmp_path, parts=1)
+    cmd, proc, _out = start_long(league, tmp_path, parts=1)
     workers = children(proc.pid)
     assert workers
     proc.kill()  # the parent alone
     proc.communicate(timeout=60)
     assert gone(workers)
-    r = subprocess.run(cmd + ["--no-progress"], capture_output=True, text=True)  # the lock is free
+    r = subprocess.run([*cmd, "--no-progress"], capture_output=True, text=True)  # the lock is free
     assert r.returncode == 0, r.stderr
 
 
 @pytest.mark.slow
 def test_a_stop_during_start_up_is_one_line_and_exit_130(league, tmp_path):
     slow = tmp_path / "slow.py"  # a bot whose module takes a while to import
-    slow.write_text("import time\ntime.sleep(30)\nfrom bohnarena.bohnanza import Bot\n"
-                    "class B(Bot):\n    pass\n")
+    slow.write_text(
+        "import time\ntime.sleep(30)\nfrom bohnarena.bohnanza import Bot\nclass B(Bot):\n    pass\n"
+    )
     path = league(bots={"slow": f"{slow}:B", "planner": "planner", "random": "random"})
-    cmd, proc = start(path, tmp_path / "out")
+    _cmd, proc = start(path, tmp_path / "out")
     time.sleep(1.5)
     os.kill(proc.pid, signal.SIGINT)
     _, err = proc.communicate(timeout=60)
@@ -107,7 +119,7 @@ def test_a_stop_during_start_up_is_one_line_and_exit_130(league, tmp_path):
 def test_restart_does_not_delete_a_directory_another_run_is_writing(league, tmp_path):
     cmd, proc, out = start_long(league, tmp_path, parts=1)
     try:
-        r = subprocess.run(cmd + ["--restart", "--no-progress"], capture_output=True, text=True)
+        r = subprocess.run([*cmd, "--restart", "--no-progress"], capture_output=True, text=True)
         assert r.returncode == 2 and "another bohnarena run is using" in r.stderr
         assert list((out / "matches").glob("part-*"))  # nothing was deleted
     finally:
@@ -123,7 +135,7 @@ def test_ctrl_c_at_any_moment_is_one_line_and_130(league, tmp_path):
     path = league(deals=40, players=3, extra="[run]\nbatch_size = 4\n")
     rng = random.Random(7)
     for i in range(6):  # start-up, playing, compaction, ranking: wherever it lands
-        cmd, proc = start(path, tmp_path / f"out{i}")
+        _cmd, proc = start(path, tmp_path / f"out{i}")
         time.sleep(rng.uniform(0.2, 2.0))
         os.killpg(proc.pid, signal.SIGINT)
         _, err = proc.communicate(timeout=60)

@@ -29,11 +29,12 @@ def set_value(name, value):
     def edit(rows):
         rows[4][name] = value
         return rows
+
     return edit
 
 
 def duplicate(rows):
-    return rows[:6] + [dict(rows[5])] + rows[6:]
+    return [*rows[:6], dict(rows[5]), *rows[6:]]
 
 
 def replaced_by_another_deal(rows):
@@ -44,7 +45,10 @@ def replaced_by_another_deal(rows):
 
 
 def swap_two(rows):
-    rows[1], rows[7] = dict(rows[7], match_id=rows[1]["match_id"]), dict(rows[1], match_id=rows[7]["match_id"])
+    rows[1], rows[7] = (
+        dict(rows[7], match_id=rows[1]["match_id"]),
+        dict(rows[1], match_id=rows[7]["match_id"]),
+    )
     return rows
 
 
@@ -69,11 +73,14 @@ TAMPERS = {
 def finished(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("tamper")
     path = tmp / "t.toml"
-    path.write_text('name = "t"\nedition = "classic"\nplayers = 3\ndeals = 3\nseed = 8\n'
-                    '[bots]\nplanner = "planner"\nrandom = "random"\ntrader = "trader"\n'
-                    'random2 = "random"\n')
-    r = CliRunner().invoke(cli, ["run", str(path), "--out", str(tmp / "out"), "-j", "1",
-                                 "--no-progress"])
+    path.write_text(
+        'name = "t"\nedition = "classic"\nplayers = 3\ndeals = 3\nseed = 8\n'
+        '[bots]\nplanner = "planner"\nrandom = "random"\ntrader = "trader"\n'
+        'random2 = "random"\n'
+    )
+    r = CliRunner().invoke(
+        cli, ["run", str(path), "--out", str(tmp / "out"), "-j", "1", "--no-progress"]
+    )
     assert r.exit_code == 0, r.output
     return path, tmp / "out"
 
@@ -85,7 +92,10 @@ def test_every_edit_is_caught(tmp_path, finished, kind):
     shutil.copytree(clean, out)
     edit, said = TAMPERS[kind]
     rewrite(out, edit)
-    invoke = lambda *a: CliRunner().invoke(cli, [str(x) for x in a])
+
+    def invoke(*a):
+        return CliRunner().invoke(cli, [str(x) for x in a])
+
     verify = invoke("replay", out, "--verify-all", "-j", "1")
     assert verify.exit_code == 1 and said in verify.output, verify.output
     rank = invoke("rank", out)
@@ -97,7 +107,10 @@ def test_every_edit_is_caught(tmp_path, finished, kind):
 
 def test_an_untouched_run_passes(finished):
     _, out = finished
-    invoke = lambda *a: CliRunner().invoke(cli, [str(x) for x in a])
+
+    def invoke(*a):
+        return CliRunner().invoke(cli, [str(x) for x in a])
+
     assert invoke("replay", out, "--verify-all", "-j", "1").exit_code == 0
     assert invoke("rank", out).exit_code == 0
     ids = pq.read_table(out / "matches")["match_id"]

@@ -26,7 +26,7 @@ def test_every_shipped_card_follows_the_design_rule_and_prints_exact_chances():
 
 def test_a_deck_file_that_breaks_the_rules_is_caught(tmp_path):
     bad = tmp_path / "deck.toml"
-    good = "\n".join(f'[[card]]\norders = {c["orders"]!r}'.replace("'", '"') for c in shipped())
+    good = "\n".join(f"[[card]]\norders = {c['orders']!r}".replace("'", '"') for c in shipped())
     bad.write_text('[[card]]\norders = ["soy", "soy", "soy", "soy", "blue", "red:3"]\n' + good)
     rules = ruleset("standard", 3, deck_file=str(bad))
     problems = check_deck(rules.deck, rules.faces)
@@ -39,9 +39,11 @@ def test_a_deck_file_that_breaks_the_rules_is_caught(tmp_path):
 
 def test_dice_league_runs_ranks_logs_and_replays(tmp_path):
     league = tmp_path / "w.toml"
-    league.write_text('name = "w"\ngame = "wuerfel"\nplayers = 3\ndeals = 20\nseed = 2\n'
-                      '[bots]\ngreedy = "wuerfel-greedy"\nrandom = "wuerfel-random"\n'
-                      'random-b = "wuerfel-random"\n')
+    league.write_text(
+        'name = "w"\ngame = "wuerfel"\nplayers = 3\ndeals = 20\nseed = 2\n'
+        '[bots]\ngreedy = "wuerfel-greedy"\nrandom = "wuerfel-random"\n'
+        'random-b = "wuerfel-random"\n'
+    )
     out = tmp_path / "out"
     r = CliRunner().invoke(cli, ["run", str(league), "--out", str(out), "--no-progress"])
     assert r.exit_code == 0, r.output
@@ -53,12 +55,15 @@ def test_dice_league_runs_ranks_logs_and_replays(tmp_path):
 
 
 def test_play_dice_game_and_bad_input():
-    r = CliRunner().invoke(cli, ["play", "--game", "wuerfel", "-s", "1", "wuerfel-greedy",
-                                 "wuerfel-random"])
+    r = CliRunner().invoke(
+        cli, ["play", "--game", "wuerfel", "-s", "1", "wuerfel-greedy", "wuerfel-random"]
+    )
     assert r.exit_code == 0 and "Winner:" in r.output and "rolls" in r.output
-    for args, message in ((["planner", "planner"], "not a bot class"),
-                          (["wuerfel-greedy"], "2, 3, 4, 5 players"),
-                          (["-o", "early_stop=3", "wuerfel-greedy", "wuerfel-random"], "early_stop")):
+    for args, message in (
+        (["planner", "planner"], "not a bot class"),
+        (["wuerfel-greedy"], "2, 3, 4, 5 players"),
+        (["-o", "early_stop=3", "wuerfel-greedy", "wuerfel-random"], "early_stop"),
+    ):
         r = CliRunner().invoke(cli, ["play", "--game", "wuerfel", *args])
         assert r.exit_code == 2 and message in r.output
 

@@ -79,9 +79,14 @@ def test_setup_two_cards_each_one_active_one_covering():
 
 
 def test_active_rolls_all_seven_sets_aside_at_least_one_and_never_rerolls_them():
-    m = rig(rolls=["soy soy soy soy soy soy soy", "blue blue blue blue blue", "red red red", "red"],
-            bots=[scripted(keep=lambda v, roll: Keep((0, 1)) if len(roll) > 1 else Keep((0,))),
-                  Bot(), Bot()])
+    m = rig(
+        rolls=["soy soy soy soy soy soy soy", "blue blue blue blue blue", "red red red", "red"],
+        bots=[
+            scripted(keep=lambda v, roll: Keep((0, 1)) if len(roll) > 1 else Keep((0,))),
+            Bot(),
+            Bot(),
+        ],
+    )
     m.play_turn()
     rolled = [len(r[2]) for r in kinds(m, "rolled")]
     assert rolled == [7, 5, 3, 1]
@@ -89,8 +94,10 @@ def test_active_rolls_all_seven_sets_aside_at_least_one_and_never_rerolls_them()
 
 
 def test_setting_aside_nothing_is_a_fault_and_one_die_is_set_aside_instead():
-    m = rig(rolls=["soy soy soy soy soy soy soy", *rest("soy")],
-            bots=[scripted(keep=lambda v, roll: Keep(())), Bot(), Bot()])
+    m = rig(
+        rolls=["soy soy soy soy soy soy soy", *rest("soy")],
+        bots=[scripted(keep=lambda v, roll: Keep(())), Bot(), Bot()],
+    )
     m.play_turn()
     assert kinds(m, "fault")[0][2] == "keep"
     assert [len(r[2]) for r in kinds(m, "set_aside")] == [1] * 7
@@ -101,14 +108,18 @@ def test_early_stop_is_a_rule_option():
     m = rig(rolls=["soy soy soy soy soy soy soy"], bots=[stop, Bot(), Bot()])
     m.play_turn()
     assert len(kinds(m, "rolled")) == 1
-    strict = rig(rolls=["soy soy soy soy soy soy soy", *rest("soy")],
-                 bots=[stop, Bot(), Bot()], early_stop=False)
+    strict = rig(
+        rolls=["soy soy soy soy soy soy soy", *rest("soy")],
+        bots=[stop, Bot(), Bot()],
+        early_stop=False,
+    )
     strict.play_turn()
     assert len(kinds(strict, "rolled")) == 7 and kinds(strict, "fault")[0][2] == "keep"
 
 
 def with_deck(m, deck):
     import dataclasses
+
     rules = m.table.rules
     patched = type("Patched", (type(rules),), {"deck": property(lambda self: tuple(deck))})
     m.table.rules = patched(**{f.name: getattr(rules, f.name) for f in dataclasses.fields(rules)})
@@ -117,8 +128,13 @@ def with_deck(m, deck):
 def test_others_fulfil_from_the_fresh_roll_lowest_order_first_each_die_many_times():
     m = rig()
     deck = list(m.rules.deck)
-    deck[11] = (parse("soy", V), parse("soy:2", V), parse("kind:3", V), parse("red", V),
-                *deck[11][4:])
+    deck[11] = (
+        parse("soy", V),
+        parse("soy:2", V),
+        parse("kind:3", V),
+        parse("red", V),
+        *deck[11][4:],
+    )
     with_deck(m, deck)
     m.table.rng = Dice("soy soy soy blue blue snap snap", *rest("blue"))
     m.play_turn()
@@ -135,7 +151,9 @@ def test_others_cannot_use_dice_already_on_the_bean_field():
         seen.append(dice)
         return FULFIL if len(seen) == 2 else None
 
-    keep = scripted(keep=lambda v, roll: Keep((0, 1)) if len(roll) == 7 else Keep(tuple(range(len(roll)))))
+    keep = scripted(
+        keep=lambda v, roll: Keep((0, 1)) if len(roll) == 7 else Keep(tuple(range(len(roll))))
+    )
     m = rig(bots=[keep, scripted(harvest=harvest), Bot()])
     deck = list(m.rules.deck)
     deck[11] = (parse("red:2", V), *deck[11][1:])
@@ -161,8 +179,10 @@ def test_fulfilling_an_order_the_dice_do_not_meet_is_a_fault():
 
 @pytest.mark.parametrize("covered,coins", [(3, 1), (4, 2), (5, 3), (6, 4)])
 def test_redeeming_after_the_3rd_to_6th_order_pays_1_to_4_coins(covered, coins):
-    m = rig(covered={1: covered}, bots=[Bot(), scripted(harvest=lambda v, d: REDEEM
-                                                        if v.covered[1] else None), Bot()])
+    m = rig(
+        covered={1: covered},
+        bots=[Bot(), scripted(harvest=lambda v, d: REDEEM if v.covered[1] else None), Bot()],
+    )
     cover = m.table.cover_card[1]
     pile = len(m.table.deck)
     m.fulfil_window(1, (V["soy"],))
@@ -180,8 +200,10 @@ def test_redeeming_before_the_3rd_order_is_a_fault():
 
 
 def test_empty_draw_pile_turns_the_overview_card():
-    m = rig(covered={1: 6}, bots=[Bot(), scripted(harvest=lambda v, d: REDEEM
-                                                  if v.covered[1] == 6 else None), Bot()])
+    m = rig(
+        covered={1: 6},
+        bots=[Bot(), scripted(harvest=lambda v, d: REDEEM if v.covered[1] == 6 else None), Bot()],
+    )
     t = m.table
     t.coin_cards[1] = [1, 2, 3, 4, 5]
     t.coins[1] = 5
@@ -193,8 +215,11 @@ def test_empty_draw_pile_turns_the_overview_card():
 
 
 def test_the_first_to_13_coins_wins_and_the_active_player_stops_rolling():
-    m = rig(coins={2: 12}, covered={2: 3},
-            bots=[Bot(), Bot(), scripted(harvest=lambda v, d: REDEEM if v.covered[2] == 3 else None)])
+    m = rig(
+        coins={2: 12},
+        covered={2: 3},
+        bots=[Bot(), Bot(), scripted(harvest=lambda v, d: REDEEM if v.covered[2] == 3 else None)],
+    )
     m.table.rng = Dice("soy soy soy soy soy soy soy")
     winners = m.play_turn()
     assert winners == [2]
@@ -213,15 +238,26 @@ def test_shared_victory_unless_one_has_more_than_13():
 @pytest.mark.slow
 def test_exact_first_roll_chance_matches_brute_force():
     faces = dice_faces()
-    for text in ("soy:2 blue snap", "red:2 | china:2", "different:6", "kind:4", "house:3+2 soy",
-                 "combo:5 blue+snap", "none:blue", "triples:2", "pairs:3"):
+    for text in (
+        "soy:2 blue snap",
+        "red:2 | china:2",
+        "different:6",
+        "kind:4",
+        "house:3+2 soy",
+        "combo:5 blue+snap",
+        "none:blue",
+        "triples:2",
+        "pairs:3",
+    ):
         order = parse(text, V)
         hits = sum(order.met(Counter(roll)) for roll in product(*faces))
-        assert abs(first_roll_chance(order, faces) - hits / 6 ** 7) < 1e-12, text
+        assert abs(first_roll_chance(order, faces) - hits / 6**7) < 1e-12, text
 
 
 def test_same_seed_same_match():
-    bots = lambda: [GreedyDiceBot(), RandomDiceBot(), GreedyDiceBot()]
+    def bots():
+        return [GreedyDiceBot(), RandomDiceBot(), GreedyDiceBot()]
+
     a = Match(ruleset("standard", 3), 42, bots())
     b = Match(ruleset("standard", 3), 42, bots())
     assert a.play() == b.play() and a.records == b.records

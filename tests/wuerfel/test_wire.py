@@ -25,8 +25,10 @@ ROOT = HERE.parents[1]
 GAME = get_game("wuerfel")
 SHIPPED = ("wuerfel-greedy", "wuerfel-random")
 ISOLATIONS = ["process", pytest.param("sandbox", marks=needs_bwrap)]
-LIMITS = ("[limits]\ndecision_seconds = 0.5\nmatch_seconds = 5\nmemory_mb = 512\noutput_kb = 64\n"
-          "max_faults = 3\n")
+LIMITS = (
+    "[limits]\ndecision_seconds = 0.5\nmatch_seconds = 5\nmemory_mb = 512\noutput_kb = 64\n"
+    "max_faults = 3\n"
+)
 
 
 # -- the wire itself ------------------------------------------------------------
@@ -42,23 +44,41 @@ def test_rules_travel_as_data_and_rebuild_the_same_rule_set(tmp_path):
     assert (sent.deck, sent.faces, sent.varieties) == (rules.deck, rules.faces, rules.varieties)
 
 
-@pytest.mark.parametrize("kind,data,answer", [
-    ("keep", {"dice": [0, 2]}, Keep((0, 2))),
-    ("keep", {"dice": [1], "stop": True}, Keep((1,), True)),
-    ("keep", {"dice": [99, 99]}, Keep((99, 99))),  # well-formed; the engine judges it illegal
-    ("harvest", "fulfil", FULFIL), ("harvest", "redeem", REDEEM), ("harvest", None, None),
-])
+@pytest.mark.parametrize(
+    "kind,data,answer",
+    [
+        ("keep", {"dice": [0, 2]}, Keep((0, 2))),
+        ("keep", {"dice": [1], "stop": True}, Keep((1,), True)),
+        ("keep", {"dice": [99, 99]}, Keep((99, 99))),  # well-formed; the engine judges it illegal
+        ("harvest", "fulfil", FULFIL),
+        ("harvest", "redeem", REDEEM),
+        ("harvest", None, None),
+    ],
+)
 def test_answers_read_from_json(kind, data, answer):
     assert wire.answer_from_json(kind, data) == answer
     assert wire.answer_from_json(kind, json.loads(json.dumps(wire.answer_json(answer)))) == answer
 
 
-@pytest.mark.parametrize("kind,data", [
-    ("keep", None), ("keep", [0]), ("keep", {"dice": 0}), ("keep", {"dice": ["0"]}),
-    ("keep", {"dice": [True]}), ("keep", {"dice": [0.0]}), ("keep", {"dice": [0], "stop": 1}),
-    ("keep", "fulfil"), ("harvest", "Fulfil"), ("harvest", 1), ("harvest", {}),
-    ("harvest", ["fulfil"]), ("harvest", False), ("plant", 0),
-])
+@pytest.mark.parametrize(
+    "kind,data",
+    [
+        ("keep", None),
+        ("keep", [0]),
+        ("keep", {"dice": 0}),
+        ("keep", {"dice": ["0"]}),
+        ("keep", {"dice": [True]}),
+        ("keep", {"dice": [0.0]}),
+        ("keep", {"dice": [0], "stop": 1}),
+        ("keep", "fulfil"),
+        ("harvest", "Fulfil"),
+        ("harvest", 1),
+        ("harvest", {}),
+        ("harvest", ["fulfil"]),
+        ("harvest", False),
+        ("plant", 0),
+    ],
+)
 def test_junk_answers_raise(kind, data):
     with pytest.raises((ValueError, TypeError)):
         wire.answer_from_json(kind, data)
@@ -83,15 +103,31 @@ class Twin(GreedyDiceBot):
         self.events += marshal.loads(marshal.dumps(new))  # as a framed Python host gets them
         data = json.loads(json.dumps(wire.view_json(view)))
         twin = wire.json_view(data, self.sent, self.events)
-        for name in ("seat", "active", "turn", "players", "coins", "bean_field", "dice_left",
-                     "cards", "covered", "cover_cards", "draw_pile", "history"):
+        for name in (
+            "seat",
+            "active",
+            "turn",
+            "players",
+            "coins",
+            "bean_field",
+            "dice_left",
+            "cards",
+            "covered",
+            "cover_cards",
+            "draw_pile",
+            "history",
+        ):
             assert getattr(twin, name) == getattr(view, name), name
         for s in range(view.players):
             assert twin.open_orders(s) == view.open_orders(s)
         assert twin.open_orders() == view.open_orders()
         assert twin.fulfillable(args[0]) == view.fulfillable(args[0])
-        assert wire.args_from_json(self.kind, json.loads(json.dumps(
-            wire.args_json(self.kind, view, args)))) == args
+        assert (
+            wire.args_from_json(
+                self.kind, json.loads(json.dumps(wire.args_json(self.kind, view, args)))
+            )
+            == args
+        )
         self.checked += 1
 
     def keep(self, view, roll):
@@ -136,8 +172,10 @@ def test_shipped_bots_play_the_same_match_in_every_isolation(players, seed, isol
 
 def league_file(tmp_path, name, bots, extra=""):
     path = tmp_path / f"{name}.toml"
-    path.write_text(f'name = "{name}"\ngame = "wuerfel"\nedition = "standard"\nplayers = 3\n'
-                    f'seed = 4\n{extra}[bots]\n' + "".join(f"{k} = {v}\n" for k, v in bots.items()))
+    path.write_text(
+        f'name = "{name}"\ngame = "wuerfel"\nedition = "standard"\nplayers = 3\n'
+        f"seed = 4\n{extra}[bots]\n" + "".join(f"{k} = {v}\n" for k, v in bots.items())
+    )
     return path
 
 
@@ -154,8 +192,9 @@ def test_a_sandboxed_dice_league_equals_the_in_process_league(tmp_path):
     for isolation in ("inprocess", "sandbox"):
         entries = {k: f'{{ spec = "{v}", isolation = "{isolation}" }}' for k, v in bots.items()}
         out = tmp_path / isolation
-        s = run_league(league_file(tmp_path, isolation, entries, "deals = 2\n"), out, workers=2,
-                       progress=False)
+        s = run_league(
+            league_file(tmp_path, isolation, entries, "deals = 2\n"), out, workers=2, progress=False
+        )
         assert s.complete and s.played == 6
         runs[isolation] = content(out)
     assert runs["sandbox"][0].equals(runs["inprocess"][0])
@@ -163,13 +202,22 @@ def test_a_sandboxed_dice_league_equals_the_in_process_league(tmp_path):
 
 
 @needs_bwrap
-@pytest.mark.parametrize("hostile,fault", [("Raises", "raised RuntimeError"),
-                                           ("Sleeps", "timeout"), ("Junk", ("illegal", "protocol"))])
+@pytest.mark.parametrize(
+    "hostile,fault",
+    [("Raises", "raised RuntimeError"), ("Sleeps", "timeout"), ("Junk", ("illegal", "protocol"))],
+)
 def test_hostile_dice_bots_in_the_sandbox_fault_alone(tmp_path, hostile, fault):
     spec = f"{HERE / 'hostile_dice.py'}:{hostile}"
-    path = league_file(tmp_path, "h", {"hostile": f'{{ spec = "{spec}", isolation = "sandbox" }}',
-                                       "greedy": '"wuerfel-greedy"', "random": '"wuerfel-random"'},
-                       f"deals = 1\n[run]\nbatch_size = 1\n{LIMITS}")
+    path = league_file(
+        tmp_path,
+        "h",
+        {
+            "hostile": f'{{ spec = "{spec}", isolation = "sandbox" }}',
+            "greedy": '"wuerfel-greedy"',
+            "random": '"wuerfel-random"',
+        },
+        f"deals = 1\n[run]\nbatch_size = 1\n{LIMITS}",
+    )
     out = tmp_path / "out"
     s = run_league(path, out, workers=2, progress=False)
     assert s.complete and s.played == 3
@@ -187,22 +235,33 @@ SCRIPT = ROOT / "bots" / "wuerfel_first.sh"
 
 @needs_bwrap
 def test_a_dice_bot_in_bash_plays_a_league(tmp_path):
-    path = league_file(tmp_path, "sh", {"shell": f'{{ command = ["bash", "{SCRIPT}"] }}',
-                                        "greedy": '"wuerfel-greedy"', "random": '"wuerfel-random"'},
-                       "deals = 2\n")
+    path = league_file(
+        tmp_path,
+        "sh",
+        {
+            "shell": f'{{ command = ["bash", "{SCRIPT}"] }}',
+            "greedy": '"wuerfel-greedy"',
+            "random": '"wuerfel-random"',
+        },
+        "deals = 2\n",
+    )
     out = tmp_path / "out"
     s = run_league(path, out, workers=2, progress=False)
     assert s.complete and s.played == 6
     assert faults_by_bot(out)["shell"] == 0
-    shell = {(m["match_id"], m["seats"].index("shell"))
-             for m in pq.read_table(out / "matches").to_pylist()}
-    kept = [r["cards"] for r in pq.read_table(out / "moves").to_pylist()
-            if r["kind"] == "keep" and (r["match_id"], r["seat"]) in shell]
+    shell = {
+        (m["match_id"], m["seats"].index("shell"))
+        for m in pq.read_table(out / "matches").to_pylist()
+    }
+    kept = [
+        r["cards"]
+        for r in pq.read_table(out / "moves").to_pylist()
+        if r["kind"] == "keep" and (r["match_id"], r["seat"]) in shell
+    ]
     assert len(shell) == 6 and kept and all(k == [0] for k in kept)  # the first die, always
 
 
 @needs_bwrap
 def test_the_bash_dice_bot_passes_check_bot():
-    r = CliRunner().invoke(cli, ["check-bot", "--game", "wuerfel", "--command",
-                                 f"bash {SCRIPT}"])
+    r = CliRunner().invoke(cli, ["check-bot", "--game", "wuerfel", "--command", f"bash {SCRIPT}"])
     assert r.exit_code == 0 and "PASS" in r.output, r.output
