@@ -125,7 +125,8 @@ def read_frame(stream: Any) -> dict[str, Any] | None:
     head = stream.read(4)
     if len(head) < 4:
         return None
-    return marshal.loads(stream.read(struct.unpack("<I", head)[0]))
+    message: dict[str, Any] = marshal.loads(stream.read(struct.unpack("<I", head)[0]))
+    return message
 
 
 def parse_object(line: bytes) -> dict[str, Any]:

@@ -400,7 +400,8 @@ def merge(out: str, dirs: tuple[str, ...]) -> None:
     on it to finish what the shards did not.
     """
     from .league import load_league
-    from .runner import match_count, write_ranking
+    from .runner import write_ranking
+    from .schedule import match_count
     from .store import merge as merge_runs
 
     target = merge_runs(out, list(dirs))
@@ -698,4 +699,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())
+    main()

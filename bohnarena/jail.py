@@ -148,12 +148,12 @@ def command(
     argv += ["--proc", "/proc"]
     # What a process of the host's root user (bubblewrap run as root maps the
     # sandbox user to it) could still write or read in a fresh /proc.
-    for path in PROC_READ_ONLY:
-        if Path(path).exists():
-            argv += ["--ro-bind", path, path]
-    for path in PROC_HIDDEN:
-        if Path(path).exists():
-            argv += ["--ro-bind", "/dev/null", path]
+    for proc in PROC_READ_ONLY:
+        if Path(proc).exists():
+            argv += ["--ro-bind", proc, proc]
+    for proc in PROC_HIDDEN:
+        if Path(proc).exists():
+            argv += ["--ro-bind", "/dev/null", proc]
     argv += [
         "--dev",
         "/dev",

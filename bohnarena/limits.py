@@ -118,7 +118,9 @@ class Watchdog:
             signal.signal(signal.SIGINT, self._previous_int)
             self.guards_sigint = False
 
-    def run(self, fn: Callable[..., Any], args: tuple, seconds: float, grace: float) -> Any:
+    def run(
+        self, fn: Callable[..., Any], args: tuple[Any, ...], seconds: float, grace: float
+    ) -> Any:
         """``fn(*args)``, interrupted ``seconds`` from now; given up on
         ``grace`` seconds after that. The alarm never raises in this frame
         itself (see :meth:`_alarm`), so the deadline is always cleared."""

@@ -56,7 +56,7 @@ def matches_table(rows: Sequence[Mapping[str, Any]]) -> pa.Table:
 
 
 # Python ints to Arrow through array.array buffers: a C loop, no per-value objects.
-def _buffer(values: array.array, kind: pa.DataType) -> pa.Array:
+def _buffer(values: array.array[int], kind: pa.DataType) -> pa.Array:
     return pa.Array.from_buffers(kind, len(values), [None, pa.py_buffer(values)])
 
 
@@ -80,7 +80,7 @@ _CONVERT: dict[str, Callable[[Sequence[Any]], pa.Array]] = {
 
 
 def moves_table(
-    matches: Iterable[tuple[int, Sequence[tuple]]],
+    matches: Iterable[tuple[int, Sequence[tuple[Any, ...]]]],
     layout: Mapping[str, Sequence[str]],
     columns: Mapping[str, str],
 ) -> pa.Table:
@@ -93,7 +93,7 @@ def moves_table(
     """
     kinds = list(layout)
     code = {kind: i for i, kind in enumerate(kinds)}
-    records: list[tuple] = []
+    records: list[tuple[Any, ...]] = []
     ids, seqs = array.array("q"), array.array("i")
     for match_id, recs in matches:
         n = len(recs)
@@ -132,7 +132,7 @@ def moves_table(
 _SEQ = array.array("i", range(4096))
 
 
-def _seq(n: int) -> array.array:
+def _seq(n: int) -> array.array[int]:
     global _SEQ
     if n > len(_SEQ):
         _SEQ = array.array("i", range(2 * n))
@@ -144,7 +144,7 @@ def warm_up() -> None:
     moves_table([(0, [("x", 0, 1)])], {"x": ("n",)}, {"n": "int"})
 
 
-def records_of(table: pa.Table, layout: Mapping[str, Sequence[str]]) -> list[tuple]:
+def records_of(table: pa.Table, layout: Mapping[str, Sequence[str]]) -> list[tuple[Any, ...]]:
     """The record tuples of a moves table, in its row order."""
     columns = {
         name: table.column(name).to_pylist()

@@ -30,7 +30,7 @@ _PR_SET_NO_NEW_PRIVS, _PR_SET_SECCOMP, _SECCOMP_MODE_FILTER = 38, 22, 2
 
 def _program(
     arch: int, fork: int | None, vfork: int | None, clone: int, clone3: int, affinity: int
-) -> list[tuple]:
+) -> list[tuple[Any, ...]]:
     deny = (_RET_K, 0, 0, _ERRNO | errno.EAGAIN)
     prog = [
         (_LD_W_ABS, 0, 0, 4),
@@ -86,4 +86,5 @@ def forbid_new_processes() -> bool:
     libc, fprog, _ = prepared
     if libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
         return False
-    return libc.prctl(_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, ctypes.byref(fprog), 0, 0) == 0
+    done: int = libc.prctl(_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, ctypes.byref(fprog), 0, 0)
+    return done == 0

@@ -83,13 +83,13 @@ class RemoteSeat:
             )
         return frozenset(asks)
 
-    def decide(self, kind: str, view: Any, args: tuple) -> tuple[Any, str | None]:
+    def decide(self, kind: str, view: Any, args: tuple[Any, ...]) -> tuple[Any, str | None]:
         if self.channel is None:
             return None, f"{CRASH}: the bot process is gone"
         events: list[Any]
         events, self._seen = self.wire.events_since(view, self._seen)
         shown = self.wire.view_json(view)
-        msg = {
+        msg: dict[str, Any] = {
             "type": "decide",
             "decision": kind,
             "view": shown,

@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import multiprocessing
 import platform
 import secrets
 import sys
@@ -204,10 +205,10 @@ def run_log(path: Path) -> Iterator[None]:
     log.addHandler(handler)
     log.setLevel(logging.INFO)
     log.propagate = False
-    try:
+    # The library relays forked workers' records only; with another start
+    # method the parent logs alone.
+    if multiprocessing.get_start_method() == "fork":
         multiprocessing_logging.install_mp_handler(log)
-    except AssertionError:  # a start method other than fork: log from the parent only
-        pass
     try:
         yield
     finally:
@@ -324,6 +325,7 @@ def _run(
         for _ in auditor.audited(store.iter_matches(AUDIT_COLUMNS)):
             pass
     summary = RunSummary(store.path, len(ids), len(done))
+    assert league.seed is not None, "a secret seed is drawn or read back before the run"
     with run_log(store.path / "run.log"):
         log.info(
             "league %s: %d matches, %d already done, %d workers",
@@ -414,7 +416,7 @@ class Dispatcher:
         self.backend, self.store, self.summary, self.bar = backend, store, summary, bar
         self.retry: deque[BatchTask] = deque()  # pushed back after a failed submit
         self.suspects: deque[BatchTask] = deque()  # in flight when a worker died
-        self.inflight: dict[Future, tuple[BatchTask, int, bool]] = {}
+        self.inflight: dict[Future[Any], tuple[BatchTask, int, bool]] = {}
         self.generation = 0
         self.executor = backend.executor()
 
@@ -455,7 +457,7 @@ class Dispatcher:
         self.generation += 1
         self.executor = self.backend.executor()
 
-    def collect(self, future: Future) -> bool:
+    def collect(self, future: Future[Any]) -> bool:
         """Commit or requeue a finished task; True if it shows the current pool broke."""
         task, generation, alone = self.inflight.pop(future)
         try:
@@ -466,6 +468,7 @@ class Dispatcher:
         except OSError as e:  # a worker could not write its part: the disk, not the batch
             raise storage_error(Path(getattr(e, "filename", None) or self.store.path), e) from None
         except Exception as e:  # the task itself raised: treated the same way
+            log.error("batch %d-%d raised", task.first, task.last, exc_info=e)
             self.failed(task, alone, f"{type(e).__name__}: {e}")
             return False
         self.store.commit(task.first, task.last, result.matches, result.moves)

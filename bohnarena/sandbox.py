@@ -234,7 +234,8 @@ class Zygote:
         except OSError:
             self.kill()
             raise BotFault(CRASH, "its sandbox is gone") from None
-        return self._reply(CONTROL_SECONDS + settle, "ended", (str, type(None)))
+        ended: str | None = self._reply(CONTROL_SECONDS + settle, "ended", (str, type(None)))
+        return ended
 
     def _reply(self, seconds: float, key: str, kind: Any) -> Any:
         """The supervisor's answer ``key``. A bot's processes can stop or kill
@@ -265,11 +266,14 @@ class Zygote:
             self.groups = None
 
 
-_ZYGOTES: dict[tuple, Zygote] = {}
-_BROKEN: dict[tuple, BotFault] = {}  # bots that did not load: not tried again in this process
-_RESTARTS: dict[tuple, int] = {}
+_Key = tuple[Any, ...]  # what makes two sandboxes interchangeable
+_ZYGOTES: dict[_Key, Zygote] = {}
+# Bots that did not load: not tried again in this process.
+_BROKEN: dict[_Key, BotFault] = {}
+_RESTARTS: dict[_Key, int] = {}
 MAX_RESTARTS = 3
-_KEPT: dict[tuple, tuple[Channel, int]] = {}  # command bots kept for the next match, and their pids
+# Command bots kept for the next match, and their pids.
+_KEPT: dict[_Key, tuple[Channel, int]] = {}
 
 
 @atexit.register
@@ -286,7 +290,7 @@ class SandboxEndpoint:
     """Isolation ``sandbox``: a child of the bot's zygote for each match.
     The zygote is started on first use and kept for the worker's life."""
 
-    def __init__(self, key: tuple, make: Any, limits: Limits, framed: bool) -> None:
+    def __init__(self, key: _Key, make: Any, limits: Limits, framed: bool) -> None:
         self.key, self.make, self.limits, self.framed = (os.getpid(), *key), make, limits, framed
         self.pid: int | None = None
         self.trouble: str | None = None  # what went wrong ending the last match, the bot's doing
@@ -371,7 +375,7 @@ def endpoint(
     jail.bwrap()
     if command:
         argv, dirs = jail.command_files(command)
-        key: tuple = ("command", tuple(argv), limits, log)
+        key: tuple[Any, ...] = ("command", tuple(argv), limits, log)
         return SandboxEndpoint(
             key, lambda: Zygote(["--command", *argv], {}, dirs, None, limits, log), limits, False
         )

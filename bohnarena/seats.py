@@ -7,29 +7,35 @@ and recorded) and a bot base class whose methods are the default answers.
 
 from __future__ import annotations
 
+import logging
 import random
 import time
+import traceback
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from math import inf
+from pathlib import Path
 from types import WrapperDescriptorType
 from typing import Any, ClassVar, Protocol
 
+from .errors import IllegalAnswer
 from .game import MatchResult
 from .limits import DecisionTimeout, Limits, Watchdog, genuine_interrupt
 from .seeding import derive_seed
+
+log = logging.getLogger("bohnarena.seats")
 
 
 @dataclass(frozen=True)
 class Decision:
     name: str  # also the bot method that answers it
     check: Callable[..., Any]  # (state, seat, answer, *args) -> canonical answer; raises if illegal
-    encode: Callable[[Any, tuple], tuple]  # (answer, args) -> record values
-    decode: Callable[[tuple], Any]  # record values -> answer
+    encode: Callable[[Any, tuple[Any, ...]], tuple[Any, ...]]  # (answer, args) -> record values
+    decode: Callable[[tuple[Any, ...]], Any]  # record values -> answer
 
 
 #: What a seat sees of a record: the record, a masked copy, or None (nothing).
-Public = Callable[[tuple, int], "tuple | None"]
+Public = Callable[[tuple[Any, ...], int], "tuple[Any, ...] | None"]
 
 
 def fault_type(text: str) -> str:
@@ -69,12 +75,27 @@ class BotBase:
         )
 
 
+class TableState(Protocol):
+    """What every game's table tells every seat."""
+
+    @property
+    def rules(self) -> Any: ...
+    @property
+    def players(self) -> int: ...
+    @property
+    def active(self) -> int: ...
+    @property
+    def turn(self) -> int: ...
+    @property
+    def records(self) -> Sequence[tuple[Any, ...]]: ...
+
+
 class ViewBase:
     """What every game's seat view shares: who is looking, and when."""
 
     __slots__ = ("_seat", "_table")
 
-    def __init__(self, table: Any, seat: int) -> None:
+    def __init__(self, table: TableState, seat: int) -> None:
         self._table = table
         self._seat = seat
 
@@ -100,12 +121,12 @@ class ViewBase:
         return self._table.turn
 
 
-def seen_by(records: Sequence[tuple], seat: int, public: Public) -> list[tuple]:
+def seen_by(records: Sequence[tuple[Any, ...]], seat: int, public: Public) -> list[tuple[Any, ...]]:
     """The records ``seat`` saw, in order, as it saw them."""
     return [p for p in (public(r, seat) for r in records) if p is not None]
 
 
-def events_since(view: ViewBase, start: int, public: Public) -> tuple[list[tuple], int]:
+def events_since(view: ViewBase, start: int, public: Public) -> tuple[list[tuple[Any, ...]], int]:
     """Engine side (not for bots): the records ``view``'s seat saw from raw
     record ``start`` on, and where the next call starts. Lets a seat in
     another process get only what is new instead of the whole history."""
@@ -124,7 +145,7 @@ class Seat(Protocol):
         Returns a fault reason or None."""
         ...
 
-    def decide(self, kind: str, view: Any, args: tuple) -> tuple[Any, str | None]:
+    def decide(self, kind: str, view: Any, args: tuple[Any, ...]) -> tuple[Any, str | None]:
         """Returns ``(answer, fault)``; a fault (a reason) voids the answer."""
         ...
 
@@ -180,7 +201,7 @@ class BotSeat:
         self.asks = frozenset() if fault else asks
         return fault or self._hook("start", seat, rules, random.Random(seed))[1]
 
-    def decide(self, kind: str, view: Any, args: tuple) -> tuple[Any, str | None]:
+    def decide(self, kind: str, view: Any, args: tuple[Any, ...]) -> tuple[Any, str | None]:
         try:  # (not through _hook: one call less on the hot path)
             fn = getattr(self.bot, kind)
         except BaseException as e:
@@ -268,11 +289,33 @@ def _raised(e: BaseException) -> str:
     """A fault reason for what a bot raised, without running its code: a
     message is shown only when Python itself renders it from plain values."""
     cls = type(e)
-    args = BaseException.args.__get__(e)
+    args: tuple[Any, ...] = vars(BaseException)["args"].__get__(e)
     text = ""
     if isinstance(cls.__str__, WrapperDescriptorType) and all(type(a) in _PLAIN for a in args):
         text = str(e)[:300]
-    return f"raised {cls.__name__}: {text}"[:300]
+    reason = f"raised {cls.__name__}: {text}"[:300]
+    _log_traceback(reason, e)
+    return reason
+
+
+_LOGGED: set[tuple[str, str, int]] = set()
+_ENGINE = str(Path(__file__).parent)
+
+
+def _log_traceback(reason: str, e: BaseException) -> None:
+    """Each distinct bot error's traceback once per process into the run
+    log (the records keep only the reason). Frames and source lines only:
+    formatting them runs none of the bot's code."""
+    frames = traceback.extract_tb(e.__traceback__)
+    while frames and frames[0].filename.startswith(_ENGINE):  # the seat's own calls
+        del frames[0]
+    where = (frames[-1].filename, frames[-1].lineno or 0) if frames else ("", 0)
+    key = (type(e).__name__, *where)
+    if key in _LOGGED or len(_LOGGED) >= 100:
+        return
+    _LOGGED.add(key)
+    text = "".join(traceback.format_list(frames)).rstrip()
+    log.info("a bot %s (later ones from here are only counted)\n%s", reason, text)
 
 
 class Referee:
@@ -304,7 +347,9 @@ class Referee:
             if fault:
                 self.fault(s, "start", fault)
 
-    def ask(self, seat: int, kind: str, args: tuple = (), record_empty: bool = True) -> Any:
+    def ask(
+        self, seat: int, kind: str, args: tuple[Any, ...] = (), record_empty: bool = True
+    ) -> Any:
         """The seat's checked answer (``view(state, seat)`` is what it sees)."""
         view = self.view(self.state, seat)
         if kind not in self.asks[seat]:
@@ -314,7 +359,7 @@ class Referee:
         if fault is None:
             try:
                 answer = spec.check(self.state, seat, answer, *args)
-            except Exception as e:  # an illegal answer, or a malformed object's own error
+            except IllegalAnswer as e:  # anything else is an engine bug: the match errors
                 fault = f"illegal: {e}"[:300]
         if fault is not None:
             self.fault(seat, kind, fault)

@@ -351,7 +351,7 @@ class RunDir:
                 continue
             target = d / part_name(first, last)
 
-            def merge(tmp: Path, d: Path = d, keys: list = keys) -> None:
+            def merge(tmp: Path, d: Path = d, keys: list[tuple[str, str]] = keys) -> None:
                 with pq.ParquetWriter(
                     tmp, pq.read_schema(d / groups[0][0].name), compression=COMPRESSION
                 ) as out:

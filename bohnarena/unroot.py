@@ -34,7 +34,7 @@ def needed() -> bool:
 def staged(argv: Sequence[str]) -> tuple[list[str], list[tuple[str, str]]]:
     """``argv`` with every bind source moved under :data:`STAGE`, and the
     (host path, staged path) pairs :func:`drop` must bind first."""
-    out, pairs = list(argv), []
+    out, pairs = list(argv), list[tuple[str, str]]()
     for i, arg in enumerate(out[:-2]):
         source = out[i + 1]
         if arg in ("--ro-bind", "--bind") and not (source + "/").startswith(_OPEN):

@@ -133,7 +133,7 @@ class _Batch:
         self.rules = self.game.rules(task.edition, task.players, task.rules)
         self.logs_dir = Path(task.spool) / "bots" if task.spool else None
         self.rows: list[dict[str, Any]] = []
-        self.records: list[tuple[int, list[tuple]]] = []
+        self.records: list[tuple[int, list[tuple[Any, ...]]]] = []
         self.errors: list[tuple[int, str]] = []
 
     def play(self, m: MatchSpec, watchdog: Watchdog) -> None:
@@ -153,7 +153,7 @@ class _Batch:
             raise
         except BaseException as e:  # an engine bug (bots' own errors are faults): this match only
             self.errors.append((m.id, f"{type(e).__name__}: {e}"[:500]))
-            log.error("match %d failed: %s: %s", m.id, type(e).__name__, e)
+            log.error("match %d failed: %s: %s", m.id, type(e).__name__, e, exc_info=True)
             return
         self.rows.append(
             {

@@ -6,7 +6,8 @@ from __future__ import annotations
 from collections import Counter
 
 from bohnarena.bohnanza import EMPTY, Accept, Offer, Proposal, SeatView
-from bohnarena_bots.planner import PlannerBot
+
+from .planner import PlannerBot
 
 
 def worth(view: SeatView, card: int) -> int:
@@ -31,9 +32,9 @@ class TraderBot(PlannerBot):
 
     def start(self, seat, rules, rng):  # type: ignore[no-untyped-def]
         super().start(seat, rules, rng)
-        self._tried: set[tuple] = set()
+        self._tried: set[tuple[object, ...]] = set()
 
-    def _once(self, view: SeatView, key: tuple) -> bool:
+    def _once(self, view: SeatView, key: tuple[object, ...]) -> bool:
         """True the first time ``key`` comes up this turn."""
         key = (view.turn, *key)
         if key in self._tried:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 
 from bohnarena.wuerfel.bot import FULFIL, REDEEM, Bot, DiceView, Keep
-from bohnarena.wuerfel.orders import first_roll_chance
+from bohnarena.wuerfel.orders import Order, first_roll_chance
 from bohnarena.wuerfel.rules import PAYOUT
 
 
@@ -54,7 +54,7 @@ class GreedyDiceBot(Bot):
         return Keep(tuple(kept))
 
     @staticmethod
-    def _gain(order, field: Counter, face: int) -> int:
+    def _gain(order: Order, field: Counter[int], face: int) -> int:
         after = Counter(field)
         after[face] += 1
         return order.deficit(field) - order.deficit(after)

@@ -8,14 +8,9 @@ the order of the draw pile, or the game's random stream.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from ..seats import ViewBase
 from ..seats import events_since as _events_since
 from .records import public, public_history
-
-if TYPE_CHECKING:
-    pass
 
 Field = tuple[int, int]  # (variety or EMPTY, number of cards)
 

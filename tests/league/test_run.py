@@ -14,6 +14,7 @@ import pyarrow.parquet as pq
 import pytest
 from click.testing import CliRunner
 
+from bohnarena.bohnanza.game import Bohnanza
 from bohnarena.cli import cli
 from bohnarena.runner import run_league
 from bohnarena.store import RunDir
@@ -204,6 +205,23 @@ def test_a_raising_bot_is_faulted_and_the_league_completes(league, tmp_path):
             assert (row["faults"][seat] > 0) == (bot == "raiser")
     rows = {r["bot"]: r for r in s.ranking.rows()}
     assert rows["raiser"]["faults"] > 0 and rows["planner"]["faults"] == 0
+    # The run log keeps each distinct error's traceback, once per worker.
+    logged = (tmp_path / "o" / "run.log").read_text()
+    assert 'hostile_bots.py", line 19, in plant_second' in logged
+    assert logged.count("in plant_second") == 1 and "RuntimeError: always" in logged
+
+
+def test_an_engine_bug_errors_the_match_and_its_traceback_is_logged(league, tmp_path, monkeypatch):
+    def broken(self, rules, seed, seats):
+        raise ZeroDivisionError("engine bug")
+
+    monkeypatch.setattr(Bohnanza, "play", broken)  # the forked workers inherit it
+    s = run_league(league(deals=1), tmp_path / "o", workers=1, progress=False)
+    assert not s.complete and len(s.errors) == 3
+    logged = (tmp_path / "o" / "run.log").read_text()
+    assert (
+        "Traceback" in logged and 'in broken\n    raise ZeroDivisionError("engine bug")' in logged
+    )
 
 
 def test_changed_league_file_is_an_error_unless_restart(league, tmp_path):
