@@ -9,6 +9,14 @@ import pytest
 needs_bwrap = pytest.mark.skipif(
     shutil.which("bwrap") is None, reason="needs bubblewrap (Debian package bubblewrap)"
 )
+#: Marks for a test that plays sandboxed bots: it needs bubblewrap, and a
+#: sandbox costs seconds, so it is left out of the quick loop.
+SANDBOX_MARKS = [needs_bwrap, pytest.mark.slow]
+
+
+def sandboxed(test):
+    """Decorator form of :data:`SANDBOX_MARKS`."""
+    return pytest.mark.slow(needs_bwrap(test))
 
 
 def faults_by_bot(out):

@@ -18,7 +18,7 @@ from bohnarena.errors import BotLoadError
 from bohnarena.league import BotEntry, load_league
 from bohnarena.plugins import load_bot, locate, registered
 from bohnarena.runner import source_hash
-from tests.conftest import needs_bwrap
+from tests.conftest import sandboxed
 
 ROOT = Path(__file__).resolve().parent.parent
 FIRST_CHOICE = ROOT / "bots" / "first_choice.sh"
@@ -94,7 +94,7 @@ def test_a_malformed_entry_points_file_breaks_nothing(site, tmp_path):
     assert r.exit_code == 0, r.output
 
 
-@needs_bwrap
+@sandboxed
 # -- 2. two distributions registering one name ---------------------------------
 def test_a_name_two_distributions_register_is_an_error_naming_both(site, tmp_path):
     fake_dist(site, "evil", "[bohnarena.bots]\nplanner = evil.bot:Planner\n")
@@ -276,7 +276,7 @@ def test_top_levels_come_from_the_record_when_there_is_no_top_level_txt(site):
 
 
 # -- 5. out-of-process bots start before a league writes anything ------------
-@needs_bwrap
+@sandboxed
 @pytest.mark.parametrize(
     "bot,message",
     [
@@ -300,7 +300,7 @@ def test_a_bot_that_does_not_start_stops_the_league_before_it_writes(tmp_path, b
     assert not out.exists()
 
 
-@needs_bwrap
+@sandboxed
 def test_an_import_error_inside_the_sandbox_is_reported_up_front(tmp_path):
     bot = tmp_path / "fails.py"
     bot.write_text("import no_such_dependency_xyz\n")
@@ -314,7 +314,7 @@ def test_an_import_error_inside_the_sandbox_is_reported_up_front(tmp_path):
     assert not out.exists()
 
 
-@needs_bwrap
+@sandboxed
 def test_command_paths_resolve_against_the_league_files_directory(tmp_path):
     where = tmp_path / "leagues"
     where.mkdir()
@@ -340,7 +340,7 @@ def test_the_dice_game_runs_sandboxed_bots(tmp_path):
     assert r.exit_code == 0 and "2 matches played" in r.output, r.output
 
 
-@needs_bwrap
+@sandboxed
 # -- 6. check-bot and play --------------------------------------------------------
 def test_check_bot_sandboxes_a_bot_that_is_not_shipped(tmp_path):
     marker = tmp_path / "imported-by"
@@ -359,7 +359,7 @@ def test_check_bot_sandboxes_a_bot_that_is_not_shipped(tmp_path):
     assert os.getpid() in importers(marker)
 
 
-@needs_bwrap
+@sandboxed
 def test_check_bot_of_an_unknown_spec_is_one_line():
     one_line_error(run("check-bot", "no_such_module_xyz:Bot"), "cannot find module")
     r = run("check-bot", "--command", "no-such-program-xyz")
@@ -368,7 +368,7 @@ def test_check_bot_of_an_unknown_spec_is_one_line():
     assert "cannot start no-such-program-xyz" in r.output.strip().splitlines()[-1]
 
 
-@needs_bwrap
+@sandboxed
 def test_play_seats_command_bots_and_sandboxed_bots():
     r = run("play", "-q", "planner", "random", f"cmd:bash {FIRST_CHOICE}")
     assert r.exit_code == 0, r.output
@@ -379,7 +379,7 @@ def test_play_seats_command_bots_and_sandboxed_bots():
     assert "cmd:" in run("play", "--help").output
 
 
-@needs_bwrap
+@sandboxed
 @pytest.mark.parametrize(
     "args,message",
     [

@@ -12,7 +12,7 @@ from bohnarena.conformance import check_bot
 from bohnarena.game import get_game
 from bohnarena.league import BotEntry
 from bohnarena.limits import Limits
-from tests.conftest import needs_bwrap
+from tests.conftest import sandboxed
 
 
 class Coinflip(Bot):
@@ -26,7 +26,7 @@ def run(*args):
     return CliRunner().invoke(cli, list(map(str, args)))
 
 
-@needs_bwrap
+@sandboxed
 def test_check_bot_passes_shipped_bots_and_fails_bad_ones():
     assert run("check-bot", "trader").exit_code == 0
     bad = run("check-bot", "tests/hostile/bots.py:Garbage")
@@ -36,7 +36,7 @@ def test_check_bot_passes_shipped_bots_and_fails_bad_ones():
 
 
 @pytest.mark.slow
-@needs_bwrap
+@sandboxed
 def test_check_bot_reports_timeouts_and_times():
     r = run("check-bot", "tests/hostile/bots.py:SleepsForever", "--decision-seconds", "0.05")
     assert r.exit_code == 1 and "timeout" in r.output
@@ -45,7 +45,7 @@ def test_check_bot_reports_timeouts_and_times():
 
 
 @pytest.mark.slow
-@needs_bwrap
+@sandboxed
 def test_check_bot_runs_a_bot_in_another_language():
     r = run("check-bot", "--command", "bash bots/first_choice.sh")
     assert r.exit_code == 0, r.output

@@ -13,9 +13,10 @@ from bohnarena.league import BotEntry
 from bohnarena.remote import remote_seat
 from bohnarena.runner import run_league
 from bohnarena_bots.planner import PlannerBot
-from tests.conftest import faults_by_bot, needs_bwrap
+from tests.conftest import SANDBOX_MARKS, faults_by_bot, sandboxed
 
 HERE = Path(__file__).parent
+SLOW = pytest.mark.slow
 LIMITS = (
     "[limits]\ndecision_seconds = 0.5\nmatch_seconds = 5\nmemory_mb = 512\noutput_kb = 64\n"
     "max_faults = 3\n"
@@ -50,7 +51,9 @@ SANDBOXED = [
 ]
 
 
-@pytest.mark.parametrize("isolation", ["process", pytest.param("sandbox", marks=needs_bwrap)])
+@pytest.mark.parametrize(
+    "isolation", [pytest.param("process", marks=SLOW), pytest.param("sandbox", marks=SANDBOX_MARKS)]
+)
 @pytest.mark.parametrize("hostile,fault", SANDBOXED)
 def test_sandboxed_hostile_bots(tmp_path, hostile, fault, isolation):
     out = tmp_path / "out"
@@ -71,8 +74,8 @@ def test_sandboxed_hostile_bots(tmp_path, hostile, fault, isolation):
     "hostile,fault",
     [
         ("Raises", "raised"),
-        ("SleepsForever", "timeout"),
-        ("BusyLoop", "timeout"),
+        pytest.param("SleepsForever", "timeout", marks=SLOW),
+        pytest.param("BusyLoop", "timeout", marks=SLOW),
         ("Garbage", "illegal"),
     ],
 )
@@ -86,7 +89,12 @@ def test_in_process_hostile_bots(tmp_path, hostile, fault):
 
 
 @pytest.mark.parametrize(
-    "isolation", ["inprocess", "process", pytest.param("sandbox", marks=needs_bwrap)]
+    "isolation",
+    [
+        "inprocess",
+        pytest.param("process", marks=SLOW),
+        pytest.param("sandbox", marks=SANDBOX_MARKS),
+    ],
 )
 def test_reseeding_global_random_changes_nothing(tmp_path, isolation):
     out = tmp_path / "out"
@@ -112,7 +120,7 @@ def test_reseeding_global_random_changes_nothing(tmp_path, isolation):
     assert faults_by_bot(out)["hostile"] == 0
 
 
-@needs_bwrap
+@sandboxed
 def test_a_sandboxed_snoop_finds_no_engine_state(tmp_path):
     out = tmp_path / "out"
     run_league(league(tmp_path, "Snoops", "sandbox"), out, workers=1, progress=False)
@@ -152,7 +160,8 @@ def test_well_behaved_bots_play_identically_in_every_mode(spec):
         assert play_match(rules, 9, seats) == inproc
 
 
-@needs_bwrap
+@sandboxed
+@pytest.mark.slow
 def test_a_bot_in_bash_plays_a_league(tmp_path):
     path = tmp_path / "sh.toml"
     script = Path(__file__).parents[2] / "bots" / "first_choice.sh"

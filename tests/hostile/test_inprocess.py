@@ -85,6 +85,7 @@ def test_hooks_are_timed_and_guarded(tmp_path, hostile, decision):
     assert len(texts) == 3 and all(d == decision for d, _ in texts), texts
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("hostile", ["SwallowsTimeout", "SwallowsTimeoutBusy"])
 def test_a_bot_that_swallows_the_timeout_is_given_up_on(tmp_path, hostile):
     texts, all_forfeit = run(tmp_path, hostile)
@@ -96,6 +97,7 @@ def test_a_bot_that_swallows_the_timeout_is_given_up_on(tmp_path, hostile):
     )
 
 
+@pytest.mark.slow
 def test_a_spent_time_bank_forfeits(tmp_path):
     texts, all_forfeit = run(tmp_path, "SpendsBank", bank=1)
     assert all_forfeit
@@ -276,14 +278,17 @@ CONFIGS = [
 KINDS = (*CARD_DECISIONS, *DICE_DECISIONS)
 
 
-def test_ten_thousand_junk_answers_are_faults_only():
+@pytest.mark.parametrize(
+    "total,each", [(2_000, 20), pytest.param(10_000, 100, marks=pytest.mark.slow)]
+)
+def test_junk_answers_are_faults_only(total, each):
     counts: Counter[str] = Counter()
     limits = Limits(max_faults=10**9)  # never forfeit: every decision keeps being asked
     card, dice = junky(RandomBot, counts), junky(RandomDiceBot, counts)
     seed = 0
     with Watchdog() as dog:
-        # 10,000 junk answers, and enough of every kind (the draft is rare).
-        while sum(counts.values()) < 10_000 or min(counts[k] for k in KINDS) < 100:
+        # ``total`` junk answers, and ``each`` of every kind (the draft is rare).
+        while sum(counts.values()) < total or min(counts[k] for k in KINDS) < each:
             assert seed < 1000, counts
             name, edition, players, options = CONFIGS[seed % len(CONFIGS)]
             game = get_game(name)

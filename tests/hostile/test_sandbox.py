@@ -19,10 +19,10 @@ import pytest
 
 from bohnarena.channel import BotFault, Channel
 from bohnarena.runner import run_league
-from tests.conftest import needs_bwrap
+from tests.conftest import SANDBOX_MARKS
 
 HERE = Path(__file__).parent
-pytestmark = needs_bwrap
+pytestmark = SANDBOX_MARKS
 
 
 def hostile_league(tmp_path, bot, targets, command=None, isolation="sandbox", deals=1):

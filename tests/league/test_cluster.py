@@ -14,6 +14,7 @@ from bohnarena.runner import run_league
 from .test_run import content
 
 
+@pytest.mark.slow
 def test_dask_backend_gives_the_same_matches_moves_and_ranking(league, tmp_path):
     path = league(deals=4, extra="[run]\nbatch_size = 3\n")
     local = run_league(path, tmp_path / "local", workers=2, progress=False)
@@ -98,6 +99,7 @@ def test_bad_scheduler_address(league):
     assert len(r.output.strip().splitlines()) == 1
 
 
+@pytest.mark.slow
 def test_a_bot_missing_on_the_workers_names_the_worker(league, tmp_path, monkeypatch):
     # A module that imports here but not on the workers (as if not installed there).
     pkg = tmp_path / "parent_only"
@@ -114,6 +116,7 @@ def test_a_bot_missing_on_the_workers_names_the_worker(league, tmp_path, monkeyp
         run_league(path, tmp_path / "o", progress=False, backend=backend)
 
 
+@pytest.mark.slow
 def test_on_dask_a_hung_in_process_bot_is_still_stopped(tmp_path):
     """Dask runs tasks in threads, where the watchdog's signal never arrives:
     such a batch is played in a process of its own."""

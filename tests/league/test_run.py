@@ -263,6 +263,7 @@ def test_parquet_reads_in_pandas_polars_and_duckdb(league, tmp_path):
     assert n > 0
 
 
+@pytest.mark.slow
 def test_identical_bots_rate_alike_and_above_random(league, tmp_path):
     path = league(
         players=3,

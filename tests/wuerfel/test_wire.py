@@ -18,13 +18,16 @@ from bohnarena.wuerfel.bot import FULFIL, REDEEM, Keep
 from bohnarena.wuerfel.match import Match
 from bohnarena.wuerfel.rules import ruleset
 from bohnarena_bots.wuerfel_bots import GreedyDiceBot, RandomDiceBot
-from tests.conftest import faults_by_bot, needs_bwrap
+from tests.conftest import SANDBOX_MARKS, faults_by_bot, sandboxed
 
 HERE = Path(__file__).parent
 ROOT = HERE.parents[1]
 GAME = get_game("wuerfel")
 SHIPPED = ("wuerfel-greedy", "wuerfel-random")
-ISOLATIONS = ["process", pytest.param("sandbox", marks=needs_bwrap)]
+ISOLATIONS = [
+    pytest.param("process", marks=pytest.mark.slow),
+    pytest.param("sandbox", marks=SANDBOX_MARKS),
+]
 LIMITS = (
     "[limits]\ndecision_seconds = 0.5\nmatch_seconds = 5\nmemory_mb = 512\noutput_kb = 64\n"
     "max_faults = 3\n"
@@ -185,7 +188,7 @@ def content(out):
     return matches, moves
 
 
-@needs_bwrap
+@sandboxed
 def test_a_sandboxed_dice_league_equals_the_in_process_league(tmp_path):
     bots = {"greedy": "wuerfel-greedy", "random": "wuerfel-random", "greedy-b": "wuerfel-greedy"}
     runs = {}
@@ -201,7 +204,7 @@ def test_a_sandboxed_dice_league_equals_the_in_process_league(tmp_path):
     assert runs["sandbox"][1].equals(runs["inprocess"][1])
 
 
-@needs_bwrap
+@sandboxed
 @pytest.mark.parametrize(
     "hostile,fault",
     [("Raises", "raised RuntimeError"), ("Sleeps", "timeout"), ("Junk", ("illegal", "protocol"))],
@@ -233,7 +236,7 @@ def test_hostile_dice_bots_in_the_sandbox_fault_alone(tmp_path, hostile, fault):
 SCRIPT = ROOT / "bots" / "wuerfel_first.sh"
 
 
-@needs_bwrap
+@sandboxed
 def test_a_dice_bot_in_bash_plays_a_league(tmp_path):
     path = league_file(
         tmp_path,
@@ -261,7 +264,7 @@ def test_a_dice_bot_in_bash_plays_a_league(tmp_path):
     assert len(shell) == 6 and kept and all(k == [0] for k in kept)  # the first die, always
 
 
-@needs_bwrap
+@sandboxed
 def test_the_bash_dice_bot_passes_check_bot():
     r = CliRunner().invoke(cli, ["check-bot", "--game", "wuerfel", "--command", f"bash {SCRIPT}"])
     assert r.exit_code == 0 and "PASS" in r.output, r.output
