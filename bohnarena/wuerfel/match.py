@@ -41,6 +41,7 @@ class Table:
         self.coin_cards: list[list[int]] = [[] for _ in range(n)]
         self.overview_turned = [False] * n
         self.field: list[int] = []
+        self.hand: list[int] = []  # the dice (0-3 white, 4-6 beige) still to roll
         self.active = 0
         self.turn = 0
         self.records: list[tuple] = []
@@ -161,9 +162,11 @@ class Match:
 
     def play_turn(self) -> list[int]:
         t, a = self.table, self.table.active
-        t.field = []
-        while len(t.field) < 7:
-            roll = tuple(t.rng.choice(t.rules.faces[die]) for die in range(len(t.field), 7))
+        t.field, t.hand = [], list(range(len(t.rules.faces)))
+        while t.hand:
+            # "Dice on the bean field may not be rolled again": each die in
+            # hand rolls its own faces; roll position i is die t.hand[i].
+            roll = tuple(t.rng.choice(t.rules.faces[die]) for die in t.hand)
             t.records.append(("rolled", a, roll))
             for i in range(1, t.players):  # the others may use the fresh roll
                 self.fulfil_window((a + i) % t.players, roll)
@@ -173,6 +176,7 @@ class Match:
             keep = self.referee.ask(a, "keep", (roll,))
             kept = tuple(roll[i] for i in sorted(keep.dice))
             t.field.extend(kept)
+            t.hand = [die for i, die in enumerate(t.hand) if i not in keep.dice]
             t.records.append(("set_aside", a, kept))
             if keep.stop:
                 break

@@ -37,7 +37,7 @@ def dice_of(mapping: Mapping[str, str], model: Mapping[str, Any]) -> list[DieKin
     ]
 
 
-def _roll_outcomes(
+def hands_after(
     hand: tuple[int, ...], kinds: Sequence[DieKind], roll: Mapping[str, Any]
 ) -> set[tuple[int, ...]]:
     """The hands (dice left of each kind) after ``roll`` of the dice in
@@ -72,7 +72,7 @@ def turn_possible(kinds: Sequence[DieKind], rolls: Sequence[Mapping[str, Any]]) 
     """Whether the dice can roll ``rolls`` in turn, each from the dice still in hand."""
     hands = {tuple(n for _, n in kinds)}
     for roll in rolls:
-        hands = {h for hand in hands for h in _roll_outcomes(hand, kinds, roll)}
+        hands = {h for hand in hands for h in hands_after(hand, kinds, roll)}
     return bool(hands)
 
 

@@ -1,5 +1,6 @@
 """The dice game's rule sentences (004_c585761ad839bb9f.txt)."""
 
+import random
 from collections import Counter
 from itertools import product
 
@@ -12,17 +13,23 @@ from bohnarena.wuerfel.orders import first_roll_chance, parse
 from bohnarena.wuerfel.rules import dice_faces, ruleset, variety_ids
 from bohnarena_bots.wuerfel_bots import GreedyDiceBot, RandomDiceBot
 
+from .rolls import sample
+
 V = variety_ids()
 
 
 class Dice:
-    """Stands in for the table's random stream: rolls come from a script."""
+    """Stands in for the table's random stream: rolls come from a script.
+    ``real``: each scripted face must be on the die rolled (its faces)."""
 
-    def __init__(self, *rolls):
+    def __init__(self, *rolls, real=False):
         self.faces = [V[f] for roll in rolls for f in roll.split()]
+        self.real = real
 
     def choice(self, faces):
-        return self.faces.pop(0)
+        face = self.faces.pop(0)
+        assert not self.real or face in faces, f"no die of faces {faces} shows {face}"
+        return face
 
     def shuffle(self, x):
         pass
@@ -91,6 +98,60 @@ def test_active_rolls_all_seven_sets_aside_at_least_one_and_never_rerolls_them()
     rolled = [len(r[2]) for r in kinds(m, "rolled")]
     assert rolled == [7, 5, 3, 1]
     assert sum(len(r[2]) for r in kinds(m, "set_aside")) == 7
+
+
+def test_kept_beige_dice_leave_only_white_dice_to_roll():
+    def keep_beige(view, roll):  # the beige dice first (dice 4-6), else one white die
+        beige = tuple(i for i, die in enumerate(view.hand) if die >= 4)
+        return Keep(beige or (0,))
+
+    white, beige = set(dice_faces()[0]), set(dice_faces()[4])
+    for seed in range(30):
+        m = rig(bots=[scripted(keep=keep_beige), Bot(), Bot()])
+        m.table.rng = random.Random(seed)
+        m.play_turn()
+        rolls = [r[2] for r in kinds(m, "rolled")]
+        kept = [r[2] for r in kinds(m, "set_aside")]
+        assert len(rolls[0]) == 7 and len(kept[0]) == 3 and set(kept[0]) <= beige
+        # The three beige dice are on the field: the four white dice roll white faces only.
+        assert len(rolls) == 5 and all(set(r) <= white for r in rolls[1:]), (seed, rolls)
+
+
+def test_no_impossible_roll_in_a_thousand_turns():
+    turns, impossible = sample(1_000)
+    assert turns >= 1_000 and impossible == 0
+
+
+@pytest.mark.slow
+def test_no_impossible_roll_in_ten_thousand_turns():
+    turns, impossible = sample(10_000)
+    assert turns >= 10_000 and impossible == 0
+
+
+def test_adam_barbara_and_claus_play_the_texts_example_with_the_shipped_dice():
+    # Die order: 4 white (0-3), 3 beige (4-6); each face must be on its die.
+    rolls = (
+        "red garden soy snap china broad snap",  # no Blue; Adam keeps China, Soy
+        "blue soy red china blue",  # dice 0, 1, 3, 5, 6: two Blue and China, kept
+        "garden snap",  # dice 1 and 3: Claus's Garden and Snap
+    )
+    positions = iter([(4, 2), (0, 3, 4), (0, 1)])
+    adam = scripted(keep=lambda v, roll: Keep(next(positions)))
+    m = rig(bots=[adam, Bot(), Bot()], rolls=rolls)
+    m.table.rng.real = True
+    deck = list(m.rules.deck)
+    cards = {
+        0: ("china:2", "blue:2 soy", "different:5", "red"),
+        1: ("none:blue", "china garden red", "kind:4"),
+        2: ("garden snap", "red:3"),
+    }
+    for seat, orders in cards.items():
+        card = m.table.active_card[seat]
+        deck[card] = (*(parse(o, V) for o in orders), *deck[card][len(orders) :])
+    with_deck(m, deck)
+    m.play_turn()
+    assert [len(r[2]) for r in kinds(m, "rolled")] == [7, 5, 2]
+    assert m.table.covered == [3, 2, 1]  # Adam three orders, Barbara two, Claus his first
 
 
 def test_setting_aside_nothing_is_a_fault_and_one_die_is_set_aside_instead():
