@@ -7,7 +7,7 @@ from itertools import product
 import pytest
 
 from bohnarena.errors import RulesError
-from bohnarena.wuerfel.bot import FULFIL, REDEEM, Bot, Keep
+from bohnarena.wuerfel.bot import FULFIL, REDEEM, Bot, DiceView, Keep
 from bohnarena.wuerfel.match import Match
 from bohnarena.wuerfel.orders import first_roll_chance, parse
 from bohnarena.wuerfel.rules import dice_faces, ruleset, variety_ids
@@ -273,6 +273,42 @@ def test_empty_draw_pile_turns_the_overview_card():
     assert kinds(m, "overview") == [("overview", 1)]
     assert t.coins[1] == 9  # 5 + 4: the overview card's 5 replace the 5 returned coins
     assert t.overview_turned[1]
+
+
+def test_a_seat_without_a_covering_card_waits_for_cards_an_overview_card_returns():
+    def redeem(view, dice):
+        return REDEEM if view.covered[view.seat] >= 3 else None
+
+    m = rig(covered={1: 6, 2: 3}, bots=[Bot(), scripted(harvest=redeem), scripted(harvest=redeem)])
+    t = m.table
+    t.deck = []
+    t.overview_turned[1] = True  # seat 1 has turned its overview card already
+    t.coin_cards[2], t.coins[2] = [1, 2, 3, 4, 5], 5
+    old_cover = t.cover_card[1]
+    m.fulfil_window(1, ())
+    # Its coins count; the covering card became active; nothing covers it.
+    assert t.coins[1] == 4 and t.active_card[1] == old_cover and t.cover_card[1] == -1
+    view = DiceView(t, 1)
+    assert view.open_orders() == t.rules.deck[old_cover] and view.fulfillable((V["blue"],) * 7) == 0
+    m.fulfil_window(2, ())  # seat 2 turns its overview card: five cards back to the pile
+    assert kinds(m, "overview") == [("overview", 2)]
+    drew = kinds(m, "drew")
+    assert [r[1] for r in drew] == [2, 1]  # seat 2 takes its card first, then seat 1 is served
+    assert t.cover_card[1] == drew[1][2] and len(t.deck) == 3
+    assert t.coins[2] == 6 and len(t.coin_cards[2]) == 1  # 5 + 1; the overview card holds 5
+
+
+def test_a_seat_without_a_covering_card_cannot_fulfil_or_redeem():
+    m = rig(covered={1: 0}, bots=[Bot(), scripted(harvest=lambda v, d: FULFIL), Bot()])
+    m.table.cover_card[1] = -1
+    card = m.table.active_card[1]
+    m.fulfil_window(1, tuple(V.values()))
+    assert kinds(m, "fault")[0][2] == "harvest" and m.table.covered[1] == 0
+    m.table.covered[1] = 3  # not reachable in play; the check stands anyway
+    m.referee.seats[1].bot = scripted(harvest=lambda v, d: REDEEM)
+    m.fulfil_window(1, ())
+    assert "no covering card" in kinds(m, "fault")[-1][3]
+    assert m.table.active_card[1] == card and m.table.coins[1] == 0
 
 
 def test_the_first_to_13_coins_wins_and_the_active_player_stops_rolling():
