@@ -26,7 +26,7 @@ class Golden:
     edition: str
     seed: int
     bots: tuple[str, ...]
-    options: dict = field(default_factory=dict)
+    options: dict[str, Any] = field(default_factory=dict)
     shows: tuple[str, ...] = ()  # record kinds this playthrough exists to show
     game_name: str = "bohnanza"
 
@@ -41,7 +41,7 @@ class Golden:
     def rules(self) -> Any:
         return self.game.rules(self.edition, len(self.bots), self.options)
 
-    def play(self) -> tuple[list[tuple], list[str]]:
+    def play(self) -> tuple[list[tuple[Any, ...]], list[str]]:
         game, rules = self.game, self.rules()
         bots = [load_bot(b, game.bot_base)() for b in self.bots]
         _, records = game.play(rules, self.seed, bots)

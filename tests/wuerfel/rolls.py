@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Sequence
+from typing import Any
 
 from bohnarena.wuerfel.match import Match
 from bohnarena.wuerfel.reconstruct import DieKind, hands_after
@@ -26,7 +27,7 @@ def die_kinds(rules: RuleSet) -> list[DieKind]:
     return list(kinds.items())
 
 
-def impossible_rolls(records: Sequence[tuple], rules: RuleSet) -> tuple[int, int]:
+def impossible_rolls(records: Sequence[tuple[Any, ...]], rules: RuleSet) -> tuple[int, int]:
     """(turns, turns holding an impossible roll) in one match's records."""
     kinds, names = die_kinds(rules), rules.varieties
     turns = bad = 0

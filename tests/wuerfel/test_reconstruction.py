@@ -16,14 +16,14 @@ def shipped_kinds() -> list[reconstruct.DieKind]:
     return [(tuple(names[f] for f in rules.faces[i]), n) for i, n in ((0, 4), (4, 3))]
 
 
-def test_24_of_120_assignments_fit_every_example_and_all_put_snap_on_both_colours():
+def test_24_of_120_assignments_fit_every_example_and_all_put_snap_on_both_colours() -> None:
     results = reconstruct.assignments()
     fitting = [mapping for mapping, broken in results if not broken]
     assert len(results) == 120 and len(fitting) == 24
     assert all(mapping["P"] == "snap" for mapping in fitting)  # "five Snap Beans"
 
 
-def test_the_shipped_dice_show_every_example_of_the_text():
+def test_the_shipped_dice_show_every_example_of_the_text() -> None:
     rules = ruleset("standard", 3)
     assert reconstruct.broken_examples(shipped_kinds(), rules.varieties) == []
     model = reconstruct.examples()["model"]
@@ -31,7 +31,7 @@ def test_the_shipped_dice_show_every_example_of_the_text():
     assert reconstruct.dice_of(chosen, model) == shipped_kinds()
 
 
-def test_adams_turn_needs_dice_that_keep_their_identity():
+def test_adams_turn_needs_dice_that_keep_their_identity() -> None:
     (white, _), (beige, _) = shipped_kinds()
     rolls = reconstruct.examples()["turn"][0]["roll"]
     assert reconstruct.turn_possible([(white, 4), (beige, 3)], rolls)
@@ -40,7 +40,7 @@ def test_adams_turn_needs_dice_that_keep_their_identity():
     assert not reconstruct.turn_possible([(white, 4), (beige, 3)], [rolls[0], rolls[2]])
 
 
-def test_the_old_reconstruction_breaks_five_snap_beans():
+def test_the_old_reconstruction_breaks_five_snap_beans() -> None:
     old = {"X": "snap", "P": "soy", "Q": "garden", "Y": "broad", "Z": "china"}
     kinds = reconstruct.dice_of(old, reconstruct.examples()["model"])
     broken = reconstruct.broken_examples(kinds, ruleset("standard", 3).varieties)

@@ -100,8 +100,10 @@ def test_active_rolls_all_seven_sets_aside_at_least_one_and_never_rerolls_them()
     assert sum(len(r[2]) for r in kinds(m, "set_aside")) == 7
 
 
-def test_kept_beige_dice_leave_only_white_dice_to_roll():
-    def keep_beige(view, roll):  # the beige dice first (dice 4-6), else one white die
+def test_kept_beige_dice_leave_only_white_dice_to_roll() -> None:
+    def keep_beige(
+        view: DiceView, roll: tuple[int, ...]
+    ) -> Keep:  # the beige dice first (dice 4-6), else one white die
         beige = tuple(i for i, die in enumerate(view.hand) if die >= 4)
         return Keep(beige or (0,))
 
@@ -117,18 +119,18 @@ def test_kept_beige_dice_leave_only_white_dice_to_roll():
         assert len(rolls) == 5 and all(set(r) <= white for r in rolls[1:]), (seed, rolls)
 
 
-def test_no_impossible_roll_in_a_thousand_turns():
+def test_no_impossible_roll_in_a_thousand_turns() -> None:
     turns, impossible = sample(1_000)
     assert turns >= 1_000 and impossible == 0
 
 
 @pytest.mark.slow
-def test_no_impossible_roll_in_ten_thousand_turns():
+def test_no_impossible_roll_in_ten_thousand_turns() -> None:
     turns, impossible = sample(10_000)
     assert turns >= 10_000 and impossible == 0
 
 
-def test_adam_barbara_and_claus_play_the_texts_example_with_the_shipped_dice():
+def test_adam_barbara_and_claus_play_the_texts_example_with_the_shipped_dice() -> None:
     # Die order: 4 white (0-3), 3 beige (4-6); each face must be on its die.
     rolls = (
         "red garden soy snap china broad snap",  # no Blue; Adam keeps China, Soy
@@ -275,8 +277,8 @@ def test_empty_draw_pile_turns_the_overview_card():
     assert t.overview_turned[1]
 
 
-def test_a_seat_without_a_covering_card_waits_for_cards_an_overview_card_returns():
-    def redeem(view, dice):
+def test_a_seat_without_a_covering_card_waits_for_cards_an_overview_card_returns() -> None:
+    def redeem(view: DiceView, dice: tuple[int, ...]) -> str | None:
         return REDEEM if view.covered[view.seat] >= 3 else None
 
     m = rig(covered={1: 6, 2: 3}, bots=[Bot(), scripted(harvest=redeem), scripted(harvest=redeem)])
@@ -298,7 +300,7 @@ def test_a_seat_without_a_covering_card_waits_for_cards_an_overview_card_returns
     assert t.coins[2] == 6 and len(t.coin_cards[2]) == 1  # 5 + 1; the overview card holds 5
 
 
-def test_a_seat_without_a_covering_card_cannot_fulfil_or_redeem():
+def test_a_seat_without_a_covering_card_cannot_fulfil_or_redeem() -> None:
     m = rig(covered={1: 0}, bots=[Bot(), scripted(harvest=lambda v, d: FULFIL), Bot()])
     m.table.cover_card[1] = -1
     card = m.table.active_card[1]
@@ -353,9 +355,9 @@ def _text_says(roll: tuple[int, ...]) -> dict[str, bool]:
 
 
 @pytest.mark.slow
-def test_exact_first_roll_chance_matches_brute_force():
+def test_exact_first_roll_chance_matches_brute_force() -> None:
     faces = dice_faces()
-    hits = Counter()
+    hits: Counter[str] = Counter()
     for roll in product(*faces):  # all 6**7 rolls, one by one
         hits.update(text for text, met in _text_says(roll).items() if met)
     for text in _text_says((0,) * 7):
@@ -369,3 +371,24 @@ def test_same_seed_same_match():
     a = Match(ruleset("standard", 3), 42, bots())
     b = Match(ruleset("standard", 3), 42, bots())
     assert a.play() == b.play() and a.records == b.records
+
+
+def test_past_the_overview_cards_every_seat_keeps_its_own_active_card() -> None:
+    seen = {"waiting": 0}
+
+    class Watcher(GreedyDiceBot):
+        def harvest(self, view: DiceView, dice: tuple[int, ...]) -> str | None:
+            deck = view.rules.deck
+            for s in range(view.players):
+                assert (
+                    view.cards[s] >= 0
+                    and view.open_orders(s) == deck[view.cards[s]][view.covered[s] :]
+                )
+                if view.cover_cards[s] < 0:
+                    seen["waiting"] += 1
+                    assert view.covered[s] == 0
+            return super().harvest(view, dice)
+
+    for seed in range(40):  # a target above 13 runs the draw pile dry
+        Match(ruleset("standard", 5, target=16), seed, [Watcher() for _ in range(5)]).play()
+    assert seen["waiting"] > 0
