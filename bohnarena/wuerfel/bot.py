@@ -42,7 +42,14 @@ class DiceView(ViewBase):
     @property
     def dice_left(self) -> int:
         """Dice the active player still rolls."""
-        return 7 - len(self._table.field)
+        return len(self._table.hand)
+
+    @property
+    def hand(self) -> tuple[int, ...]:
+        """The dice the active player still rolls, as indices into
+        ``rules.faces`` (0-3 white, 4-6 beige); die ``hand[i]`` shows
+        ``roll[i]``. Dice on the bean field are never rolled again."""
+        return tuple(self._table.hand)
 
     @property
     def cards(self) -> tuple[int, ...]:

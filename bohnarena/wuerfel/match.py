@@ -1,12 +1,14 @@
 """The dice game's engine: rolling, setting dice aside, fulfilling and
 redeeming orders, the empty draw pile, and the end at the target.
 
-Choices where the text is silent (docs/wuerfel.md): the active player may
-stop rolling after setting dice aside (rule option ``early_stop``); players
+The active player may stop rolling after setting dice aside ("...or no
+longer wants to place another die there"; rule option ``early_stop``).
+Choices where the text is silent (docs/wuerfel.md): players
 fulfil and redeem only in their fulfilment windows (other players after
 each roll, clockwise from the active player's left; the active player at
-the end of the turn), asked one step at a time; a match that reaches MAX_TURNS
-turns ends and ranks by coins.
+the end of the turn), asked one step at a time; coins a player cannot
+draw count all the same, and a player left without a covering card waits
+for one; a match that reaches MAX_TURNS turns ends and ranks by coins.
 """
 
 from __future__ import annotations
@@ -41,6 +43,7 @@ class Table:
         self.coin_cards: list[list[int]] = [[] for _ in range(n)]
         self.overview_turned = [False] * n
         self.field: list[int] = []
+        self.hand: list[int] = []  # the dice (0-3 white, 4-6 beige) still to roll
         self.active = 0
         self.turn = 0
         self.records: list[tuple] = []
@@ -73,10 +76,20 @@ class Table:
                 self.coin_cards[seat].append(extra)
         self.records.append(("redeemed", seat, card, value))
         self.active_card[seat], self.covered[seat] = self.cover_card[seat], 0
-        cover = self.draw(seat)
-        self.cover_card[seat] = -1 if cover is None else cover
-        if cover is not None:
-            self.records.append(("drew", seat, cover))
+        self.draw_cover(seat, self.draw(seat))
+        # Cards returned with an overview card also serve, clockwise, the
+        # players still waiting for a covering card (docs/wuerfel.md).
+        for i in range(1, self.players):
+            other = (seat + i) % self.players
+            if self.cover_card[other] < 0 and self.deck:
+                self.draw_cover(other, self.deck.pop())
+
+    def draw_cover(self, seat: int, card: int | None) -> None:
+        """``card`` goes under the seat's active card; None: the pile ran dry,
+        and the seat waits (it cannot cover, so fulfils and redeems nothing)."""
+        self.cover_card[seat] = -1 if card is None else card
+        if card is not None:
+            self.records.append(("drew", seat, card))
 
 
 # -- decisions --------------------------------------------------------------
@@ -110,6 +123,8 @@ def _harvest(t: Table, seat: int, x: Any, dice: tuple[int, ...]) -> str | None:
         return FULFIL
     if t.covered[seat] < 3:
         raise IllegalAnswer("a card is redeemed after its 3rd order at the earliest")
+    if t.cover_card[seat] < 0:  # never met: a seat without one covers nothing
+        raise IllegalAnswer("no covering card to become the active card")
     return REDEEM
 
 
@@ -161,9 +176,11 @@ class Match:
 
     def play_turn(self) -> list[int]:
         t, a = self.table, self.table.active
-        t.field = []
-        while len(t.field) < 7:
-            roll = tuple(t.rng.choice(t.rules.faces[die]) for die in range(len(t.field), 7))
+        t.field, t.hand = [], list(range(len(t.rules.faces)))
+        while t.hand:
+            # "Dice on the bean field may not be rolled again": each die in
+            # hand rolls its own faces; roll position i is die t.hand[i].
+            roll = tuple(t.rng.choice(t.rules.faces[die]) for die in t.hand)
             t.records.append(("rolled", a, roll))
             for i in range(1, t.players):  # the others may use the fresh roll
                 self.fulfil_window((a + i) % t.players, roll)
@@ -173,6 +190,7 @@ class Match:
             keep = self.referee.ask(a, "keep", (roll,))
             kept = tuple(roll[i] for i in sorted(keep.dice))
             t.field.extend(kept)
+            t.hand = [die for i, die in enumerate(t.hand) if i not in keep.dice]
             t.records.append(("set_aside", a, kept))
             if keep.stop:
                 break

@@ -13,7 +13,7 @@ from typing import Any
 from ..errors import RulesError
 from .orders import Order, first_roll_chance, most_met_in_a_row, parse
 
-RULES_VERSION = 1
+RULES_VERSION = 2  # 2: dice keep their identity, faces fit the text, 61 cards
 EDITIONS = ["standard"]
 PLAYERS = [2, 3, 4, 5]
 PAYOUT = {3: 1, 4: 2, 5: 3, 6: 4}  # coins for a card redeemed after its 3rd..6th order
@@ -32,20 +32,53 @@ def _read(name: str, path: str | None) -> dict[str, Any]:
         raise RulesError(f"cannot read {path or name}: {e}") from None
 
 
+#: The dice of the text: "The three beige dice are identical to one another,
+#: and the four white dice are identical to one another." White dice come
+#: first: dice 0-3 are white, 4-6 beige.
+DICE = {"white": 4, "beige": 3}
+VARIETIES = 7  # "Seven different bean varieties are pictured on the faces of the dice."
+
+
 @cache
 def _dice(path: str | None = None) -> tuple[tuple[str, ...], tuple[tuple[int, ...], ...]]:
     data = _read("dice.toml", path)
-    names = tuple(data["varieties"])
-    ids = {n: i for i, n in enumerate(names)}
-    faces = []
     try:
-        for die in data["die"]:
-            faces += [tuple(ids[f] for f in die["faces"])] * die["count"]
-    except KeyError as e:
+        names = tuple(data["varieties"])
+        ids = {n: i for i, n in enumerate(names)}
+        kinds = {die["colour"]: die for die in data["die"]}
+        problems = _dice_problems(names, data["die"], kinds)
+        if problems:
+            raise RulesError(f"dice file: {'; '.join(problems)}")
+        faces = [
+            tuple(ids[f] for f in kinds[c]["faces"]) for c, n in DICE.items() for _ in range(n)
+        ]
+    except (KeyError, TypeError) as e:
         raise RulesError(f"dice file: unknown variety or key {e}") from None
-    if len(faces) != 7:
-        raise RulesError(f"dice file: {len(faces)} dice, the game has 7")
     return names, tuple(faces)
+
+
+def _dice_problems(
+    names: tuple[str, ...], dice: list[dict[str, Any]], kinds: dict[str, dict[str, Any]]
+) -> list[str]:
+    """What keeps a dice file from being the text's dice (empty: nothing)."""
+    problems = []
+    if len(set(names)) != VARIETIES or len(names) != VARIETIES:
+        problems.append(f"{len(names)} varieties, the game has {VARIETIES} different ones")
+    if len(dice) != len(DICE) or set(kinds) != set(DICE):
+        return [*problems, "give one [[die]] of colour white and one of colour beige"]
+    for colour, count in DICE.items():
+        die = kinds[colour]
+        if die["count"] != count:
+            problems.append(f"{count} {colour} dice, not {die['count']}")
+        if len(die["faces"]) != 6:
+            problems.append(f"a {colour} die has 6 faces, not {len(die['faces'])}")
+        unknown = sorted(set(die["faces"]) - set(names))
+        if unknown:
+            problems.append(f"unknown variety {', '.join(unknown)} on the {colour} die")
+    missing = sorted(set(names) - {f for die in dice for f in die["faces"]})
+    if missing:
+        problems.append(f"{', '.join(missing)} on no die")
+    return problems
 
 
 def variety_ids(path: str | None = None) -> dict[str, int]:
@@ -101,7 +134,9 @@ def check_deck(
 class RuleSet:
     edition: str
     players: int
-    early_stop: bool = True  # the text is silent: may the active player stop rolling early?
+    # "...or no longer wants to place another die there": the text lets the
+    # active player stop rolling early; false forbids it (a variant).
+    early_stop: bool = True
     target: int = 13
     dice_file: str | None = None
     deck_file: str | None = None

@@ -49,6 +49,7 @@ def view_json(view: DiceView) -> dict[str, Any]:
         "coins": view.coins,
         "bean_field": view.bean_field,
         "dice_left": view.dice_left,
+        "hand": view.hand,
         "cards": view.cards,
         "covered": view.covered,
         "cover_cards": view.cover_cards,
@@ -164,6 +165,7 @@ class JsonDiceView:
         "covered",
         "dice_left",
         "draw_pile",
+        "hand",
         "players",
         "rules",
         "seat",
@@ -175,7 +177,7 @@ class JsonDiceView:
         for name in ("seat", "active", "turn", "players", "dice_left", "draw_pile"):
             setattr(self, name, data[name])
         # Lists (JSON) or tuples (marshal frames) alike become tuples.
-        for name in ("coins", "bean_field", "cards", "covered", "cover_cards"):
+        for name in ("coins", "bean_field", "cards", "covered", "cover_cards", "hand"):
             setattr(self, name, tuple(data[name]))
 
     @property

@@ -1,8 +1,9 @@
 """Golden playthroughs: seeded matches whose full transcripts are stored
 beside this file. A rules change shows up as a readable diff of them.
 
-Regenerate them on purpose (after a deliberate rules change, with a bump of
-RULES_VERSION) with:
+Both games play through the same mechanism (``game``: the card game or
+the dice game). Regenerate them on purpose (after a deliberate rules
+change, with a bump of that game's RULES_VERSION) with:
 
     python -m tests.golden.playthroughs
 """
@@ -11,9 +12,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
-from bohnarena.bohnanza import play_match, ruleset
-from bohnarena.bohnanza.game import GAME
+from bohnarena.game import get_game
 from bohnarena.plugins import load_bot
 
 HERE = Path(__file__).parent
@@ -25,22 +26,30 @@ class Golden:
     edition: str
     seed: int
     bots: tuple[str, ...]
-    options: dict = field(default_factory=dict)
+    options: dict[str, Any] = field(default_factory=dict)
     shows: tuple[str, ...] = ()  # record kinds this playthrough exists to show
+    game_name: str = "bohnanza"
 
     @property
     def path(self) -> Path:
         return HERE / f"{self.name}.txt"
 
-    def play(self) -> tuple[list[tuple], list[str]]:
-        rules = ruleset(self.edition, len(self.bots), **self.options)
-        bots = [load_bot(b, GAME.bot_base)() for b in self.bots]
-        _, records = play_match(rules, self.seed, bots)
+    @property
+    def game(self) -> Any:  # Game, with the replay methods both games have
+        return get_game(self.game_name)
+
+    def rules(self) -> Any:
+        return self.game.rules(self.edition, len(self.bots), self.options)
+
+    def play(self) -> tuple[list[tuple[Any, ...]], list[str]]:
+        game, rules = self.game, self.rules()
+        bots = [load_bot(b, game.bot_base)() for b in self.bots]
+        _, records = game.play(rules, self.seed, bots)
         head = [
             f"# {self.name}: {self.edition}, seed {self.seed}, bots {', '.join(self.bots)}"
             + (f", options {self.options}" if self.options else "")
         ]
-        return records, head + list(GAME.replay_lines(rules, self.seed, records, self.bots))
+        return records, head + list(game.replay_lines(rules, self.seed, records, self.bots))
 
 
 GOLDEN = [
@@ -67,6 +76,30 @@ GOLDEN = [
         shows=("bought_field",),
     ),
     Golden("riogrande-3p-two-exhaustions", "riogrande", 1, ("trader", "planner", "random")),
+    Golden(
+        "wuerfel-3p-greedy-and-random",
+        "standard",
+        0,
+        ("wuerfel-greedy", "wuerfel-random", "wuerfel-greedy"),
+        shows=("rolled", "set_aside", "fulfilled", "redeemed", "drew"),
+        game_name="wuerfel",
+    ),
+    Golden(
+        "wuerfel-5p-overview-card",
+        "standard",
+        5,
+        ("wuerfel-greedy",) * 5,
+        shows=("overview",),
+        game_name="wuerfel",
+    ),
+    Golden(
+        "wuerfel-2p-no-early-stop",
+        "standard",
+        0,
+        ("wuerfel-random", "wuerfel-greedy"),
+        {"early_stop": False},
+        game_name="wuerfel",
+    ),
 ]
 
 

@@ -3,8 +3,7 @@ were chosen for."""
 
 import pytest
 
-from bohnarena.bohnanza import ruleset
-from bohnarena.bohnanza.replay import verify
+from tests.wuerfel.rolls import impossible_rolls
 
 from .playthroughs import GOLDEN
 
@@ -19,8 +18,7 @@ def test_playthrough_matches_its_golden_transcript(golden):
     )
     kinds = {r[0] for r in records}
     assert set(golden.shows) <= kinds
-    rules = ruleset(golden.edition, len(golden.bots), **golden.options)
-    assert verify(rules, golden.seed, records)[1] is None
+    assert golden.game.verify(golden.rules(), golden.seed, records)[1] is None
 
 
 def test_one_playthrough_ends_during_phase_2_after_one_revealed_card():
@@ -31,3 +29,12 @@ def test_one_playthrough_ends_during_phase_2_after_one_revealed_card():
     assert [r[0] for r in records[turn:last]].count("revealed") == 1
     assert not [r for r in records[last:] if r[0] in ("drew", "turn")]
     assert [r for r in records[last:] if r[0] == "planted"]  # phase 3 was still played
+
+
+@pytest.mark.parametrize(
+    "golden", [g for g in GOLDEN if g.game_name == "wuerfel"], ids=lambda g: g.name
+)
+def test_dice_playthroughs_roll_only_the_dice_in_hand(golden):
+    records, _ = golden.play()
+    turns, impossible = impossible_rolls(records, golden.rules())
+    assert turns > 10 and impossible == 0

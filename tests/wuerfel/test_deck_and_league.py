@@ -1,6 +1,7 @@
 """The shipped deck's design checks, any deck file, and a dice-game league end to end."""
 
 import tomllib
+from collections import Counter
 from importlib import resources
 
 import pytest
@@ -8,6 +9,7 @@ from click.testing import CliRunner
 
 from bohnarena.cli import cli
 from bohnarena.errors import RulesError
+from bohnarena.wuerfel.make_deck import SHARES, kind_of
 from bohnarena.wuerfel.rules import check_deck, ruleset
 
 
@@ -19,9 +21,20 @@ def shipped():
 def test_every_shipped_card_follows_the_design_rule_and_prints_exact_chances():
     rules = ruleset("standard", 3)
     cards = shipped()
-    assert len(rules.deck) == len(cards) == 60
+    assert len(rules.deck) == len(cards) == 61  # "Contents: 61 harvest cards"
     assert all(len(card) == 6 for card in rules.deck)
     assert check_deck(rules.deck, rules.faces, [c["chance"] for c in cards]) == []
+
+
+def test_the_deck_uses_every_order_kind_the_text_names_in_the_documented_shares():
+    kinds = Counter(kind_of(order.text) for card in ruleset("standard", 3).deck for order in card)
+    assert set(kinds) == set(SHARES)
+    total = sum(kinds.values())
+    for kind, share in SHARES.items():
+        assert abs(kinds[kind] / total - share) < 0.02, kind
+    named = [order.text for card in ruleset("standard", 3).deck for order in card]
+    for text in ("kind:4", "none:blue", "triples:2", "pairs:3", "different:6", "house:3+2 soy"):
+        assert text in named  # the text's own examples
 
 
 def test_a_deck_file_that_breaks_the_rules_is_caught(tmp_path):

@@ -1,28 +1,35 @@
 """The dice game's rule sentences (004_c585761ad839bb9f.txt)."""
 
+import random
 from collections import Counter
 from itertools import product
 
 import pytest
 
 from bohnarena.errors import RulesError
-from bohnarena.wuerfel.bot import FULFIL, REDEEM, Bot, Keep
+from bohnarena.wuerfel.bot import FULFIL, REDEEM, Bot, DiceView, Keep
 from bohnarena.wuerfel.match import Match
 from bohnarena.wuerfel.orders import first_roll_chance, parse
 from bohnarena.wuerfel.rules import dice_faces, ruleset, variety_ids
 from bohnarena_bots.wuerfel_bots import GreedyDiceBot, RandomDiceBot
 
+from .rolls import sample
+
 V = variety_ids()
 
 
 class Dice:
-    """Stands in for the table's random stream: rolls come from a script."""
+    """Stands in for the table's random stream: rolls come from a script.
+    ``real``: each scripted face must be on the die rolled (its faces)."""
 
-    def __init__(self, *rolls):
+    def __init__(self, *rolls, real=False):
         self.faces = [V[f] for roll in rolls for f in roll.split()]
+        self.real = real
 
     def choice(self, faces):
-        return self.faces.pop(0)
+        face = self.faces.pop(0)
+        assert not self.real or face in faces, f"no die of faces {faces} shows {face}"
+        return face
 
     def shuffle(self, x):
         pass
@@ -91,6 +98,62 @@ def test_active_rolls_all_seven_sets_aside_at_least_one_and_never_rerolls_them()
     rolled = [len(r[2]) for r in kinds(m, "rolled")]
     assert rolled == [7, 5, 3, 1]
     assert sum(len(r[2]) for r in kinds(m, "set_aside")) == 7
+
+
+def test_kept_beige_dice_leave_only_white_dice_to_roll() -> None:
+    def keep_beige(
+        view: DiceView, roll: tuple[int, ...]
+    ) -> Keep:  # the beige dice first (dice 4-6), else one white die
+        beige = tuple(i for i, die in enumerate(view.hand) if die >= 4)
+        return Keep(beige or (0,))
+
+    white, beige = set(dice_faces()[0]), set(dice_faces()[4])
+    for seed in range(30):
+        m = rig(bots=[scripted(keep=keep_beige), Bot(), Bot()])
+        m.table.rng = random.Random(seed)
+        m.play_turn()
+        rolls = [r[2] for r in kinds(m, "rolled")]
+        kept = [r[2] for r in kinds(m, "set_aside")]
+        assert len(rolls[0]) == 7 and len(kept[0]) == 3 and set(kept[0]) <= beige
+        # The three beige dice are on the field: the four white dice roll white faces only.
+        assert len(rolls) == 5 and all(set(r) <= white for r in rolls[1:]), (seed, rolls)
+
+
+def test_no_impossible_roll_in_a_thousand_turns() -> None:
+    turns, impossible = sample(1_000)
+    assert turns >= 1_000 and impossible == 0
+
+
+@pytest.mark.slow
+def test_no_impossible_roll_in_ten_thousand_turns() -> None:
+    turns, impossible = sample(10_000)
+    assert turns >= 10_000 and impossible == 0
+
+
+def test_adam_barbara_and_claus_play_the_texts_example_with_the_shipped_dice() -> None:
+    # Die order: 4 white (0-3), 3 beige (4-6); each face must be on its die.
+    rolls = (
+        "red garden soy snap china broad snap",  # no Blue; Adam keeps China, Soy
+        "blue soy red china blue",  # dice 0, 1, 3, 5, 6: two Blue and China, kept
+        "garden snap",  # dice 1 and 3: Claus's Garden and Snap
+    )
+    positions = iter([(4, 2), (0, 3, 4), (0, 1)])
+    adam = scripted(keep=lambda v, roll: Keep(next(positions)))
+    m = rig(bots=[adam, Bot(), Bot()], rolls=rolls)
+    m.table.rng.real = True
+    deck = list(m.rules.deck)
+    cards = {
+        0: ("china:2", "blue:2 soy", "different:5", "red"),
+        1: ("none:blue", "china garden red", "kind:4"),
+        2: ("garden snap", "red:3"),
+    }
+    for seat, orders in cards.items():
+        card = m.table.active_card[seat]
+        deck[card] = (*(parse(o, V) for o in orders), *deck[card][len(orders) :])
+    with_deck(m, deck)
+    m.play_turn()
+    assert [len(r[2]) for r in kinds(m, "rolled")] == [7, 5, 2]
+    assert m.table.covered == [3, 2, 1]  # Adam three orders, Barbara two, Claus his first
 
 
 def test_setting_aside_nothing_is_a_fault_and_one_die_is_set_aside_instead():
@@ -214,6 +277,42 @@ def test_empty_draw_pile_turns_the_overview_card():
     assert t.overview_turned[1]
 
 
+def test_a_seat_without_a_covering_card_waits_for_cards_an_overview_card_returns() -> None:
+    def redeem(view: DiceView, dice: tuple[int, ...]) -> str | None:
+        return REDEEM if view.covered[view.seat] >= 3 else None
+
+    m = rig(covered={1: 6, 2: 3}, bots=[Bot(), scripted(harvest=redeem), scripted(harvest=redeem)])
+    t = m.table
+    t.deck = []
+    t.overview_turned[1] = True  # seat 1 has turned its overview card already
+    t.coin_cards[2], t.coins[2] = [1, 2, 3, 4, 5], 5
+    old_cover = t.cover_card[1]
+    m.fulfil_window(1, ())
+    # Its coins count; the covering card became active; nothing covers it.
+    assert t.coins[1] == 4 and t.active_card[1] == old_cover and t.cover_card[1] == -1
+    view = DiceView(t, 1)
+    assert view.open_orders() == t.rules.deck[old_cover] and view.fulfillable((V["blue"],) * 7) == 0
+    m.fulfil_window(2, ())  # seat 2 turns its overview card: five cards back to the pile
+    assert kinds(m, "overview") == [("overview", 2)]
+    drew = kinds(m, "drew")
+    assert [r[1] for r in drew] == [2, 1]  # seat 2 takes its card first, then seat 1 is served
+    assert t.cover_card[1] == drew[1][2] and len(t.deck) == 3
+    assert t.coins[2] == 6 and len(t.coin_cards[2]) == 1  # 5 + 1; the overview card holds 5
+
+
+def test_a_seat_without_a_covering_card_cannot_fulfil_or_redeem() -> None:
+    m = rig(covered={1: 0}, bots=[Bot(), scripted(harvest=lambda v, d: FULFIL), Bot()])
+    m.table.cover_card[1] = -1
+    card = m.table.active_card[1]
+    m.fulfil_window(1, tuple(V.values()))
+    assert kinds(m, "fault")[0][2] == "harvest" and m.table.covered[1] == 0
+    m.table.covered[1] = 3  # not reachable in play; the check stands anyway
+    m.referee.seats[1].bot = scripted(harvest=lambda v, d: REDEEM)
+    m.fulfil_window(1, ())
+    assert "no covering card" in kinds(m, "fault")[-1][3]
+    assert m.table.active_card[1] == card and m.table.coins[1] == 0
+
+
 def test_the_first_to_13_coins_wins_and_the_active_player_stops_rolling():
     m = rig(
         coins={2: 12},
@@ -235,23 +334,34 @@ def test_shared_victory_unless_one_has_more_than_13():
     assert result.winners == (2,) and result.ranks[2] == 1
 
 
+def _text_says(roll: tuple[int, ...]) -> dict[str, bool]:
+    """The text's example orders, read straight from its words over one roll
+    of seven dice: written apart from Order.met, which they check."""
+    c = Counter(roll)
+    counts = sorted(c.values(), reverse=True)
+    soy, blue, snap, red, china = (c[V[n]] for n in ("soy", "blue", "snap", "red", "china"))
+    return {
+        "soy:2 blue snap": soy >= 2 and blue >= 1 and snap >= 1,
+        "red:2 | china:2": red >= 2 or china >= 2,
+        "different:6": len(c) >= 6,
+        "kind:4": counts[0] >= 4,
+        "house:3+2 soy": (soy >= 3 and any(k >= 2 for v, k in c.items() if v != V["soy"]))
+        or (soy >= 2 and any(k >= 3 for v, k in c.items() if v != V["soy"])),
+        "combo:5 blue+snap": blue + snap >= 5,
+        "none:blue": blue == 0,
+        "triples:2": sum(k >= 3 for k in counts) >= 2,
+        "pairs:3": sum(k >= 2 for k in counts) >= 3,
+    }
+
+
 @pytest.mark.slow
-def test_exact_first_roll_chance_matches_brute_force():
+def test_exact_first_roll_chance_matches_brute_force() -> None:
     faces = dice_faces()
-    for text in (
-        "soy:2 blue snap",
-        "red:2 | china:2",
-        "different:6",
-        "kind:4",
-        "house:3+2 soy",
-        "combo:5 blue+snap",
-        "none:blue",
-        "triples:2",
-        "pairs:3",
-    ):
-        order = parse(text, V)
-        hits = sum(order.met(Counter(roll)) for roll in product(*faces))
-        assert abs(first_roll_chance(order, faces) - hits / 6**7) < 1e-12, text
+    hits: Counter[str] = Counter()
+    for roll in product(*faces):  # all 6**7 rolls, one by one
+        hits.update(text for text, met in _text_says(roll).items() if met)
+    for text in _text_says((0,) * 7):
+        assert abs(first_roll_chance(parse(text, V), faces) - hits[text] / 6**7) < 1e-12, text
 
 
 def test_same_seed_same_match():
@@ -261,3 +371,24 @@ def test_same_seed_same_match():
     a = Match(ruleset("standard", 3), 42, bots())
     b = Match(ruleset("standard", 3), 42, bots())
     assert a.play() == b.play() and a.records == b.records
+
+
+def test_past_the_overview_cards_every_seat_keeps_its_own_active_card() -> None:
+    seen = {"waiting": 0}
+
+    class Watcher(GreedyDiceBot):
+        def harvest(self, view: DiceView, dice: tuple[int, ...]) -> str | None:
+            deck = view.rules.deck
+            for s in range(view.players):
+                assert (
+                    view.cards[s] >= 0
+                    and view.open_orders(s) == deck[view.cards[s]][view.covered[s] :]
+                )
+                if view.cover_cards[s] < 0:
+                    seen["waiting"] += 1
+                    assert view.covered[s] == 0
+            return super().harvest(view, dice)
+
+    for seed in range(40):  # a target above 13 runs the draw pile dry
+        Match(ruleset("standard", 5, target=16), seed, [Watcher() for _ in range(5)]).play()
+    assert seen["waiting"] > 0

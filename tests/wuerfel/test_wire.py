@@ -114,6 +114,7 @@ class Twin(GreedyDiceBot):
             "coins",
             "bean_field",
             "dice_left",
+            "hand",
             "cards",
             "covered",
             "cover_cards",
