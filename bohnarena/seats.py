@@ -10,23 +10,13 @@ from __future__ import annotations
 import random
 import time
 from collections.abc import Callable, Collection, Mapping, Sequence
-from dataclasses import dataclass
 from math import inf
 from types import WrapperDescriptorType
 from typing import Any, ClassVar, Protocol
 
-from .game import MatchResult
+from .game import Decision, MatchResult
 from .limits import DecisionTimeout, Limits, Watchdog, genuine_interrupt
 from .seeding import derive_seed
-
-
-@dataclass(frozen=True)
-class Decision:
-    name: str  # also the bot method that answers it
-    check: Callable[..., Any]  # (state, seat, answer, *args) -> canonical answer; raises if illegal
-    encode: Callable[[Any, tuple], tuple]  # (answer, args) -> record values
-    decode: Callable[[tuple], Any]  # record values -> answer
-
 
 #: What a seat sees of a record: the record, a masked copy, or None (nothing).
 Public = Callable[[tuple, int], "tuple | None"]
