@@ -89,9 +89,9 @@ class Game(Protocol):
         ...
 
     @property
-    def wire(self) -> str:
+    def wire(self) -> str | None:
         """The module that speaks the game's JSON lines to bots in other
-        processes (see bohnarena/host.py)."""
+        processes (see bohnarena/host.py); None: its bots run in process only."""
         ...
 
     @property
@@ -107,7 +107,9 @@ class Game(Protocol):
     def player_counts(self, edition: str) -> list[int]: ...
 
     def rules(self, edition: str, players: int, options: Mapping[str, Any]) -> Any:
-        """A rule set; raises :class:`~bohnarena.errors.RulesError` on bad input."""
+        """A rule set (with ``edition``, ``players`` and ``options()``: every
+        rule in force, kept with a run's results); raises
+        :class:`~bohnarena.errors.RulesError` on bad input."""
         ...
 
     def conformance_configs(self) -> list[Config]:

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from .channel import CRASH, MEMORY, PROTOCOL, START, BotFault, Channel
+from .errors import BotLoadError
 from .game import MatchResult, get_game
 from .host import Wire, wire_of
 from .league import BotEntry
@@ -32,6 +33,8 @@ def remote_seat(
 ) -> RemoteSeat:
     """The seat of a league bot that runs as a ``process`` or in a ``sandbox``."""
     lim, wire = limits or Limits(), get_game(game).wire
+    if wire is None:
+        raise BotLoadError(f"bot {entry.name!r}: {game} bots run in process only (it has no wire)")
     return RemoteSeat(
         wire_of(wire), endpoint(wire, entry.spec, entry.command, entry.isolation, lim, log), lim
     )
