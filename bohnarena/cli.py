@@ -185,9 +185,8 @@ def play(
     for entry in entries:
         if entry.isolation == "inprocess":
             names.append(bot_name(load_bot(entry.spec or "", g.bot_base)))
-            seats.append(
-                make_seat(g, entry)
-            )  # built at the start: a constructor's error is a fault
+            # Built at the start: a constructor's error is a fault.
+            seats.append(make_seat(g, entry))
             continue
         if entry.spec is not None:
             located = locate(entry.spec)  # a sandboxed bot is not imported here

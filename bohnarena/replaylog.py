@@ -11,7 +11,7 @@ match, decisions, table state and narrator.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -198,6 +198,11 @@ class Replayer:
             return self.replay(rules, seed, log)[1], None
         except Divergence as d:
             return None, str(d)
+
+    def transcript(self, records: Iterable[Sequence[Any]], names: Sequence[str]) -> Iterator[str]:
+        """A line per record that has one (no replay: the records as played)."""
+        narrator = self.narrator(names)
+        return (line for rec in records if (line := narrator.describe(rec)) is not None)
 
     def _shown(self, rec: tuple[Any, ...], seat: int | None) -> tuple[Any, ...] | None:
         return rec if seat is None else self.public(rec, seat)

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..game import Config, Game, MatchResult, Record
-from . import records, replay, rules, transcript
+from . import records, replay, rules
 from .bot import Bot
 from .decisions import DECISIONS
 from .match import play_match
@@ -48,9 +48,7 @@ class Bohnanza:
     ) -> tuple[MatchResult, list[Record]]:
         return play_match(ruleset, seed, bots)
 
-    def transcript(self, recs: Iterable[Sequence[Any]], names: Sequence[str]) -> Iterator[str]:
-        return transcript.transcript(recs, names)
-
+    transcript = replay.REPLAYER.transcript
     verify = replay.REPLAYER.verify
     replay_lines = replay.REPLAYER.replay_lines
     table_at = replay.REPLAYER.table_at

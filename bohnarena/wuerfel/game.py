@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..game import Config, Game, MatchResult, Record
@@ -43,6 +43,7 @@ def as_dict(rec: Sequence[Any]) -> dict[str, Any]:
 
 
 def _state(t: Table, seat: int | None = None) -> dict[str, Any]:
+    # Everything is public: every seat sees the whole table.
     deck = t.rules.deck
     return {
         "turn": t.turn,
@@ -148,14 +149,8 @@ class Wuerfel:
         match = Match(ruleset, seed, players)
         return match.play(), match.records
 
-    def transcript(self, records: Iterable[Sequence[Any]], names: Sequence[str]) -> Iterator[str]:
-        say = _Narrator(names)
-        for rec in records:
-            line = say.describe(rec)
-            if line is not None:
-                yield line
-
     # Everything is public in the dice game: --seat shows the same.
+    transcript = _REPLAYER.transcript
     verify = _REPLAYER.verify
     replay_lines = _REPLAYER.replay_lines
     table_at = _REPLAYER.table_at

@@ -8,7 +8,7 @@ until the row is empty, and score its value in coins. It implements
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any, ClassVar
 
@@ -169,10 +169,7 @@ class ThreeCards:
         match = Match(rules, seed, players)
         return match.play(), match.table.records
 
-    def transcript(self, records: Iterable[Sequence[Any]], names: Sequence[str]) -> Iterator[str]:
-        say = Narrator(names)
-        return (line for rec in records if (line := say.describe(rec)) is not None)
-
+    transcript = _REPLAYER.transcript
     verify = _REPLAYER.verify
     replay_lines = _REPLAYER.replay_lines
     table_at = _REPLAYER.table_at
