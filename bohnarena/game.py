@@ -177,8 +177,10 @@ def get_game(name: str) -> Game:
         raise UsageError(f"unknown game {name!r} (known: {', '.join(game_names())})")
     try:
         game = ep.load()
-    except Exception as e:  # a broken plugin package is the user's to fix
+    except (Exception, SystemExit) as e:  # a broken plugin package is the user's to fix
         raise UsageError(f"game {name!r} ({ep.value}) does not load: {short_error(e)}") from None
     if not isinstance(game, Game):
         raise UsageError(f"game {name!r} ({ep.value}) is not a bohnarena.game.Game")
+    if game.name != name:  # seats and results find a game again by its name
+        raise UsageError(f"game {name!r} ({ep.value}) calls itself {game.name!r}")
     return game

@@ -84,6 +84,12 @@ def test_a_game_without_a_wire_refuses_bots_out_of_process(toy):
     one_line_error(r, "toy3 bots run in process only")
 
 
+def test_a_game_registered_under_another_name_is_refused(toy):
+    fake_dist(toy, "alias", "[bohnarena.games]\nalias = toy3:GAME\n")
+    r = run("play", "--game", "alias", "toy-greedy", "toy-random")
+    one_line_error(r, "game 'alias' (toy3:GAME) calls itself 'toy3'")
+
+
 def test_broken_game_plugins_break_no_other_game(site):
     (site / "broken_game.py").write_text("raise ImportError('no such engine')\n")
     fake_dist(site, "brokengame", "[bohnarena.games]\nbroken = broken_game:GAME\n")
