@@ -154,7 +154,9 @@ def _everything(rec: tuple[Any, ...], seat: int) -> tuple[Any, ...] | None:
 
 @dataclass(frozen=True)
 class Replayer:
-    """Replaying one game's logs. What is the game's own:"""
+    """Replaying one game's logs: verify, narrate, show the table at a move.
+    The fields are what is the game's own; the methods are the same for every
+    game (a game binds them as its :class:`~bohnarena.game.Game` members)."""
 
     #: (rules, seed, seats) -> the match to replay (see :func:`replay`).
     match: Callable[[Any, int, list[LogSeat]], Any]
