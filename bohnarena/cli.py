@@ -13,7 +13,7 @@ import click
 
 from . import __version__
 from .errors import BohnarenaError, UsageError
-from .game import GAMES, get_game
+from .game import game_names, get_game
 from .league import BotEntry
 from .limits import ISOLATION_ALIASES, ISOLATIONS
 from .plugins import bot_name, list_bots, load_bot
@@ -61,12 +61,13 @@ def parse_options(pairs: Sequence[str]) -> dict[str, Any]:
     return out
 
 
+# Not a click.Choice: games are read from entry points only when one is
+# played, so a broken third-party game cannot break the CLI for the others.
 game_option = click.option(
     "--game",
-    type=click.Choice(sorted(GAMES)),
     default="bohnanza",
     show_default=True,
-    help="Which game.",
+    help="Which game (a name registered in the entry-point group bohnarena.games).",
 )
 edition_option = click.option(
     "--edition",
@@ -174,6 +175,7 @@ def play(
     from .limits import Limits
     from .plugins import locate
     from .runner import preflight
+    from .seating import make_seat
 
     g = get_game(game)
     rules = g.rules(edition or g.editions()[0], len(bots), parse_options(options))
@@ -183,7 +185,8 @@ def play(
     for entry in entries:
         if entry.isolation == "inprocess":
             names.append(bot_name(load_bot(entry.spec or "", g.bot_base)))
-            seats.append(g.make_seat(entry))  # built at the start: a constructor's error is a fault
+            # Built at the start: a constructor's error is a fault.
+            seats.append(make_seat(g, entry))
             continue
         if entry.spec is not None:
             located = locate(entry.spec)  # a sandboxed bot is not imported here
@@ -191,7 +194,7 @@ def play(
         else:
             names.append(entry.name)
         preflight(g, entry, rules)
-        seats.append(g.make_seat(entry, Limits()))
+        seats.append(make_seat(g, entry, Limits()))
     result, records = g.play(rules, seed, seats)
     opts = ", ".join(f"{k}={v}" for k, v in parse_options(options).items())
     click.echo(
@@ -555,7 +558,7 @@ def replay(
 
 @cli.command("check-bot")
 @click.argument("spec")
-@click.option("--game", type=click.Choice(sorted(GAMES)), default="bohnanza", show_default=True)
+@game_option
 @click.option(
     "--isolation",
     type=isolation_choice,
@@ -634,7 +637,13 @@ def check_bot(
 
 def shipped_bots() -> set[str]:
     """The names of the bots bohnarena ships, for every game."""
-    return {name for game in GAMES for name in get_game(game).shipped_bots}
+    names: set[str] = set()
+    for game in game_names():
+        try:
+            names.update(get_game(game).shipped_bots)
+        except UsageError:  # a broken game ships nothing
+            continue
+    return names
 
 
 @cli.command("new-bot")

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from .game import Game
 from .league import BotEntry
 from .limits import Limits, Watchdog
+from .seating import make_seat
 from .seats import fault_type
 from .seeding import derive_seed
 
@@ -81,7 +82,7 @@ def check_bot(
                     seats = [opponents[i % len(opponents)] for i in range(players)]
                     seats[seat] = entry
                     live = [
-                        game.make_seat(e, limits, watchdog, timed=(i == seat))
+                        make_seat(game, e, limits, watchdog, timed=(i == seat))
                         for i, e in enumerate(seats)
                     ]
                     _result, records = game.play(rules, match_seed, live)

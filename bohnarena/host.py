@@ -1,9 +1,10 @@
 """The bot side of the JSON-lines protocol, for bots written in Python (any
 game): it answers the engine's messages with a bot class's methods.
 
-    python -m bohnarena.host GAME SPEC
+    python -m bohnarena.host WIRE SPEC
 
-runs one bot on stdin/stdout (isolation "process"); inside the sandbox the
+(``WIRE``: the game's wire module, as ``bohnarena.bohnanza.wire``) runs
+one bot on stdin/stdout (isolation "process"); inside the sandbox the
 zygote (:mod:`.zygote`) calls :func:`serve` in a fresh child per match.
 The protocol moves off fds 0 and 1 first, so that a bot's ``print`` goes to
 its log, not into the protocol. An exception in the bot is answered as
@@ -22,9 +23,6 @@ from typing import IO, Any, Protocol
 from .channel import read_frame
 from .game import MatchResult
 from .plugins import load_bot
-
-#: The wire module of each game (bot side and engine side of its messages).
-WIRES = {"bohnanza": "bohnarena.bohnanza.wire", "wuerfel": "bohnarena.wuerfel.wire"}
 
 
 class Wire(Protocol):
@@ -47,8 +45,10 @@ class Wire(Protocol):
     def answer_from_json(self, kind: str, data: Any) -> Any: ...
 
 
-def wire_of(game: str) -> Wire:
-    wire: Wire = importlib.import_module(WIRES[game])
+def wire_of(module: str) -> Wire:
+    """A game's wire module (:attr:`bohnarena.game.Game.wire`): the bot side
+    and the engine side of its messages."""
+    wire: Wire = importlib.import_module(module)
     return wire
 
 
@@ -123,8 +123,8 @@ def private_stdio(reader: int = 0, writer: int = 1) -> tuple[IO[bytes], IO[bytes
 
 
 def main() -> None:
-    if len(sys.argv) != 3 or sys.argv[1] not in WIRES:
-        sys.exit(f"usage: python -m bohnarena.host {{{','.join(WIRES)}}} SPEC")
+    if len(sys.argv) != 3:
+        sys.exit("usage: python -m bohnarena.host WIRE SPEC")
     wire = wire_of(sys.argv[1])
     cls = load_bot(sys.argv[2], wire.BASE)
     serve(cls, wire, *private_stdio())

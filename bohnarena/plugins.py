@@ -1,5 +1,7 @@
 """Loading bot classes from specs, and locating sandboxed bots without importing them.
 
+Entry points are read here for every group (bots; games, see bohnarena/game.py).
+
 A spec is one of:
 
 * the name of a bot registered in the entry-point group ``bohnarena.bots``
@@ -24,7 +26,7 @@ from functools import cache
 from importlib.metadata import Distribution, EntryPoint
 from pathlib import Path
 
-from .errors import BotLoadError
+from .errors import BotLoadError, UsageError
 
 GROUP = "bohnarena.bots"
 
@@ -40,9 +42,10 @@ class BotInfo:
 
 
 class Registered(dict[str, EntryPoint]):
-    """Registered bots by name (the names two distributions both register
-    are left out: they are in ``clashes``), and the distributions whose
-    entry points could not be read (``broken``: name -> reason)."""
+    """Registered entry points (bots, games) by name (the names two
+    distributions both register are left out: they are in ``clashes``), and
+    the distributions whose entry points could not be read (``broken``:
+    name -> reason)."""
 
     def __init__(
         self,
@@ -56,14 +59,15 @@ class Registered(dict[str, EntryPoint]):
 
 
 @cache
-def registered() -> Registered:
-    """Registered bots (read once per process). A distribution whose
-    entry_points.txt is malformed is skipped (it may be unrelated to bohnarena)."""
+def registered(group: str = GROUP) -> Registered:
+    """Registered bots, or the entry points of another ``group`` (read once
+    per process). A distribution whose entry_points.txt is malformed is
+    skipped (it may be unrelated to bohnarena)."""
     found: dict[str, list[EntryPoint]] = {}
     broken: dict[str, str] = {}
     for dist in _distributions():
         try:
-            eps = [ep for ep in dist.entry_points if ep.group == GROUP]
+            eps = [ep for ep in dist.entry_points if ep.group == group]
         except Exception as e:  # any parse error of someone else's metadata
             broken[_dist_name(dist)] = f"{type(e).__name__}: {e}"
             continue
@@ -101,11 +105,12 @@ def _origin(ep: EntryPoint) -> str:
     return f"{_dist_name(dist)} {dist.version if dist else '?'}"
 
 
-def clash_message(name: str, eps: tuple[EntryPoint, ...]) -> str:
+def clash_message(name: str, eps: tuple[EntryPoint, ...], what: str = "bot") -> str:
     both = " and ".join(f"{_origin(ep)} ({ep.value})" for ep in eps)
-    return (
-        f"bot name {name!r} is registered by {len(eps)} distributions: {both}; "
+    return f"{what} name {name!r} is registered by {len(eps)} distributions: {both}; " + (
         "uninstall one of them, or name the bot by module:Class"
+        if what == "bot"
+        else "uninstall one of them"
     )
 
 
@@ -151,7 +156,7 @@ def _probe(ep: EntryPoint) -> tuple[str, str]:
     try:
         cls = ep.load()
     except (Exception, SystemExit) as e:  # a broken plugin is listed, not fatal
-        return "?", _short(e)
+        return "?", short_error(e)
     game = game_of(cls)
     return (game, "") if game else ("?", "not a bot class of any game")
 
@@ -159,17 +164,24 @@ def _probe(ep: EntryPoint) -> tuple[str, str]:
 def game_of(cls: object) -> str | None:
     """The game a bot class plays: its ``game`` attribute, else the game
     whose bot base class it subclasses."""
-    from .game import GAMES, get_game
+    from .game import game_names, get_game  # (the game registry reads entry points here)
 
     if not isinstance(cls, type):
         return None
+    names = game_names()
     declared = getattr(cls, "game", "")
-    if isinstance(declared, str) and declared in GAMES:
+    if isinstance(declared, str) and declared in names:
         return declared
-    return next((name for name in GAMES if issubclass(cls, get_game(name).bot_base)), None)
+    for name in names:
+        try:
+            if issubclass(cls, get_game(name).bot_base):
+                return name
+        except UsageError:  # a broken game: its bots are listed without a game
+            continue
+    return None
 
 
-def _short(e: BaseException) -> str:
+def short_error(e: BaseException) -> str:
     if isinstance(e, SyntaxError):
         return f"syntax error in {e.filename}, line {e.lineno}: {e.msg}"
     return f"{type(e).__name__}: {e}".splitlines()[0][:200]
@@ -187,7 +199,9 @@ def load_bot(spec: str, base: type) -> type:
         try:
             cls = ep.load()
         except Exception as e:  # a broken plugin package is the user's to fix
-            raise BotLoadError(f"bot {spec!r} ({ep.value}) does not load: {_short(e)}") from None
+            raise BotLoadError(
+                f"bot {spec!r} ({ep.value}) does not load: {short_error(e)}"
+            ) from None
         return _check(cls, spec, base)
     if ":" not in spec:
         known = ", ".join(sorted(registered())) or "none"

@@ -15,7 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from .channel import CRASH, MEMORY, PROTOCOL, START, BotFault, Channel
-from .game import MatchResult
+from .errors import BotLoadError
+from .game import MatchResult, get_game
 from .host import Wire, wire_of
 from .league import BotEntry
 from .limits import Limits
@@ -31,9 +32,11 @@ def remote_seat(
     game: str, entry: BotEntry, limits: Limits | None = None, log: Path | None = None
 ) -> RemoteSeat:
     """The seat of a league bot that runs as a ``process`` or in a ``sandbox``."""
-    lim = limits or Limits()
+    lim, wire = limits or Limits(), get_game(game).wire
+    if wire is None:
+        raise BotLoadError(f"bot {entry.name!r}: {game} bots run in process only (it has no wire)")
     return RemoteSeat(
-        wire_of(game), endpoint(game, entry.spec, entry.command, entry.isolation, lim, log), lim
+        wire_of(wire), endpoint(wire, entry.spec, entry.command, entry.isolation, lim, log), lim
     )
 
 

@@ -27,6 +27,7 @@ from .execution import LocalPool
 from .game import Game, get_game
 from .league import League, load_league
 from .logbook import MATCHES_SCHEMA, moves_schema, records_of
+from .seating import make_seat
 from .store import ResultsError, RunDir, check_schema, unreadable
 
 
@@ -131,7 +132,8 @@ class Run:
     def rerun(self, row: dict[str, Any], log: Sequence[tuple]) -> str | None:
         """Play the match again with its bots; None when every move is the same."""
         seats = [
-            self.game.make_seat(self.league.bots[name], self.league.limits) for name in row["seats"]
+            make_seat(self.game, self.league.bots[name], self.league.limits)
+            for name in row["seats"]
         ]
         _, again = self.game.play(self.rules, row["seed"], seats)
         for i, (a, b) in enumerate(zip(log, again, strict=False)):

@@ -3,16 +3,20 @@ a record list that compares every new record with the logged one.
 
 A changed card, a dropped or added move, an edited count or an illegal
 logged decision makes the two streams differ; :class:`Divergence` names the
-first move where they do.
+first move where they do. A game's :class:`Replayer` verifies its logs,
+narrates them and shows the table at any move; the game supplies only its
+match, decisions, table state and narrator.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+import json
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
 
 from .game import MatchResult
-from .seats import Decision
+from .seats import Decision, Public
 
 
 class Divergence(Exception):
@@ -130,3 +134,138 @@ def replay(
     if len(made) != len(log):
         raise Divergence(len(made), log[len(made)], "(nothing: the match is over)")
     return match.table, result
+
+
+class Narrator(Protocol):
+    """A game's words for its records and its table."""
+
+    def describe(self, rec: Sequence[Any]) -> str | None:
+        """One line for a record (None: nothing to say)."""
+        ...
+
+    def table(self, state: dict[str, Any]) -> list[str]:
+        """The table as it stands (a :attr:`Replayer.state`), a line per row."""
+        ...
+
+
+def _everything(rec: tuple[Any, ...], seat: int) -> tuple[Any, ...] | None:
+    return rec
+
+
+@dataclass(frozen=True)
+class Replayer:
+    """Replaying one game's logs: verify, narrate, show the table at a move.
+    The fields are what is the game's own; the methods are the same for every
+    game (a game binds them as its :class:`~bohnarena.game.Game` members)."""
+
+    #: (rules, seed, seats) -> the match to replay (see :func:`replay`).
+    match: Callable[[Any, int, list[LogSeat]], Any]
+    decisions: Mapping[str, Decision]
+    #: (table, seat) -> the table as plain data (all of it, or what ``seat``
+    #: sees); it has at least "turn" and "active".
+    state: Callable[[Any, int | None], dict[str, Any]]
+    #: A record as ``{"kind", "seat", <named values>}``.
+    as_dict: Callable[[Sequence[Any]], dict[str, Any]]
+    #: names -> the game's :class:`Narrator`.
+    narrator: Callable[[Sequence[str]], Narrator]
+    #: What a seat saw of a record (default: every record is public).
+    public: Public = _everything
+    #: Decisions whose empty answer the game does not record.
+    unrecorded: frozenset[str] = frozenset()
+
+    def replay(
+        self,
+        rules: Any,
+        seed: int,
+        log: Sequence[tuple[Any, ...]],
+        stop_at: int | None = None,
+        on_record: Callable[[int, tuple[Any, ...], Any], None] | None = None,
+    ) -> tuple[Any, MatchResult | None]:
+        """Replay ``log`` (see :func:`replay`)."""
+        return replay(
+            lambda seats: self.match(rules, seed, seats),
+            rules.players,
+            log,
+            self.decisions,
+            self.unrecorded,
+            stop_at,
+            on_record,
+        )
+
+    def verify(
+        self, rules: Any, seed: int, log: Sequence[tuple[Any, ...]]
+    ) -> tuple[MatchResult | None, str | None]:
+        """The replayed result, or the first difference from the log."""
+        try:
+            return self.replay(rules, seed, log)[1], None
+        except Divergence as d:
+            return None, str(d)
+
+    def transcript(self, records: Iterable[Sequence[Any]], names: Sequence[str]) -> Iterator[str]:
+        """A line per record that has one (no replay: the records as played)."""
+        narrator = self.narrator(names)
+        return (line for rec in records if (line := narrator.describe(rec)) is not None)
+
+    def _shown(self, rec: tuple[Any, ...], seat: int | None) -> tuple[Any, ...] | None:
+        return rec if seat is None else self.public(rec, seat)
+
+    def replay_lines(
+        self,
+        rules: Any,
+        seed: int,
+        log: Sequence[tuple[Any, ...]],
+        names: Sequence[str],
+        seat: int | None = None,
+        as_json: bool = False,
+    ) -> Iterator[str]:
+        """The replayed match, move by move, with the table at each turn's
+        start. Raises :class:`Divergence` where the log leaves the rules."""
+        narrator = self.narrator(names)
+        out: list[str] = []
+
+        def emit(i: int, rec: tuple[Any, ...], table: Any) -> None:
+            shown = self._shown(rec, seat)
+            if shown is None:
+                return
+            if as_json:
+                out.append(json.dumps({"move": i, **self.as_dict(shown)}))
+            elif (line := narrator.describe(shown)) is not None:
+                out.append(line)
+            if rec[0] == "turn":
+                state = self.state(table, seat)
+                out.extend(
+                    [json.dumps({"move": i, "kind": "table", "state": state})]
+                    if as_json
+                    else narrator.table(state)
+                )
+
+        self.replay(rules, seed, log, on_record=emit)
+        return iter(out)
+
+    def table_at(
+        self,
+        rules: Any,
+        seed: int,
+        log: Sequence[tuple[Any, ...]],
+        move: int,
+        names: Sequence[str],
+        seat: int | None = None,
+        as_json: bool = False,
+    ) -> list[str]:
+        """The whole table after ``move`` (or what ``seat`` saw of it)."""
+        table, _ = self.replay(rules, seed, log, stop_at=move)
+        state = self.state(table, seat)
+        rec = log[move]
+        shown = self._shown(rec, seat)
+        if as_json:
+            record = None if shown is None else {"move": move, **self.as_dict(shown)}
+            return [json.dumps({"move": move, "record": record, "state": state})]
+        narrator = self.narrator(names)
+        what = narrator.describe(shown) if shown is not None else None
+        head = f"After move {move} ({rec[0] if shown is not None else 'hidden'})"
+        phase = f", phase {state['phase']}" if "phase" in state else ""
+        return [
+            head + (f": {what.strip()}" if what else ""),
+            f"  turn {state['turn']}, active seat {state['active']}{phase}",
+            *narrator.table(state),
+        ]

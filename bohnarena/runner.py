@@ -41,6 +41,7 @@ from .plugins import load_bot, locate
 from .rating import RANK_COLUMNS, Ranking, rank
 from .sandbox import close_sandboxes
 from .schedule import MatchSpec, match_count, schedule
+from .seating import make_seat
 from .stopping import exit_code
 from .store import RunDir, StorageError, storage_error, write_text
 from .worker import BatchTask, play_batch
@@ -144,7 +145,7 @@ def preflight(
     lines of the bot's stderr are appended to ``stderr_lines``."""
     with tempfile.TemporaryDirectory(prefix="bohnarena-preflight-") as tmp:
         log = Path(tmp) / "bot.log"
-        seat = game.make_seat(entry, limits or Limits(), log=log)
+        seat = make_seat(game, entry, limits or Limits(), log=log)
         try:
             fault = seat.start(0, rules, 0)
         finally:

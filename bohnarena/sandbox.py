@@ -358,18 +358,19 @@ class SandboxEndpoint:
 
 
 def endpoint(
-    game: str,
+    wire: str,
     spec: str | None,
     command: Sequence[str] | None,
     isolation: str,
     limits: Limits,
     log: Path | None,
 ) -> Endpoint:
-    """The endpoint of a league bot run outside the engine's process."""
+    """The endpoint of a league bot run outside the engine's process
+    (``wire``: its game's wire module, see :attr:`bohnarena.game.Game.wire`)."""
     # Python bots run under bohnarena's own host, which reads marshal frames.
     if isolation == "process":
         argv = (
-            list(command) if command else [sys.executable, "-m", "bohnarena.host", game, spec or ""]
+            list(command) if command else [sys.executable, "-m", "bohnarena.host", wire, spec or ""]
         )
         return ProcessEndpoint(argv, limits, log, framed=not command)
     jail.bwrap()
@@ -382,9 +383,9 @@ def endpoint(
 
     def make() -> Zygote:  # located only when a sandbox starts, not for every match
         target, code, bot_file = python_target(spec or "")
-        return Zygote(["--spec", game, target], code, {}, bot_file, limits, log)
+        return Zygote(["--spec", wire, target], code, {}, bot_file, limits, log)
 
-    return SandboxEndpoint(("python", game, spec, limits, log), make, limits, True)
+    return SandboxEndpoint(("python", wire, spec, limits, log), make, limits, True)
 
 
 def python_target(spec: str) -> tuple[str, dict[str, Path], Path | None]:

@@ -12,27 +12,17 @@ import random
 import time
 import traceback
 from collections.abc import Callable, Collection, Mapping, Sequence
-from dataclasses import dataclass
 from math import inf
 from pathlib import Path
 from types import WrapperDescriptorType
 from typing import Any, ClassVar, Protocol
 
 from .errors import IllegalAnswer
-from .game import MatchResult
+from .game import Decision, MatchResult
 from .limits import DecisionTimeout, Limits, Watchdog, genuine_interrupt
 from .seeding import derive_seed
 
 log = logging.getLogger("bohnarena.seats")
-
-
-@dataclass(frozen=True)
-class Decision:
-    name: str  # also the bot method that answers it
-    check: Callable[..., Any]  # (state, seat, answer, *args) -> canonical answer; raises if illegal
-    encode: Callable[[Any, tuple[Any, ...]], tuple[Any, ...]]  # (answer, args) -> record values
-    decode: Callable[[tuple[Any, ...]], Any]  # record values -> answer
-
 
 #: What a seat sees of a record: the record, a masked copy, or None (nothing).
 Public = Callable[[tuple[Any, ...], int], "tuple[Any, ...] | None"]

@@ -26,6 +26,7 @@ from .league import BotEntry
 from .limits import Limits, Watchdog
 from .logbook import matches_table, moves_table
 from .schedule import MatchSpec
+from .seating import make_seat
 from .store import RunDir
 
 log = logging.getLogger("bohnarena.worker")
@@ -140,7 +141,8 @@ class _Batch:
         task, start = self.task, time.perf_counter()
         try:
             seats = [
-                self.game.make_seat(
+                make_seat(
+                    self.game,
                     task.bots[name],
                     task.limits,
                     watchdog,

@@ -12,14 +12,14 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from .. import replaylog
 from ..game import MatchResult
-from ..replaylog import Divergence
+from ..replaylog import Replayer
 from .decisions import DECISIONS
 from .match import Match
-from .records import as_dict
+from .records import as_dict, public
 from .rules import RuleSet
 from .table import Table
+from .transcript import Narrator
 
 
 def replay(
@@ -30,25 +30,14 @@ def replay(
     on_record: Callable[[int, tuple, Table], None] | None = None,
 ) -> tuple[Table, MatchResult | None]:
     """Replay ``log`` (see :func:`bohnarena.replaylog.replay`)."""
-    return replaylog.replay(
-        lambda seats: Match(rules, seed, seats),
-        rules.players,
-        log,
-        DECISIONS,
-        frozenset({"anytime"}),
-        stop_at,
-        on_record,
-    )
+    return REPLAYER.replay(rules, seed, log, stop_at, on_record)
 
 
 def verify(
     rules: RuleSet, seed: int, log: Sequence[tuple]
 ) -> tuple[MatchResult | None, str | None]:
     """The replayed result, or the first difference from the log."""
-    try:
-        return replay(rules, seed, log)[1], None
-    except Divergence as d:
-        return None, str(d)
+    return REPLAYER.verify(rules, seed, log)
 
 
 def state(table: Table, seat: int | None = None) -> dict[str, Any]:
@@ -84,5 +73,5 @@ def state(table: Table, seat: int | None = None) -> dict[str, Any]:
     return out
 
 
-def record_dict(index: int, rec: Sequence[Any]) -> dict[str, Any]:
-    return {"move": index, **as_dict(rec)}
+#: The card game's replayer: an empty "anytime" answer leaves no record.
+REPLAYER = Replayer(Match, DECISIONS, state, as_dict, Narrator, public, frozenset({"anytime"}))

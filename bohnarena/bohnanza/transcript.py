@@ -3,7 +3,7 @@ replay, from the table as it stood)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from .records import as_dict
@@ -112,11 +112,3 @@ class Narrator:
                 f"  [{self.who(s['seat'])}: {s['coins']} coins; fields {fields}; {hand}{extra}]"
             )
         return lines
-
-
-def transcript(records: Iterable[Sequence[Any]], names: Sequence[str]) -> Iterator[str]:
-    narrator = Narrator(names)
-    for rec in records:
-        line = narrator.describe(rec)
-        if line is not None:
-            yield line

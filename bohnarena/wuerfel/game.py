@@ -2,18 +2,11 @@
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterable, Iterator, Mapping, Sequence
-from pathlib import Path
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..game import MatchResult
-from ..league import BotEntry
-from ..limits import Limits, Watchdog
-from ..plugins import load_bot
-from ..remote import remote_seat
-from ..replaylog import Divergence, replay
-from ..seats import BotSeat
+from ..game import Config, Game, MatchResult, Record
+from ..replaylog import Replayer
 from . import rules as rules_mod
 from .bot import Bot
 from .match import DECISIONS, Match, Table
@@ -44,140 +37,13 @@ COLUMNS = {
 }
 
 
-class Wuerfel:
-    name = "wuerfel"
-    title = "Würfel Bohnanza"
-    version = rules_mod.RULES_VERSION
-    layout = LAYOUT
-    columns = COLUMNS
-    bot_base = Bot
-    shipped_bots = ("wuerfel-greedy", "wuerfel-random")
-
-    def editions(self) -> list[str]:
-        return list(rules_mod.EDITIONS)
-
-    def player_counts(self, edition: str) -> list[int]:
-        return list(rules_mod.PLAYERS)
-
-    def rules(self, edition: str, players: int, options: Mapping[str, Any]) -> rules_mod.RuleSet:
-        return rules_mod.ruleset(edition, players, **options)
-
-    def conformance_configs(self) -> list[tuple[str, int, dict[str, Any]]]:
-        return [
-            ("standard", p, {"early_stop": stop})
-            for p in rules_mod.PLAYERS
-            for stop in (True, False)
-        ]
-
-    def play(
-        self, ruleset: rules_mod.RuleSet, seed: int, players: Sequence[Any]
-    ) -> tuple[MatchResult, list[tuple]]:
-        match = Match(ruleset, seed, players)
-        return match.play(), match.records
-
-    def make_seat(
-        self,
-        entry: BotEntry,
-        limits: Limits | None = None,
-        watchdog: Watchdog | None = None,
-        log: Path | None = None,
-        timed: bool = False,
-    ) -> Any:
-        """A seat for a league's bot: in this process, or in a sandbox process."""
-        if entry.isolation == "inprocess":
-            assert entry.spec is not None
-            # The bot is built in seat.start(), under the limits:
-            # its constructor's faults are its own.
-            return BotSeat(None, DECISIONS, limits, watchdog, timed, make=load_bot(entry.spec, Bot))
-        return remote_seat(self.name, entry, limits, log)
-
-    # -- transcripts and replay -----------------------------------------------
-    def transcript(self, records: Iterable[Sequence[Any]], names: Sequence[str]) -> Iterator[str]:
-        say = _Narrator(names)
-        for rec in records:
-            line = say.line(rec)
-            if line is not None:
-                yield line
-
-    def _replay(
-        self,
-        ruleset: rules_mod.RuleSet,
-        seed: int,
-        log: Sequence[tuple],
-        stop_at: int | None = None,
-        on_record: Any = None,
-    ) -> tuple[Table, MatchResult | None]:
-        return replay(
-            lambda seats: Match(ruleset, seed, seats),
-            ruleset.players,
-            log,
-            DECISIONS,
-            stop_at=stop_at,
-            on_record=on_record,
-        )
-
-    def verify(
-        self, ruleset: rules_mod.RuleSet, seed: int, log: Sequence[tuple]
-    ) -> tuple[MatchResult | None, str | None]:
-        try:
-            return self._replay(ruleset, seed, log)[1], None
-        except Divergence as d:
-            return None, str(d)
-
-    def replay_lines(
-        self,
-        ruleset: rules_mod.RuleSet,
-        seed: int,
-        log: Sequence[tuple],
-        names: Sequence[str],
-        seat: int | None = None,
-        as_json: bool = False,
-    ) -> Iterator[str]:
-        say, out = _Narrator(names), []
-
-        def emit(i: int, rec: tuple, table: Table) -> None:
-            if as_json:
-                out.append(json.dumps({"move": i, **as_dict(rec)}))
-            elif (line := say.line(rec)) is not None:
-                out.append(line)
-            if rec[0] == "turn":
-                state = _state(table)
-                out.extend(
-                    [json.dumps({"move": i, "kind": "table", "state": state})]
-                    if as_json
-                    else say.table(state)
-                )
-
-        self._replay(ruleset, seed, log, on_record=emit)
-        return iter(out)  # everything is public in the dice game: --seat shows the same
-
-    def table_at(
-        self,
-        ruleset: rules_mod.RuleSet,
-        seed: int,
-        log: Sequence[tuple],
-        move: int,
-        names: Sequence[str],
-        seat: int | None = None,
-        as_json: bool = False,
-    ) -> list[str]:
-        table, _ = self._replay(ruleset, seed, log, stop_at=move)
-        state = _state(table)
-        if as_json:
-            return [json.dumps({"move": move, "record": as_dict(log[move]), "state": state})]
-        say = _Narrator(names)
-        return [
-            f"After move {move}: {(say.line(log[move]) or log[move][0]).strip()}",
-            *say.table(state),
-        ]
-
-
 def as_dict(rec: Sequence[Any]) -> dict[str, Any]:
     """A record as ``{"kind", "seat", <named values>}``."""
     return {"kind": rec[0], "seat": rec[1], **dict(zip(LAYOUT[rec[0]], rec[2:], strict=False))}
 
 
-def _state(t: Table) -> dict[str, Any]:
+def _state(t: Table, seat: int | None = None) -> dict[str, Any]:
+    # Everything is public: every seat sees the whole table.
     deck = t.rules.deck
     return {
         "turn": t.turn,
@@ -213,7 +79,7 @@ class _Narrator:
         by_id = {i: n.capitalize() for n, i in names.items()}
         return ", ".join(by_id[d] for d in dice) if dice else "nothing"
 
-    def line(self, rec: Sequence[Any]) -> str | None:
+    def describe(self, rec: Sequence[Any]) -> str | None:
         kind, s = rec[0], rec[1]
         w = self.who(s)
         return {
@@ -247,4 +113,47 @@ class _Narrator:
         return lines
 
 
-GAME = Wuerfel()
+_REPLAYER = Replayer(Match, DECISIONS, _state, as_dict, _Narrator)
+
+
+class Wuerfel:
+    name = "wuerfel"
+    title = "Würfel Bohnanza"
+    version = rules_mod.RULES_VERSION
+    layout = LAYOUT
+    columns = COLUMNS
+    bot_base = Bot
+    decisions = DECISIONS
+    wire = "bohnarena.wuerfel.wire"
+    shipped_bots = ("wuerfel-greedy", "wuerfel-random")
+
+    def editions(self) -> list[str]:
+        return list(rules_mod.EDITIONS)
+
+    def player_counts(self, edition: str) -> list[int]:
+        return list(rules_mod.PLAYERS)
+
+    def rules(self, edition: str, players: int, options: Mapping[str, Any]) -> rules_mod.RuleSet:
+        return rules_mod.ruleset(edition, players, **options)
+
+    def conformance_configs(self) -> list[Config]:
+        return [
+            ("standard", p, {"early_stop": stop})
+            for p in rules_mod.PLAYERS
+            for stop in (True, False)
+        ]
+
+    def play(
+        self, ruleset: rules_mod.RuleSet, seed: int, players: Sequence[Any]
+    ) -> tuple[MatchResult, list[Record]]:
+        match = Match(ruleset, seed, players)
+        return match.play(), match.records
+
+    # Everything is public in the dice game: --seat shows the same.
+    transcript = _REPLAYER.transcript
+    verify = _REPLAYER.verify
+    replay_lines = _REPLAYER.replay_lines
+    table_at = _REPLAYER.table_at
+
+
+GAME: Game = Wuerfel()

@@ -115,6 +115,7 @@ from bohnarena.bohnanza.decisions import DECISIONS as CARD_DECISIONS  # noqa: E4
 from bohnarena.game import get_game  # noqa: E402
 from bohnarena.limits import DecisionTimeout, Limits, Watchdog  # noqa: E402
 from bohnarena.logbook import moves_table  # noqa: E402
+from bohnarena.seating import make_seat  # noqa: E402
 from bohnarena.seats import BotSeat  # noqa: E402
 from bohnarena.wuerfel.bot import Keep  # noqa: E402
 from bohnarena.wuerfel.match import DECISIONS as DICE_DECISIONS  # noqa: E402
@@ -392,7 +393,7 @@ def test_the_dice_game_builds_bots_under_the_limits_too():
         BotEntry("greedy", spec="wuerfel-greedy"),
     ]
     with Watchdog() as dog:
-        seats = [game.make_seat(e, Limits(decision_seconds=0.2), dog) for e in entries]
+        seats = [make_seat(game, e, Limits(decision_seconds=0.2), dog) for e in entries]
         result, records = game.play(game.rules("standard", 2, {}), 1, seats)
     assert [r for r in records if r[0] in ("fault", "forfeit")] == [
         ("fault", 0, "start", "timeout: no answer within 0.2 s (in the constructor)"),

@@ -13,6 +13,7 @@ from bohnarena.cli import cli
 from bohnarena.game import get_game
 from bohnarena.league import BotEntry
 from bohnarena.runner import run_league
+from bohnarena.seating import make_seat
 from bohnarena.wuerfel import wire
 from bohnarena.wuerfel.bot import FULFIL, REDEEM, Keep
 from bohnarena.wuerfel.match import Match
@@ -169,8 +170,8 @@ def test_the_json_view_says_what_the_engine_view_says(seed):
 def test_shipped_bots_play_the_same_match_in_every_isolation(players, seed, isolation):
     rules = ruleset("standard", players, early_stop=seed % 2 == 1)
     names = [SHIPPED[i % 2] for i in range(players)]
-    inproc = GAME.play(rules, seed, [GAME.make_seat(BotEntry(n, spec=n)) for n in names])
-    seats = [GAME.make_seat(BotEntry(n, spec=n, isolation=isolation)) for n in names]
+    inproc = GAME.play(rules, seed, [make_seat(GAME, BotEntry(n, spec=n)) for n in names])
+    seats = [make_seat(GAME, BotEntry(n, spec=n, isolation=isolation)) for n in names]
     assert GAME.play(rules, seed, seats) == inproc
 
 
