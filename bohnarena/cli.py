@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 import tomllib
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -549,7 +549,9 @@ def replay(
     if at is not None:
         if at >= len(log):
             raise UsageError(f"match {match_id} has {len(log)} moves (0-{len(log) - 1})")
-        lines = run.game.table_at(run.rules, row["seed"], log, at, names, seat, as_json)
+        lines: Iterable[str] = run.game.table_at(
+            run.rules, row["seed"], log, at, names, seat, as_json
+        )
     else:
         lines = run.game.replay_lines(run.rules, row["seed"], log, names, seat, as_json)
     for line in lines:

@@ -85,9 +85,12 @@ class Run:
             raise unreadable(sub, e) from None
 
     def rows(self, first: int, last: int) -> list[dict[str, Any]]:
-        return self._read(self.store.matches_dir, first, last).sort_by("match_id").to_pylist()
+        rows: list[dict[str, Any]] = (
+            self._read(self.store.matches_dir, first, last).sort_by("match_id").to_pylist()
+        )
+        return rows
 
-    def logs(self, first: int, last: int) -> dict[int, list[tuple]]:
+    def logs(self, first: int, last: int) -> dict[int, list[tuple[Any, ...]]]:
         moves = self._read(self.store.moves_dir, first, last)
         moves = moves.sort_by([("match_id", "ascending"), ("seq", "ascending")])
         try:
@@ -97,7 +100,7 @@ class Run:
         pairs = zip(moves.column("match_id").to_pylist(), recs, strict=False)
         return {mid: [rec for _, rec in group] for mid, group in groupby(pairs, key=itemgetter(0))}
 
-    def match(self, match_id: int) -> tuple[dict[str, Any], list[tuple]]:
+    def match(self, match_id: int) -> tuple[dict[str, Any], list[tuple[Any, ...]]]:
         rows = self.rows(match_id, match_id)
         if not rows:
             raise ResultsError(f"no finished match {match_id} in {self.store.path}")
@@ -106,7 +109,7 @@ class Run:
             raise ResultsError(f"match {match_id} has no move log (run with moves off?)")
         return rows[0], log
 
-    def check(self, row: dict[str, Any], log: Sequence[tuple]) -> str | None:
+    def check(self, row: dict[str, Any], log: Sequence[tuple[Any, ...]]) -> str | None:
         """None when the row is the league's match of its id and the log
         replays under the rules to the recorded result."""
         problem = self.auditor.problem(row)
@@ -129,7 +132,7 @@ class Run:
                 return f"the matches table has {key} {value}, the replay gives {replayed[key]}"
         return None
 
-    def rerun(self, row: dict[str, Any], log: Sequence[tuple]) -> str | None:
+    def rerun(self, row: dict[str, Any], log: Sequence[tuple[Any, ...]]) -> str | None:
         """Play the match again with its bots; None when every move is the same."""
         seats = [
             make_seat(self.game, self.league.bots[name], self.league.limits)

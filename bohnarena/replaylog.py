@@ -15,8 +15,8 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from .game import MatchResult
-from .seats import Decision, Public
+from .game import Decision, MatchResult
+from .seats import Public
 
 
 class Divergence(Exception):
@@ -32,20 +32,20 @@ class Stop(Exception):
     pass
 
 
-class Checked(list):
+class Checked(list[tuple[Any, ...]]):
     """The replay's record list: each record is compared with the log's as it is made."""
 
     def __init__(
         self,
-        log: Sequence[tuple],
+        log: Sequence[tuple[Any, ...]],
         stop_at: int | None,
-        on_record: Callable[[int, tuple, Any], None] | None,
+        on_record: Callable[[int, tuple[Any, ...], Any], None] | None,
     ) -> None:
         super().__init__()
         self.log, self.stop_at, self.on_record = log, stop_at, on_record
         self.table: Any = None
 
-    def append(self, rec: tuple) -> None:
+    def append(self, rec: tuple[Any, ...]) -> None:
         i = len(self)
         logged = self.log[i] if i < len(self.log) else "(nothing: the log ends)"
         if rec != logged:
@@ -63,8 +63,8 @@ class LogSeat:
     def __init__(
         self,
         seat: int,
-        log: Sequence[tuple],
-        made: list[tuple],
+        log: Sequence[tuple[Any, ...]],
+        made: list[tuple[Any, ...]],
         decisions: Mapping[str, Decision],
         unrecorded: frozenset[str] = frozenset(),
     ) -> None:
@@ -73,14 +73,15 @@ class LogSeat:
         self.unrecorded = unrecorded
         self.asks: frozenset[str] = frozenset()
 
-    def _at(self, offset: int = 0) -> tuple | None:
+    def _at(self, offset: int = 0) -> tuple[Any, ...] | None:
         i = len(self.made) + offset
         return self.log[i] if i < len(self.log) else None
 
     def _fault(self, kind: str, offset: int = 0) -> str | None:
         rec = self._at(offset)
         if rec is not None and rec[0] == "fault" and rec[1] == self.seat and rec[2] == kind:
-            return rec[3]
+            reason: str = rec[3]
+            return reason
         return None
 
     def start(self, seat: int, rules: Any, seed: int) -> str | None:
@@ -90,7 +91,7 @@ class LogSeat:
         self.asks = frozenset(filter(None, rec[2].split(",")))
         return self._fault("start", offset=1)
 
-    def decide(self, kind: str, view: Any, args: tuple) -> tuple[Any, str | None]:
+    def decide(self, kind: str, view: Any, args: tuple[Any, ...]) -> tuple[Any, str | None]:
         fault = self._fault(kind)
         if fault is not None:
             return None, fault
@@ -112,11 +113,11 @@ class LogSeat:
 def replay(
     build: Callable[[list[LogSeat]], Any],
     players: int,
-    log: Sequence[tuple],
+    log: Sequence[tuple[Any, ...]],
     decisions: Mapping[str, Decision],
     unrecorded: frozenset[str] = frozenset(),
     stop_at: int | None = None,
-    on_record: Callable[[int, tuple, Any], None] | None = None,
+    on_record: Callable[[int, tuple[Any, ...], Any], None] | None = None,
 ) -> tuple[Any, MatchResult | None]:
     """Replay ``log`` through the match ``build(seats)`` makes (it must have a
     ``table`` with ``records``, and ``play()``). Returns the table (as it

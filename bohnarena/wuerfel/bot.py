@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from ..seats import BotBase, ViewBase, fault_type, seen_by
 from .orders import Order
 
 if TYPE_CHECKING:
+    from .match import Table
     from .rules import RuleSet
 
 FULFIL, REDEEM = "fulfil", "redeem"
@@ -29,6 +30,7 @@ class DiceView(ViewBase):
     """What one seat sees: everything on the table is public in this game."""
 
     __slots__ = ()
+    _table: Table
 
     @property
     def coins(self) -> tuple[int, ...]:
@@ -71,7 +73,7 @@ class DiceView(ViewBase):
         return len(self._table.deck)
 
     @property
-    def history(self) -> tuple[tuple, ...]:
+    def history(self) -> tuple[tuple[Any, ...], ...]:
         """The match's records so far, as this seat saw them (see :func:`public`)."""
         return tuple(seen_by(self._table.records, self._seat, public))
 
@@ -86,7 +88,7 @@ class DiceView(ViewBase):
         return self._table.fulfillable(self._seat, dice)
 
 
-def public(rec: tuple, seat: int) -> tuple | None:
+def public(rec: tuple[Any, ...], seat: int) -> tuple[Any, ...] | None:
     """``rec`` as ``seat`` saw it. The table is public, but of another seat's
     fault only its type is told (the details are the organiser's, and would
     be a channel between colluding bots), and which decisions a bot answers

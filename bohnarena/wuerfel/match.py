@@ -18,8 +18,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..errors import IllegalAnswer
-from ..game import MatchResult
-from ..seats import BotSeat, Decision, Referee, Seat
+from ..game import Decision, MatchResult
+from ..seats import BotSeat, Referee, Seat
 from ..seeding import derive_seed
 from .bot import FULFIL, REDEEM, Bot, DiceView, Keep
 from .orders import met_in_a_row
@@ -46,7 +46,7 @@ class Table:
         self.hand: list[int] = []  # the dice (0-3 white, 4-6 beige) still to roll
         self.active = 0
         self.turn = 0
-        self.records: list[tuple] = []
+        self.records: list[tuple[Any, ...]] = []
 
     def fulfillable(self, seat: int, dice: Sequence[int]) -> int:
         if self.cover_card[seat] < 0:
@@ -155,7 +155,7 @@ class Match:
         self.referee = Referee(seats, DECISIONS, Bot, self.table, DiceView)
 
     @property
-    def records(self) -> list[tuple]:
+    def records(self) -> list[tuple[Any, ...]]:
         return self.table.records
 
     def play(self) -> MatchResult:

@@ -115,7 +115,7 @@ def met_in_a_row(orders: Sequence[Order], dice: Sequence[int]) -> int:
 
 def parse(text: str, ids: Mapping[str, int]) -> Order:
     def beans(part: str) -> tuple[tuple[int, int], ...]:
-        out = Counter()
+        out: Counter[int] = Counter()
         for token in part.split():
             name, _, k = token.partition(":")
             out[ids[name]] += int(k or 1)

@@ -57,14 +57,14 @@ def view_json(view: DiceView) -> dict[str, Any]:
     }
 
 
-def events_since(view: DiceView, start: int) -> tuple[list[tuple], int]:
+def events_since(view: DiceView, start: int) -> tuple[list[tuple[Any, ...]], int]:
     return _events_since(view, start, public)
 
 
 event_json = as_dict
 
 
-def args_json(kind: str, view: DiceView, args: tuple) -> dict[str, Any]:
+def args_json(kind: str, view: DiceView, args: tuple[Any, ...]) -> dict[str, Any]:
     return {"roll": list(args[0])} if kind == "keep" else {"dice": list(args[0])}
 
 
@@ -101,7 +101,8 @@ def answer_from_json(kind: str, data: Any) -> Keep | str | None:
     if kind == "harvest":
         if data not in STEPS:
             raise ValueError('expected "fulfil", "redeem" or null')
-        return data
+        step: str | None = data
+        return step
     raise ValueError(f"unknown decision {kind!r}")
 
 
@@ -142,11 +143,11 @@ def rules_from_json(data: dict[str, Any]) -> SentRules:
     )
 
 
-def json_view(data: dict[str, Any], rules: RuleSet, history: list[tuple]) -> JsonDiceView:
+def json_view(data: dict[str, Any], rules: RuleSet, history: list[tuple[Any, ...]]) -> JsonDiceView:
     return JsonDiceView(data, rules, history)
 
 
-def args_from_json(kind: str, args: dict[str, Any]) -> tuple:
+def args_from_json(kind: str, args: dict[str, Any]) -> tuple[Any, ...]:
     return (tuple(args["roll" if kind == "keep" else "dice"]),)
 
 
@@ -171,8 +172,22 @@ class JsonDiceView:
         "seat",
         "turn",
     )
+    seat: int
+    active: int
+    turn: int
+    players: int
+    dice_left: int
+    draw_pile: int
+    coins: tuple[int, ...]
+    bean_field: tuple[int, ...]
+    cards: tuple[int, ...]
+    covered: tuple[int, ...]
+    cover_cards: tuple[int, ...]
+    hand: tuple[int, ...]
 
-    def __init__(self, data: dict[str, Any], rules: RuleSet, history: list[tuple]) -> None:
+    def __init__(
+        self, data: dict[str, Any], rules: RuleSet, history: list[tuple[Any, ...]]
+    ) -> None:
         self.rules, self._history = rules, history
         for name in ("seat", "active", "turn", "players", "dice_left", "draw_pile"):
             setattr(self, name, data[name])
@@ -181,7 +196,7 @@ class JsonDiceView:
             setattr(self, name, tuple(data[name]))
 
     @property
-    def history(self) -> tuple[tuple, ...]:
+    def history(self) -> tuple[tuple[Any, ...], ...]:
         return tuple(self._history)
 
     def open_orders(self, seat: int | None = None) -> tuple[Order, ...]:
