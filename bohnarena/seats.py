@@ -275,6 +275,13 @@ def _raised(e: BaseException) -> str:
     return f"raised {cls.__name__}: {text}"[:300]
 
 
+#: How an answer came about, when a game records it (``Referee(how=True)``):
+#: the seat's bot chose it; the base bot's answer was played (the bot does
+#: not answer this decision, or its answer was a fault); the rules left only
+#: this answer (recorded by the game, the seat is not asked).
+BY_BOT, BY_DEFAULT, FORCED = "bot", "default", "forced"
+
+
 class Referee:
     """Asks seats, checks every answer, records decisions and faults, and
     replaces a faulty answer by the default (the base bot's method)."""
@@ -286,9 +293,13 @@ class Referee:
         base: type,
         state: Any,
         view: Callable[[Any, int], Any],
+        how: bool = False,
     ) -> None:
+        """``how``: record every answer, defaults included, with how it came
+        about as its last value (``BY_BOT`` or ``BY_DEFAULT``)."""
         self.seats = list(seats)
         self.decisions, self.state, self.view = decisions, state, view
+        self.how = how
         self.defaults = {kind: getattr(base, kind) for kind in decisions}
         n = len(self.seats)
         self.faults = [0] * n
@@ -307,9 +318,12 @@ class Referee:
     def ask(self, seat: int, kind: str, args: tuple = (), record_empty: bool = True) -> Any:
         """The seat's checked answer (``view(state, seat)`` is what it sees)."""
         view = self.view(self.state, seat)
-        if kind not in self.asks[seat]:
-            return self.defaults[kind](None, view, *args)
         spec = self.decisions[kind]
+        if kind not in self.asks[seat]:
+            answer = self.defaults[kind](None, view, *args)
+            if self.how:
+                self.state.records.append((kind, seat, *spec.encode(answer, args), BY_DEFAULT))
+            return answer
         answer, fault = self.seats[seat].decide(kind, view, args)
         if fault is None:
             try:
@@ -319,7 +333,10 @@ class Referee:
         if fault is not None:
             self.fault(seat, kind, fault)
             answer = self.defaults[kind](None, view, *args)
-        if answer or record_empty:
+        if self.how:
+            by = BY_BOT if fault is None else BY_DEFAULT
+            self.state.records.append((kind, seat, *spec.encode(answer, args), by))
+        elif answer or record_empty:
             self.state.records.append((kind, seat, *spec.encode(answer, args)))
         return answer
 

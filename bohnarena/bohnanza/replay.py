@@ -15,6 +15,7 @@ from typing import Any
 from .. import replaylog
 from ..game import MatchResult
 from ..replaylog import Divergence
+from . import ending
 from .decisions import DECISIONS
 from .match import Match
 from .records import as_dict
@@ -35,7 +36,7 @@ def replay(
         rules.players,
         log,
         DECISIONS,
-        frozenset({"anytime"}),
+        frozenset(),
         stop_at,
         on_record,
     )
@@ -44,7 +45,11 @@ def replay(
 def verify(
     rules: RuleSet, seed: int, log: Sequence[tuple]
 ) -> tuple[MatchResult | None, str | None]:
-    """The replayed result, or the first difference from the log."""
+    """The replayed result, or the first difference from the log. The end of
+    the game is also checked apart from the engine (:mod:`.ending`)."""
+    problem = ending.check(rules, log)
+    if problem is not None:
+        return None, problem
     try:
         return replay(rules, seed, log)[1], None
     except Divergence as d:

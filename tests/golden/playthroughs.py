@@ -27,6 +27,7 @@ class Golden:
     bots: tuple[str, ...]
     options: dict = field(default_factory=dict)
     shows: tuple[str, ...] = ()  # record kinds this playthrough exists to show
+    ends_in_draft: bool = False  # the last run-out happens while a draft draws
 
     @property
     def path(self) -> Path:
@@ -57,7 +58,7 @@ GOLDEN = [
         0,
         ("trader", "planner", "trader"),
         {"extra_bean": "jumping"},
-        shows=("drafted", "picked", "draft_coin"),
+        shows=("draft_card", "picked", "draft_coin"),
     ),
     Golden(
         "riogrande-4p-third-field",
@@ -67,6 +68,25 @@ GOLDEN = [
         shows=("bought_field",),
     ),
     Golden("riogrande-3p-two-exhaustions", "riogrande", 1, ("trader", "planner", "random")),
+    # Issue 13's reproductions: the draw pile runs out for the last time
+    # during a Jumping Bean draft, and the game ends there (000, "End of the Game").
+    *(
+        Golden(
+            f"anniversary-3p-jumping-ends-{what}",
+            "anniversary",
+            seed,
+            bots,
+            {"extra_bean": "jumping"},
+            shows=("draft_card", "exhausted"),
+            ends_in_draft=True,
+        )
+        for what, seed, bots in (
+            ("one-card-draft", 4949426990230361776, ("planner", "random", "random")),
+            ("one-card-draft-2", 7622095771736099803, ("random", "random", "trader")),
+            ("draft-in-phase-3", 16534747258774421329, ("random", "planner", "random")),
+            ("draft-while-trading", 17675515004226348049, ("trader", "planner", "random")),
+        )
+    ),
 ]
 
 

@@ -31,3 +31,13 @@ def test_one_playthrough_ends_during_phase_2_after_one_revealed_card():
     assert [r[0] for r in records[turn:last]].count("revealed") == 1
     assert not [r for r in records[last:] if r[0] in ("drew", "turn")]
     assert [r for r in records[last:] if r[0] == "planted"]  # phase 3 was still played
+
+
+@pytest.mark.parametrize("golden", [g for g in GOLDEN if g.ends_in_draft], ids=lambda g: g.name)
+def test_a_last_run_out_in_a_draft_ends_the_game_at_once(golden):
+    # 000: "The game ends as soon as the draw pile becomes empty for the third
+    # time"; only a run-out while revealing lets phases 2 and 3 play on.
+    records, _ = golden.play()
+    last = max(i for i, r in enumerate(records) if r[0] == "exhausted")
+    assert records[last - 1][0] == "draft_card"
+    assert records[last + 1][0] == "final_harvest"
