@@ -267,10 +267,9 @@ class Match:
             if not self.draw(t.revealed, "revealed", a) or t.ended:
                 break  # phases 2 and 3 are still played, with what was revealed
         self.trading()
-        if t.revealed:
-            t.records.append(("kept", a, tuple(t.revealed)))
-            t.trade[a].extend(t.revealed)
-            t.revealed.clear()
+        t.records.append(("kept", a, tuple(t.revealed)))  # also when all were traded away
+        t.trade[a].extend(t.revealed)
+        t.revealed.clear()
 
         self._phase(3)
         for i in range(t.players):

@@ -31,7 +31,8 @@ class Narrator:
     def __init__(self, names: Sequence[str]) -> None:
         self.names = names
         who = self.who
-        self.say: dict[str, Callable[[dict[str, Any]], str]] = {
+        # None: nothing worth a line (an empty "kept")
+        self.say: dict[str, Callable[[dict[str, Any]], str | None]] = {
             "dealt": lambda r: f"{who(r['seat'])} is dealt {beans(r['cards'])}",
             "turn": lambda r: f"\n== Turn {r['n']}: {who(r['seat'])} is active ==",
             "planted": lambda r: (
@@ -62,7 +63,7 @@ class Narrator:
                 f"    TRADE: {who(r['seat'])} gives {beans(r['cards'])}, "
                 f"{who(r['to'])} gives {beans(r['want'])}"
             ),
-            "kept": lambda r: f"  keeps {beans(r['cards'])} to plant",
+            "kept": lambda r: f"  keeps {beans(r['cards'])} to plant" if r["cards"] else None,
             "draft_card": lambda r: f"  Jumping Bean draft: draws {bean(r['card'])}",
             "picked": lambda r: (
                 f"    {who(r['seat'])} picks {bean(r['card'])} and "
