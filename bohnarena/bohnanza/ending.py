@@ -15,6 +15,7 @@ are still played to the end." 003 grants the same "during phase ②
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from .rules import RuleSet
 
@@ -25,7 +26,7 @@ _AFTER = frozenset({"harvested", "ended", "fault", "forfeit"})
 _NEVER_AFTER_END = frozenset({"turn", "revealed", "drew", "draft_card", "exhausted"})
 
 
-def check(rules: RuleSet, log: Sequence[tuple]) -> str | None:
+def check(rules: RuleSet, log: Sequence[tuple[Any, ...]]) -> str | None:
     """None when the log ends the game where the rules say; else why not."""
     phase = 0
     last: int | None = None  # index of the last exhaustion
