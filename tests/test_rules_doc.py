@@ -18,7 +18,7 @@ def quotes() -> list[tuple[str, str]]:
     return QUOTE.findall(DOC.read_text("utf-8"))
 
 
-def test_rules_doc_names_the_texts_and_links_nowhere_outside_the_project():
+def test_rules_doc_names_the_texts_and_links_nowhere_outside_the_project() -> None:
     text = DOC.read_text("utf-8")
     assert "../shared" not in text and "shared/rules" not in text
     cited = {number for number, _ in quotes()}
@@ -30,7 +30,7 @@ def test_rules_doc_names_the_texts_and_links_nowhere_outside_the_project():
 @pytest.mark.skipif(
     not os.environ.get("BOHNARENA_RULE_TEXTS"), reason="the rule texts are not in the project"
 )
-def test_every_quote_is_in_its_rule_text_word_for_word():
+def test_every_quote_is_in_its_rule_text_word_for_word() -> None:
     folder = Path(os.environ["BOHNARENA_RULE_TEXTS"])
     for number, quote in quotes():
         (path,) = folder.glob(f"{number}_*.txt")

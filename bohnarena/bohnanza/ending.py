@@ -42,6 +42,8 @@ def check(rules: RuleSet, log: Sequence[tuple[Any, ...]]) -> str | None:
     if final is None:
         return f"move {last}: the draw pile ran out for the last time, but the game goes on"
     draw = next(rec[0] for rec in reversed(log[:last]) if rec[0] not in ("exhausted", "reshuffled"))
+    if draw not in _DRAWS:
+        return f"move {last}: the draw pile ran out without a card drawn ({draw!r})"
     grace = phase == 2 and (draw == "revealed" or rules.end_grace == "phase_2")
     between = log[last + 1 : final]
     if not grace and between:

@@ -62,7 +62,7 @@ def after_the_end(m: Match) -> list[str]:
     return [r[0] for r in m.records[last + 1 :]]
 
 
-def test_a_one_card_draft_at_the_last_run_out_ends_the_game_at_once():
+def test_a_one_card_draft_at_the_last_run_out_ends_the_game_at_once() -> None:
     m = last_pile(1, cards("red"))
     with pytest.raises(GameOver):
         m.play_turn()
@@ -72,7 +72,7 @@ def test_a_one_card_draft_at_the_last_run_out_ends_the_game_at_once():
     assert census_ok(m.table)
 
 
-def test_a_draft_in_phase_3_that_empties_the_pile_ends_the_game_at_once():
+def test_a_draft_in_phase_3_that_empties_the_pile_ends_the_game_at_once() -> None:
     m = last_pile(3, cards("blue", "stink", "red", "soy"))  # two reveals, then the draft
     with pytest.raises(GameOver):
         m.play_turn()
@@ -82,7 +82,7 @@ def test_a_draft_in_phase_3_that_empties_the_pile_ends_the_game_at_once():
     assert [r for r in kinds(m, "planted") if r[4] != 0] == []  # only phase 1's plant
 
 
-def test_a_draft_while_trading_that_empties_the_pile_ends_the_anniversary_game():
+def test_a_draft_while_trading_that_empties_the_pile_ends_the_anniversary_game() -> None:
     m = last_pile(2, cards("blue", "stink", "red"), after_reveal=True)
     with pytest.raises(GameOver):
         m.play_turn()
@@ -90,7 +90,7 @@ def test_a_draft_while_trading_that_empties_the_pile_ends_the_anniversary_game()
     assert kinds(m, "phase")[-1][2] == 2  # phase 3 was not reached
 
 
-def test_end_grace_phase_2_plays_phases_2_and_3_out_after_a_draft_while_trading():
+def test_end_grace_phase_2_plays_phases_2_and_3_out_after_a_draft_while_trading() -> None:
     # 003's wording as a rule option: a run-out anywhere in phase 2.
     pile = cards("blue", "stink", "red", "soy")
     m = last_pile(2, pile, after_reveal=True, end_grace="phase_2")
@@ -102,7 +102,7 @@ def test_end_grace_phase_2_plays_phases_2_and_3_out_after_a_draft_while_trading(
     assert not kinds(m, "drew")  # but no phase 4
 
 
-def test_a_run_out_while_revealing_still_plays_phases_2_and_3_in_every_edition():
+def test_a_run_out_while_revealing_still_plays_phases_2_and_3_in_every_edition() -> None:
     for edition in ("classic", "anniversary", "riogrande"):
         m = rig(edition, 4, hands={0: cards("soy")})
         t = m.table
@@ -113,7 +113,7 @@ def test_a_run_out_while_revealing_still_plays_phases_2_and_3_in_every_edition()
         assert len(kinds(m, "revealed")) == 1 and [r for r in kinds(m, "planted") if r[4] == 1]
 
 
-def test_end_grace_is_edition_data_and_checked():
+def test_end_grace_is_edition_data_and_checked() -> None:
     assert ruleset("classic", 4).end_grace == "phase_2"
     assert ruleset("anniversary", 4).end_grace == "reveal"
     assert ruleset("riogrande", 4).end_grace == "reveal"
@@ -152,7 +152,9 @@ REPRODUCTIONS = [
 
 
 @pytest.mark.parametrize("seed,bots", REPRODUCTIONS)
-def test_verify_rejects_the_old_end_even_from_an_engine_that_shares_it(seed, bots):
+def test_verify_rejects_the_old_end_even_from_an_engine_that_shares_it(
+    seed: int, bots: tuple[str, ...]
+) -> None:
     rules = ruleset("anniversary", 3, extra_bean="jumping")
     old = OldMatch(rules, seed, [load_bot(b, Bot)() for b in bots])
     old.play()
@@ -166,3 +168,18 @@ def test_verify_rejects_the_old_end_even_from_an_engine_that_shares_it(seed, bot
     # and the engine now ends those matches where the rules say
     _, new = play_match(rules, seed, [load_bot(b, Bot)() for b in bots])
     assert ending.check(rules, new) is None and verify(rules, seed, new)[1] is None
+
+
+def test_the_end_check_allows_only_phases_2_and_3_after_a_run_out_while_revealing() -> None:
+    from tests.golden.playthroughs import GOLDEN
+
+    golden = GOLDEN[0]  # classic, ends in phase 2 after one revealed card
+    rules = ruleset(golden.edition, len(golden.bots))
+    log, _ = golden.play()
+    assert ending.check(rules, log) is None
+    final = next(i for i, r in enumerate(log) if r[0] == "final_harvest")
+    active = next(r[1] for r in reversed(log[:final]) if r[0] == "turn")
+    for extra in [("phase", active, 4), ("drew", active, 0), ("turn", 1, 99)]:
+        bad = [*log[:final], extra, *log[final:]]
+        assert "after the end" in (ending.check(rules, bad) or "")
+    assert "goes on" in (ending.check(rules, log[:final]) or "")  # no final harvest at all

@@ -6,7 +6,7 @@ import pytest
 from bohnarena.bohnanza import ruleset
 from bohnarena.bohnanza.replay import verify
 
-from .playthroughs import GOLDEN
+from .playthroughs import GOLDEN, Golden
 
 
 @pytest.mark.parametrize("golden", GOLDEN, ids=lambda g: g.name)
@@ -34,7 +34,7 @@ def test_one_playthrough_ends_during_phase_2_after_one_revealed_card():
 
 
 @pytest.mark.parametrize("golden", [g for g in GOLDEN if g.ends_in_draft], ids=lambda g: g.name)
-def test_a_last_run_out_in_a_draft_ends_the_game_at_once(golden):
+def test_a_last_run_out_in_a_draft_ends_the_game_at_once(golden: Golden) -> None:
     # 000: "The game ends as soon as the draw pile becomes empty for the third
     # time"; only a run-out while revealing lets phases 2 and 3 play on.
     records, _ = golden.play()

@@ -112,7 +112,9 @@ def moves(runs: dict[str, Path]) -> pa.Table:
     return pa.concat_tables(pq.read_table(d / "moves") for d in runs.values())
 
 
-def test_every_written_kind_and_column_is_documented_and_every_documented_one_written(runs):
+def test_every_written_kind_and_column_is_documented_and_every_documented_one_written(
+    runs: dict[str, Path],
+) -> None:
     tables = doc_tables()
     kinds = documented_kinds(tables)
     columns = {row[0]: row[1] for row in tables["moves: one row per record"]}
@@ -132,7 +134,7 @@ def test_every_written_kind_and_column_is_documented_and_every_documented_one_wr
                 assert nulls == len(rows), f"{kind}.{c} is written but not documented"
 
 
-def test_how_tells_chosen_default_and_forced_answers_apart(runs):
+def test_how_tells_chosen_default_and_forced_answers_apart(runs: dict[str, Path]) -> None:
     table = moves(runs)
     assert set(table.column("how").drop_null().unique().to_pylist()) == {
         "bot",
@@ -147,14 +149,14 @@ def test_how_tells_chosen_default_and_forced_answers_apart(runs):
             assert (nxt["kind"], nxt["how"]) == (r["decision"], "default")
 
 
-def test_matches_table_is_as_documented(runs):
+def test_matches_table_is_as_documented(runs: dict[str, Path]) -> None:
     documented = {row[0]: row[1] for row in doc_tables()["matches: one row per finished match"]}
     for d in runs.values():
         schema = pq.read_table(d / "matches").schema
         assert {f.name: type_name(f.type) for f in schema} == documented
 
 
-def test_run_json_holds_the_documented_keys_and_the_whole_rule_set(runs):
+def test_run_json_holds_the_documented_keys_and_the_whole_rule_set(runs: dict[str, Path]) -> None:
     documented = {row[0] for row in doc_tables()["run.json: what the run was played under"]}
     expanded = {k.strip() for key in documented for k in key.split(",")}
     for name, d in runs.items():
@@ -176,7 +178,7 @@ def sql_blocks(text: str) -> list[str]:
     return re.findall(r"```sql\n(.*?)```", text, re.S)
 
 
-def test_the_documented_queries_give_each_bot_its_own_coins(runs):
+def test_the_documented_queries_give_each_bot_its_own_coins(runs: dict[str, Path]) -> None:
     d = runs["third_field"]
     here: Callable[[str], str] = lambda sql: sql.replace("results/quickstart", str(d))  # noqa: E731
     expected: dict[str, int] = defaultdict(int)
@@ -193,7 +195,7 @@ def test_the_documented_queries_give_each_bot_its_own_coins(runs):
     assert dict(con.sql(per_bot).fetchall()) == expected
 
 
-def test_merged_files_keep_each_batch_in_row_groups_of_its_own(runs):
+def test_merged_files_keep_each_batch_in_row_groups_of_its_own(runs: dict[str, Path]) -> None:
     d = runs["jumping"]
     (part,) = (d / "moves").glob("*.parquet")
     meta = pq.ParquetFile(part).metadata
@@ -204,7 +206,7 @@ def test_merged_files_keep_each_batch_in_row_groups_of_its_own(runs):
         assert len(ids) == 3 and max(ids) - min(ids) == 2
 
 
-def test_the_logged_runs_verify(runs):
+def test_the_logged_runs_verify(runs: dict[str, Path]) -> None:
     for d in runs.values():
         checked, failures = verify_all(d, workers=1, progress=False)
         assert checked and failures == []
