@@ -315,7 +315,7 @@ class Referee:
             if fault:
                 self.fault(s, "start", fault)
 
-    def ask(self, seat: int, kind: str, args: tuple = (), record_empty: bool = True) -> Any:
+    def ask(self, seat: int, kind: str, args: tuple = ()) -> Any:
         """The seat's checked answer (``view(state, seat)`` is what it sees)."""
         view = self.view(self.state, seat)
         spec = self.decisions[kind]
@@ -333,11 +333,8 @@ class Referee:
         if fault is not None:
             self.fault(seat, kind, fault)
             answer = self.defaults[kind](None, view, *args)
-        if self.how:
-            by = BY_BOT if fault is None else BY_DEFAULT
-            self.state.records.append((kind, seat, *spec.encode(answer, args), by))
-        elif answer or record_empty:
-            self.state.records.append((kind, seat, *spec.encode(answer, args)))
+        how = (BY_BOT if fault is None else BY_DEFAULT,) if self.how else ()
+        self.state.records.append((kind, seat, *spec.encode(answer, args), *how))
         return answer
 
     def fault(self, seat: int, kind: str, reason: str) -> None:
