@@ -66,11 +66,8 @@ class LogSeat:
         log: Sequence[tuple[Any, ...]],
         made: list[tuple[Any, ...]],
         decisions: Mapping[str, Decision],
-        unrecorded: frozenset[str] = frozenset(),
     ) -> None:
-        """``unrecorded``: decisions whose empty answer the game does not record."""
         self.seat, self.log, self.made, self.decisions = seat, log, made, decisions
-        self.unrecorded = unrecorded
         self.asks: frozenset[str] = frozenset()
 
     def _at(self, offset: int = 0) -> tuple[Any, ...] | None:
@@ -98,8 +95,6 @@ class LogSeat:
         rec = self._at()
         if rec is not None and rec[0] == kind and rec[1] == self.seat:
             return self.decisions[kind].decode(rec[2:]), None
-        if kind in self.unrecorded:
-            return None, None  # an empty answer left no record
         raise Divergence(len(self.made), rec, f"(seat {self.seat} answers {kind})")
 
     def forfeits(self, faults: int) -> bool:
@@ -115,7 +110,6 @@ def replay(
     players: int,
     log: Sequence[tuple[Any, ...]],
     decisions: Mapping[str, Decision],
-    unrecorded: frozenset[str] = frozenset(),
     stop_at: int | None = None,
     on_record: Callable[[int, tuple[Any, ...], Any], None] | None = None,
 ) -> tuple[Any, MatchResult | None]:
@@ -125,7 +119,7 @@ def replay(
     stopped early); raises :class:`Divergence` where log and rules differ.
     ``on_record`` sees every record with the table as it stands right after it."""
     made = Checked(log, stop_at, on_record)
-    match = build([LogSeat(s, log, made, decisions, unrecorded) for s in range(players)])
+    match = build([LogSeat(s, log, made, decisions) for s in range(players)])
     match.table.records = made
     made.table = match.table
     try:
@@ -171,8 +165,9 @@ class Replayer:
     narrator: Callable[[Sequence[str]], Narrator]
     #: What a seat saw of a record (default: every record is public).
     public: Public = _everything
-    #: Decisions whose empty answer the game does not record.
-    unrecorded: frozenset[str] = frozenset()
+    #: (rules, log) -> the first problem a check of the log apart from the
+    #: engine finds (e.g. the end of the game), or None.
+    audit: Callable[[Any, Sequence[tuple[Any, ...]]], str | None] | None = None
 
     def replay(
         self,
@@ -188,7 +183,6 @@ class Replayer:
             rules.players,
             log,
             self.decisions,
-            self.unrecorded,
             stop_at,
             on_record,
         )
@@ -197,6 +191,9 @@ class Replayer:
         self, rules: Any, seed: int, log: Sequence[tuple[Any, ...]]
     ) -> tuple[MatchResult | None, str | None]:
         """The replayed result, or the first difference from the log."""
+        problem = None if self.audit is None else self.audit(rules, log)
+        if problem is not None:
+            return None, problem
         try:
             return self.replay(rules, seed, log)[1], None
         except Divergence as d:

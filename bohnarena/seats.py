@@ -308,6 +308,13 @@ def _log_traceback(reason: str, e: BaseException) -> None:
     log.info("a bot %s (later ones from here are only counted)\n%s", reason, text)
 
 
+#: How an answer came about, when a game records it (``Referee(how=True)``):
+#: the seat's bot chose it; the base bot's answer was played (the bot does
+#: not answer this decision, or its answer was a fault); the rules left only
+#: this answer (recorded by the game, the seat is not asked).
+BY_BOT, BY_DEFAULT, FORCED = "bot", "default", "forced"
+
+
 class Referee:
     """Asks seats, checks every answer, records decisions and faults, and
     replaces a faulty answer by the default (the base bot's method)."""
@@ -319,9 +326,13 @@ class Referee:
         base: type,
         state: Any,
         view: Callable[[Any, int], Any],
+        how: bool = False,
     ) -> None:
+        """``how``: record every answer, defaults included, with how it came
+        about as its last value (``BY_BOT`` or ``BY_DEFAULT``)."""
         self.seats = list(seats)
         self.decisions, self.state, self.view = decisions, state, view
+        self.how = how
         self.defaults = {kind: getattr(base, kind) for kind in decisions}
         n = len(self.seats)
         self.faults = [0] * n
@@ -337,14 +348,15 @@ class Referee:
             if fault:
                 self.fault(s, "start", fault)
 
-    def ask(
-        self, seat: int, kind: str, args: tuple[Any, ...] = (), record_empty: bool = True
-    ) -> Any:
+    def ask(self, seat: int, kind: str, args: tuple[Any, ...] = ()) -> Any:
         """The seat's checked answer (``view(state, seat)`` is what it sees)."""
         view = self.view(self.state, seat)
-        if kind not in self.asks[seat]:
-            return self.defaults[kind](None, view, *args)
         spec = self.decisions[kind]
+        if kind not in self.asks[seat]:
+            answer = self.defaults[kind](None, view, *args)
+            if self.how:
+                self.state.records.append((kind, seat, *spec.encode(answer, args), BY_DEFAULT))
+            return answer
         answer, fault = self.seats[seat].decide(kind, view, args)
         if fault is None:
             try:
@@ -354,8 +366,8 @@ class Referee:
         if fault is not None:
             self.fault(seat, kind, fault)
             answer = self.defaults[kind](None, view, *args)
-        if answer or record_empty:
-            self.state.records.append((kind, seat, *spec.encode(answer, args)))
+        how = (BY_BOT if fault is None else BY_DEFAULT,) if self.how else ()
+        self.state.records.append((kind, seat, *spec.encode(answer, args), *how))
         return answer
 
     def fault(self, seat: int, kind: str, reason: str) -> None:

@@ -176,7 +176,7 @@ DECISIONS: dict[str, Decision] = {
         Decision(
             "anytime",
             _anytime,
-            lambda a, args: (a.harvest, int(a.buy_field)),
+            lambda a, args: ((), 0) if a is None else (a.harvest, int(a.buy_field)),
             lambda v: Anytime(tuple(v[0]), bool(v[1])),
         ),
         Decision(

@@ -6,9 +6,13 @@ When seats are asked (the "at any time" rule made concrete):
 * A seat's ``anytime`` (harvest, buy a third field) is asked at every phase
   boundary, for every seat clockwise from the active player, and right
   before every other decision that seat is asked.
-* A decision with exactly one legal answer is not asked; it is played.
+* A decision with exactly one legal answer is not asked; it is played, and
+  recorded with ``how`` "forced".
 * A decision the seat's bot does not override is not asked either: the
-  base class's answer is played (same outcome, no call).
+  base class's answer is played (same outcome, no call) and recorded with
+  ``how`` "default".
+* A seat whose bot answers ``anytime`` is offered every window, and every
+  window's answer is recorded, an empty one too.
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..game import MatchResult
-from ..seats import BotSeat, Referee, Seat
+from ..seats import FORCED, BotSeat, Referee, Seat
 from .bot import Bot, Offer, Proposal
 from .decisions import DECISIONS, ref_cards
 from .rules import RuleSet
@@ -36,7 +40,7 @@ class Match:
         self.rules = rules
         self.seed = seed
         self.table = Table(rules, seed)
-        self.referee = Referee(seats, DECISIONS, Bot, self.table, SeatView)
+        self.referee = Referee(seats, DECISIONS, Bot, self.table, SeatView, how=True)
         self._asks = self.referee.asks  # the referee's list (a forfeit empties an entry)
         self._any_anytime = False  # a fast skip of phase-boundary windows
 
@@ -54,11 +58,13 @@ class Match:
 
     # -- asking -------------------------------------------------------------
     def ask(self, seat: int, kind: str, *args: Any) -> Any:
-        t = self.table
-        if t.ended and t.phase not in (2, 3):
-            raise GameOver
-        # An empty harvest window leaves no trace in the log.
-        return self.referee.ask(seat, kind, args, kind != "anytime")
+        return self.referee.ask(seat, kind, args)
+
+    def forced(self, seat: int, kind: str, answer: Any, *args: Any) -> Any:
+        """Play the only legal answer to a decision, without asking (recorded)."""
+        rec = DECISIONS[kind].encode(answer, args)
+        self.table.records.append((kind, seat, *rec, FORCED))
+        return answer
 
     def window(self, seat: int) -> None:
         """A harvest window for one seat (see the module docstring)."""
@@ -96,10 +102,31 @@ class Match:
             if fits:
                 break
             room = t.harvestable(seat)
-            self.harvest(seat, room[0] if len(room) == 1 else self.ask(seat, "make_room", card))
-        field = fits[0] if len(fits) == 1 else self.ask(seat, "plant", card)
+            if len(room) == 1:
+                self.harvest(seat, self.forced(seat, "make_room", room[0], card))
+            else:
+                self.harvest(seat, self.ask(seat, "make_room", card))
+        if len(fits) == 1:
+            field = self.forced(seat, "plant", fits[0], card)
+        else:
+            field = self.ask(seat, "plant", card)
         zone.pop(index)
         t.plant(seat, card, field, source)
+
+    def draw(self, zone: list[int], kind: str, seat: int) -> bool:
+        """Draw one card (see :meth:`Table.draw`). The draw pile's last run-out
+        ends the game at once (000: "as soon as the draw pile becomes empty
+        for the third time"), unless it happens where the edition's
+        ``end_grace`` lets phases 2 and 3 of this turn be played to the end."""
+        t = self.table
+        if not t.draw(zone, kind, seat):
+            return False
+        if t.ended and not t.playing_out:
+            grace = kind == "revealed" or self.rules.end_grace == "phase_2"
+            if t.phase != 2 or not grace:
+                raise GameOver
+            t.playing_out = True
+        return True
 
     def draft(self, harvester: int) -> None:
         """The Jumping Bean draft (000, "The Jumping Bean")."""
@@ -107,9 +134,8 @@ class Match:
         cards: list[int] = []
         t.drafts.append(cards)
         for _ in range(t.players + 1):
-            if not t.draw(cards, None, harvester):
-                break
-        t.records.append(("drafted", harvester, tuple(cards)))
+            if not self.draw(cards, "draft_card", harvester):
+                break  # played out after the end: the draft goes on with what it drew
         seat = harvester
         for _ in range(t.players):
             if len(cards) < 2:
@@ -218,7 +244,8 @@ class Match:
 
     def _phase(self, n: int) -> None:
         t = self.table
-        t.phase = n  # not recorded: a phase is implied by the records around it
+        t.phase = n
+        t.records.append(("phase", t.active, n))
         self.boundary()
 
     def play_turn(self) -> None:
@@ -237,13 +264,12 @@ class Match:
 
         self._phase(2)
         for _ in range(self.rules.reveal):
-            if not t.draw(t.revealed, "revealed", a) or t.ended:
+            if not self.draw(t.revealed, "revealed", a) or t.ended:
                 break  # phases 2 and 3 are still played, with what was revealed
         self.trading()
-        if t.revealed:
-            t.records.append(("kept", a, tuple(t.revealed)))
-            t.trade[a].extend(t.revealed)
-            t.revealed.clear()
+        t.records.append(("kept", a, tuple(t.revealed)))  # also when all were traded away
+        t.trade[a].extend(t.revealed)
+        t.revealed.clear()
 
         self._phase(3)
         for i in range(t.players):
@@ -251,15 +277,15 @@ class Match:
             area = t.trade[s]
             while area:
                 self.window(s)
-                k = 0 if len(area) == 1 else self.ask(s, "plant_next")
+                k = self.forced(s, "plant_next", 0) if len(area) == 1 else self.ask(s, "plant_next")
                 self.place(s, area, k, FROM_TRADE_AREA)
         if t.ended:
             raise GameOver
 
         self._phase(4)
         for _ in range(self.rules.draw):
-            if not t.draw(hand, "drew", a) or t.ended:
-                raise GameOver  # the game ends there
+            if not self.draw(hand, "drew", a):
+                raise GameOver  # (a run-out here ends the game in self.draw)
 
     def finish(self) -> MatchResult:
         """Final harvest of every field (no protection, no draft), then ranks."""

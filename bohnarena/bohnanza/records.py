@@ -27,6 +27,7 @@ COLUMNS: dict[str, str] = {
     "values": "ints",
     "decision": "str",
     "text": "str",
+    "how": "str",
 }
 
 #: Events: what happened.
@@ -34,18 +35,19 @@ EVENTS: dict[str, tuple[str, ...]] = {
     "seat": ("text",),  # decisions this seat's agent answers itself
     "dealt": ("cards",),  # cards dealt to the seat, front first
     "turn": ("n",),  # seat is the active player of turn n
-    "planted": ("card", "field", "n"),  # n: 0 from hand, 1 from trade area, 2 from a draft
+    "phase": ("n",),  # seat (the active player) begins phase n (1-4)
+    "planted": ("card", "field", "n"),  # n: 0 from hand, 1 from trade area
     "revealed": ("card",),
     "drew": ("card",),
     "exhausted": ("n",),  # the draw pile ran out for the n-th time
     "reshuffled": ("n",),  # discard pile shuffled into a draw pile of n cards
     "harvested": ("field", "card", "n", "coins"),  # n cards of variety `card` paid `coins`
-    "bought_field": ("coins",),
+    "bought_field": ("coins", "cards"),  # cards: the coin cards paid (varieties)
     "offered": ("to", "cards", "want"),  # to -1: every other player; cards/want: varieties
     "declined": ("to",),  # seat declined the offer made by seat `to`
     "traded": ("to", "cards", "want"),  # seat (active) gives `cards`, seat `to` gives `want`
     "kept": ("cards",),  # revealed cards the active player keeps to plant
-    "drafted": ("cards",),  # Jumping Bean draft: cards drawn by the harvester
+    "draft_card": ("card",),  # a card the harvester draws for a Jumping Bean draft
     "picked": ("card", "field"),  # draft card planted in field, or field -1: discarded
     "draft_coin": ("card",),  # the draft's last card onto the harvester's coin pile
     "fault": ("decision", "text"),  # the seat's answer was replaced by the default
@@ -54,17 +56,19 @@ EVENTS: dict[str, tuple[str, ...]] = {
     "ended": ("values",),  # final coins of every seat
 }
 
-#: Decisions: what a seat answered (named after the Bot method asked).
+#: Decisions: what a seat answered (named after the Bot method asked). The
+#: last value, ``how``, says who answered: "bot", "default" or "forced"
+#: (see :data:`bohnarena.seats.BY_BOT`).
 DECISIONS: dict[str, tuple[str, ...]] = {
-    "plant": ("card", "field"),
-    "make_room": ("card", "field"),
-    "plant_second": ("n",),  # 1: yes
-    "plant_next": ("n",),  # index into the seat's trade area
-    "anytime": ("cards", "n"),  # fields harvested in order; n 1: bought a field
-    "propose": ("n", "to", "cards", "want"),  # n 0: no offer; cards: card references
-    "offer": ("n", "cards", "want"),
-    "respond": ("n", "cards"),  # n 1: accepted, giving these card references
-    "draft": ("n", "field"),  # index of the pick; field -1: discarded
+    "plant": ("card", "field", "how"),
+    "make_room": ("card", "field", "how"),
+    "plant_second": ("n", "how"),  # 1: yes
+    "plant_next": ("n", "how"),  # index into the seat's trade area
+    "anytime": ("cards", "n", "how"),  # fields harvested in order; n 1: bought a field
+    "propose": ("n", "to", "cards", "want", "how"),  # n 0: no offer; cards: card references
+    "offer": ("n", "cards", "want", "how"),
+    "respond": ("n", "cards", "how"),  # n 1: accepted, giving these card references
+    "draft": ("n", "field", "how"),  # index of the pick; field -1: discarded
 }
 
 LAYOUT: dict[str, tuple[str, ...]] = {**EVENTS, **DECISIONS}

@@ -14,6 +14,7 @@ from typing import Any
 
 from ..game import MatchResult
 from ..replaylog import Replayer
+from . import ending
 from .decisions import DECISIONS
 from .match import Match
 from .records import as_dict, public
@@ -36,7 +37,8 @@ def replay(
 def verify(
     rules: RuleSet, seed: int, log: Sequence[tuple]
 ) -> tuple[MatchResult | None, str | None]:
-    """The replayed result, or the first difference from the log."""
+    """The replayed result, or the first difference from the log. The end of
+    the game is also checked apart from the engine (:mod:`.ending`)."""
     return REPLAYER.verify(rules, seed, log)
 
 
@@ -74,4 +76,4 @@ def state(table: Table, seat: int | None = None) -> dict[str, Any]:
 
 
 #: The card game's replayer: an empty "anytime" answer leaves no record.
-REPLAYER = Replayer(Match, DECISIONS, state, as_dict, Narrator, public, frozenset({"anytime"}))
+REPLAYER = Replayer(Match, DECISIONS, state, as_dict, Narrator, public, ending.check)

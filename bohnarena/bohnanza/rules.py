@@ -17,10 +17,15 @@ from ..errors import RulesError
 
 #: Bumped whenever a rule change alters how a seeded match plays out, so
 #: results from different engine behaviour are never mixed.
-RULES_VERSION = 1
+RULES_VERSION = 2
 
 PROTECTIONS = ("none", "no_single_while_multi", "single_only_if_all_single")
 TIE_BREAKS = ("seat", "hand")
+#: Where the last run-out of the draw pile still lets phases 2 and 3 of the
+#: turn be played to the end (anywhere else the game ends at once):
+#: "reveal" only while the active player reveals (000), "phase_2" anywhere in
+#: phase 2, revealing or trading (003).
+END_GRACES = ("reveal", "phase_2")
 
 
 @dataclass(frozen=True)
@@ -100,6 +105,7 @@ class RuleSet:
     exhaustions: int
     protection: str
     tie_break: tuple[str, ...]
+    end_grace: str = "reveal"
     extra_bean: str | None = None
     # Negotiation bounds (phase 2), so that every game ends.
     max_trade_rounds: int = 3
@@ -139,6 +145,7 @@ OVERRIDABLE: dict[str, str] = {
     "exhaustions": "int",
     "protection": "str",
     "tie_break": "list of str",
+    "end_grace": "str",
     "extra_bean": "str",
     "max_trade_rounds": "int",
     "max_offers": "int",
@@ -217,6 +224,7 @@ def ruleset(edition: str, players: int, **options: Any) -> RuleSet:
         exhaustions=int(p["exhaustions"]),
         protection=p["protection"],
         tie_break=tuple(p["tie_break"]),
+        end_grace=p["end_grace"],
         extra_bean=extra if choices else None,
         max_trade_rounds=int(p.get("max_trade_rounds", RuleSet.max_trade_rounds)),
         max_offers=int(p.get("max_offers", RuleSet.max_offers)),
@@ -230,6 +238,8 @@ def _check(r: RuleSet) -> None:
         raise RulesError(
             f"protection must be one of {', '.join(PROTECTIONS)}, not {r.protection!r}"
         )
+    if r.end_grace not in END_GRACES:
+        raise RulesError(f"end_grace must be one of {', '.join(END_GRACES)}, not {r.end_grace!r}")
     bad = [t for t in r.tie_break if t not in TIE_BREAKS]
     if bad:
         raise RulesError(f"tie_break entries must be among {', '.join(TIE_BREAKS)}, not {bad[0]!r}")

@@ -17,8 +17,9 @@ from .rules import RuleSet
 
 EMPTY = -1
 
-# Record sources for "planted": where the card came from.
-FROM_HAND, FROM_TRADE_AREA, FROM_DRAFT = 0, 1, 2
+# Record sources for "planted": where the card came from (a draft card
+# planted is a "picked" record).
+FROM_HAND, FROM_TRADE_AREA = 0, 1
 
 #: Phases 1-4 are the active player's; phase 5 is the final harvest.
 FINAL_PHASE = 5
@@ -73,6 +74,7 @@ class Table:
         self.drafts: list[list[int]] = []  # Jumping Bean drafts in progress
         self.exhaustions = 0
         self.ended = False
+        self.playing_out = False  # ended, but phases 2 and 3 of this turn are still played
         self.active = 0
         self.turn = 0
         self.phase = 0
@@ -159,7 +161,7 @@ class Table:
         del pile[-cost:]
         self.discard.extend(paid)
         self.fields[seat].append([EMPTY, 0])
-        self.records.append(("bought_field", seat, cost))
+        self.records.append(("bought_field", seat, cost, tuple(paid)))
 
     # -- bookkeeping --------------------------------------------------------
     def census(self) -> list[int]:

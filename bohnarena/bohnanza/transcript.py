@@ -9,7 +9,7 @@ from typing import Any
 from .records import as_dict
 from .rules import varieties
 
-SOURCES = {0: "from hand", 1: "from trade area", 2: "from the draft"}
+SOURCES = {0: "from hand", 1: "from trade area"}
 
 
 def bean(v: int | None) -> str:
@@ -31,7 +31,8 @@ class Narrator:
     def __init__(self, names: Sequence[str]) -> None:
         self.names = names
         who = self.who
-        self.say: dict[str, Callable[[dict[str, Any]], str]] = {
+        # None: nothing worth a line (an empty "kept")
+        self.say: dict[str, Callable[[dict[str, Any]], str | None]] = {
             "dealt": lambda r: f"{who(r['seat'])} is dealt {beans(r['cards'])}",
             "turn": lambda r: f"\n== Turn {r['n']}: {who(r['seat'])} is active ==",
             "planted": lambda r: (
@@ -50,7 +51,8 @@ class Narrator:
                 f"{r['n'] - r['coins']} to the discard pile"
             ),
             "bought_field": lambda r: (
-                f"  {who(r['seat'])} buys a third field for {r['coins']} coins"
+                f"  {who(r['seat'])} buys a third field for {r['coins']} coins "
+                f"({beans(r['cards'])})"
             ),
             "offered": lambda r: (
                 f"  {who(r['seat'])} offers {beans(r['cards'])} for "
@@ -61,8 +63,8 @@ class Narrator:
                 f"    TRADE: {who(r['seat'])} gives {beans(r['cards'])}, "
                 f"{who(r['to'])} gives {beans(r['want'])}"
             ),
-            "kept": lambda r: f"  keeps {beans(r['cards'])} to plant",
-            "drafted": lambda r: f"  Jumping Bean draft: {beans(r['cards'])}",
+            "kept": lambda r: f"  keeps {beans(r['cards'])} to plant" if r["cards"] else None,
+            "draft_card": lambda r: f"  Jumping Bean draft: draws {bean(r['card'])}",
             "picked": lambda r: (
                 f"    {who(r['seat'])} picks {bean(r['card'])} and "
                 + (f"plants it in field {r['field']}" if r["field"] >= 0 else "discards it")

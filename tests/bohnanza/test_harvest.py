@@ -140,7 +140,7 @@ def test_example6_jumping_bean_draft():
     m.play_turn()
     h = kinds(m, "harvested")[0]
     assert h[1:] == (0, 1, V["jumping"], 2, 0)  # no coins: laid on the discard pile
-    assert kinds(m, "drafted")[0][2] == tuple(draft)
+    assert [r[2] for r in kinds(m, "draft_card")] == draft  # drawn one by one
     assert [s for s, _ in order] == [0, 3, 2, 1]  # harvester first, then to the right
     assert [len(c) for _, c in order] == [5, 4, 3, 2]
     picked = kinds(m, "picked")
@@ -164,7 +164,7 @@ def test_single_jumping_bean_pays_nothing_and_triggers_nothing():
     )
     m.play_turn()
     assert kinds(m, "harvested")[0][4:] == (1, 0)
-    assert not kinds(m, "drafted")
+    assert not kinds(m, "draft_card")
 
 
 def test_draft_plant_must_fit_a_field():
@@ -206,7 +206,8 @@ def test_riogrande_third_field_bought_once_for_its_price(players, cost):
     assert len(m.table.fields[0]) == 3 and len(buys) == 1
     assert len(m.table.coins[0]) == 5 - cost
     assert len(m.table.discard) == before + cost  # paid coins go to the discard pile
-    assert kinds(m, "bought_field") == [("bought_field", 0, cost)]
+    # the coin cards paid are the newest of the pile
+    assert kinds(m, "bought_field") == [("bought_field", 0, cost, tuple(coins[-cost:]))]
     assert census_ok(m.table)
 
 

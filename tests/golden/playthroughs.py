@@ -29,6 +29,7 @@ class Golden:
     options: dict[str, Any] = field(default_factory=dict)
     shows: tuple[str, ...] = ()  # record kinds this playthrough exists to show
     game_name: str = "bohnanza"
+    ends_in_draft: bool = False  # the last run-out happens while a draft draws
 
     @property
     def path(self) -> Path:
@@ -66,7 +67,7 @@ GOLDEN = [
         0,
         ("trader", "planner", "trader"),
         {"extra_bean": "jumping"},
-        shows=("drafted", "picked", "draft_coin"),
+        shows=("draft_card", "picked", "draft_coin"),
     ),
     Golden(
         "riogrande-4p-third-field",
@@ -99,6 +100,25 @@ GOLDEN = [
         ("wuerfel-random", "wuerfel-greedy"),
         {"early_stop": False},
         game_name="wuerfel",
+    ),
+    # Issue 13's reproductions: the draw pile runs out for the last time
+    # during a Jumping Bean draft, and the game ends there (000, "End of the Game").
+    *(
+        Golden(
+            f"anniversary-3p-jumping-ends-{what}",
+            "anniversary",
+            seed,
+            bots,
+            {"extra_bean": "jumping"},
+            shows=("draft_card", "exhausted"),
+            ends_in_draft=True,
+        )
+        for what, seed, bots in (
+            ("one-card-draft", 4949426990230361776, ("planner", "random", "random")),
+            ("one-card-draft-2", 7622095771736099803, ("random", "random", "trader")),
+            ("draft-in-phase-3", 16534747258774421329, ("random", "planner", "random")),
+            ("draft-while-trading", 17675515004226348049, ("trader", "planner", "random")),
+        )
     ),
 ]
 

@@ -5,7 +5,7 @@ import pytest
 
 from tests.wuerfel.rolls import impossible_rolls
 
-from .playthroughs import GOLDEN
+from .playthroughs import GOLDEN, Golden
 
 
 @pytest.mark.parametrize("golden", GOLDEN, ids=lambda g: g.name)
@@ -38,3 +38,13 @@ def test_dice_playthroughs_roll_only_the_dice_in_hand(golden):
     records, _ = golden.play()
     turns, impossible = impossible_rolls(records, golden.rules())
     assert turns > 10 and impossible == 0
+
+
+@pytest.mark.parametrize("golden", [g for g in GOLDEN if g.ends_in_draft], ids=lambda g: g.name)
+def test_a_last_run_out_in_a_draft_ends_the_game_at_once(golden: Golden) -> None:
+    # 000: "The game ends as soon as the draw pile becomes empty for the third
+    # time"; only a run-out while revealing lets phases 2 and 3 play on.
+    records, _ = golden.play()
+    last = max(i for i, r in enumerate(records) if r[0] == "exhausted")
+    assert records[last - 1][0] == "draft_card"
+    assert records[last + 1][0] == "final_harvest"
