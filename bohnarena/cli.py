@@ -417,6 +417,20 @@ def merge(out: str, dirs: tuple[str, ...]) -> None:
     )
 
 
+resamples_option = click.option(
+    "--resamples",
+    type=click.IntRange(min=0),
+    default=None,
+    help="Deal-bootstrap resamples for the intervals (default 1000; 0: none).",
+)
+bootstrap_seed_option = click.option(
+    "--bootstrap-seed",
+    type=int,
+    default=None,
+    help="Seed of the deal bootstrap (default 0): the same intervals every time.",
+)
+
+
 @cli.command("rank")
 @click.argument("results_dir", type=click.Path(file_okay=False))
 @click.option(
@@ -426,33 +440,48 @@ def merge(out: str, dirs: tuple[str, ...]) -> None:
     default="text",
     show_default=True,
 )
-def rank_command(results_dir: str, fmt: str) -> None:
-    """Rank the bots of a results directory with TrueSkill."""
-    from .audit import COLUMNS as AUDIT_COLUMNS
-    from .audit import Auditor, master_seed
-    from .league import load_league
-    from .rating import RANK_COLUMNS, rank
-    from .store import ResultsError, RunDir, read_again
+@click.option(
+    "--by",
+    type=click.Choice(["bot", "seat"]),
+    default="bot",
+    show_default=True,
+    help="seat: each bot's win rate in each seat, instead of the ranking.",
+)
+@click.option(
+    "--head-to-head",
+    is_flag=True,
+    help="How often each bot finishes ahead of each other one, instead of the ranking.",
+)
+@resamples_option
+@bootstrap_seed_option
+def rank_command(
+    results_dir: str,
+    fmt: str,
+    by: str,
+    head_to_head: bool,
+    resamples: int | None,
+    bootstrap_seed: int | None,
+) -> None:
+    """Rank the bots of a results directory with TrueSkill, with 95% intervals
+    from a bootstrap over deals (docs/statistics.md).
 
-    store = RunDir(results_dir)
-    if not store.is_run():
-        raise ResultsError(f"{results_dir} is not a bohnarena results directory")
-    store.meta()
-    league = load_league(store.path / "league.toml")
-    auditor = Auditor(league, master_seed(league, store.meta()))
-    ranking = read_again(
-        lambda: rank(
-            auditor.audited(store.iter_matches([*RANK_COLUMNS, *AUDIT_COLUMNS])), list(league.bots)
-        )
+    --by seat and --head-to-head show those tables instead (both at once in
+    text, Markdown or JSON).
+    """
+    from .results import read_results
+    from .stats import RESAMPLES, SEED, league_stats
+    from .statstables import render
+
+    views = [v for v, on in (("seat", by == "seat"), ("head-to-head", head_to_head)) if on]
+    if fmt == "csv" and len(views) > 1:
+        raise UsageError("CSV holds one table: give --by seat or --head-to-head, not both")
+    data = read_results(results_dir)
+    figures = league_stats(
+        data.matches,
+        RESAMPLES if resamples is None else resamples,
+        SEED if bootstrap_seed is None else bootstrap_seed,
     )
-    click.echo(
-        {
-            "text": ranking.to_text,
-            "markdown": ranking.to_markdown,
-            "csv": ranking.to_csv,
-            "json": ranking.to_json,
-        }[fmt]().rstrip("\n")
-    )
+    click.echo(render(fmt, data.ranking, figures, views or ["ranking"]).rstrip("\n"))
 
 
 @cli.command()
