@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+import time
 import tomllib
 from collections.abc import Sequence
 from dataclasses import replace
@@ -285,6 +286,7 @@ def bench(
     "--restart", is_flag=True, help="Discard the results directory's earlier run and start over."
 )
 @click.option("--no-moves", is_flag=True, help="Do not log moves (matches and ranking only).")
+@click.option("--no-report", is_flag=True, help="Do not write report.html at the end.")
 @click.option(
     "--progress/--no-progress",
     default=None,
@@ -321,6 +323,7 @@ def run(
     workers: int | None,
     restart: bool,
     no_moves: bool,
+    no_report: bool,
     progress: bool | None,
     backend: str,
     scheduler: str | None,
@@ -367,6 +370,10 @@ def run(
         sys.exit(summary.exit_code)
     if summary.ranking is not None:
         click.echo(summary.ranking.to_text())
+        if not no_report:
+            from .report import write_report
+
+            click.echo(f"report: {write_report(summary.out)}")
     click.echo(
         f"{summary.played} matches played now, {summary.done_before} before; "
         f"results in {summary.out}"
@@ -482,6 +489,39 @@ def rank_command(
         SEED if bootstrap_seed is None else bootstrap_seed,
     )
     click.echo(render(fmt, data.ranking, figures, views or ["ranking"]).rstrip("\n"))
+
+
+@cli.command("report")
+@click.argument("results_dir", type=click.Path(file_okay=False))
+@click.option(
+    "--output",
+    "-o",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="Where to write the HTML file. Default: RESULTS_DIR/report.html.",
+)
+@resamples_option
+@bootstrap_seed_option
+def report_command(
+    results_dir: str, output: str | None, resamples: int | None, bootstrap_seed: int | None
+) -> None:
+    """Write the league report: one self-contained HTML file (leaderboard with
+    intervals, convergence, head to head, seats, coins, faults, match length,
+    settings), readable offline. Works on an interrupted run too."""
+    from .report import write_report
+    from .stats import RESAMPLES, SEED
+
+    start = time.perf_counter()
+    path = write_report(
+        results_dir,
+        output,
+        RESAMPLES if resamples is None else resamples,
+        SEED if bootstrap_seed is None else bootstrap_seed,
+    )
+    click.echo(
+        f"report: {path} ({path.stat().st_size / 1024:,.0f} kB, "
+        f"{time.perf_counter() - start:.1f} s)"
+    )
 
 
 @cli.command()
