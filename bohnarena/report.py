@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import time
+from dataclasses import replace
 from html import escape
 from pathlib import Path
 from typing import Any
@@ -14,7 +15,17 @@ import numpy as np
 
 from . import __version__, svg
 from .results import LeagueResults, read_results
-from .stats import RESAMPLES, SEED, LeagueStats, league_path, league_stats, per_bot, quantiles
+from .stats import (
+    RESAMPLES,
+    SEED,
+    LeagueStats,
+    Trajectory,
+    league_path,
+    league_stats,
+    per_bot,
+    quantiles,
+    ranking_of,
+)
 from .stats import per_bot_matches as by_match
 from .store import write_text
 
@@ -131,9 +142,8 @@ def leaderboard(r: LeagueResults, s: LeagueStats) -> str:
     )
 
 
-def convergence(r: LeagueResults) -> str:
+def convergence(r: LeagueResults, path: Trajectory) -> str:
     m = r.matches
-    path = league_path(m)
     at = [float(x) for x in path.at]
     bots = m.bots
     mu = svg.lines(
@@ -302,7 +312,10 @@ def settings(r: LeagueResults) -> str:
 
 
 def build(r: LeagueResults, resamples: int = RESAMPLES, seed: int = SEED) -> str:
-    """The report of ``r`` as one HTML page."""
+    """The report of ``r`` as one HTML page (``r.ranking`` is recomputed along
+    the rating path: one TrueSkill pass for both)."""
+    path = league_path(r.matches)
+    r = replace(r, ranking=ranking_of(r.matches, path))
     s = league_stats(r.matches, resamples, seed)
     index = {b: i for i, b in enumerate(s.bots)}
     order = [index[st.bot] for st in r.ranking.standings]
@@ -326,7 +339,7 @@ def build(r: LeagueResults, resamples: int = RESAMPLES, seed: int = SEED) -> str
     if done:
         body += (
             leaderboard(r, s)
-            + convergence(r)
+            + convergence(r, path)
             + head_to_head(s, order)
             + seats(s, order)
             + distributions(r, order)
@@ -354,7 +367,7 @@ def write_report(
     results: LeagueResults | None = None,
 ) -> Path:
     """Write the report of a results directory (default: its report.html)."""
-    r = results or read_results(results_dir)
+    r = results or read_results(results_dir, rate=False)
     target = Path(out) if out is not None else r.path / REPORT
     write_text(target, build(r, resamples, seed))
     return target

@@ -32,7 +32,9 @@ class LeagueResults:
         return match_count(list(self.league.bots), self.league.players, self.league.deals)
 
 
-def read_results(results_dir: str | Path) -> LeagueResults:
+def read_results(results_dir: str | Path, rate: bool = True) -> LeagueResults:
+    """The directory's matches, audited; ``rate=False`` skips TrueSkill (the
+    ranking is then empty: the report rates along its rating path instead)."""
     store = RunDir(results_dir)
     if not store.is_run():
         raise ResultsError(f"{results_dir} is not a bohnarena results directory")
@@ -44,7 +46,11 @@ def read_results(results_dir: str | Path) -> LeagueResults:
     def once() -> tuple[Ranking, Matches]:
         collector = Collector(list(league.bots))
         rows = collector.watch(auditor.audited(store.iter_matches(columns)))
-        return rank(rows, list(league.bots)), collector.matches()
+        if rate:
+            return rank(rows, list(league.bots)), collector.matches()
+        for _ in rows:
+            pass
+        return Ranking([]), collector.matches()
 
     ranking, matches = read_again(once)
     return LeagueResults(store.path, league, meta, ranking, matches)

@@ -23,6 +23,8 @@ import numpy as np
 import numpy.typing as npt
 import trueskill
 
+from .rating import BotStanding, Ranking
+
 #: The matches columns the statistics read.
 COLUMNS = [
     "match_id",
@@ -413,6 +415,27 @@ def league_path(m: Matches, points: int = 60) -> Trajectory:
             sigma[nxt] = [r.sigma for r in ratings]
             nxt += 1
     return Trajectory(at, win_rate, mu, sigma)
+
+
+def ranking_of(m: Matches, path: Trajectory) -> Ranking:
+    """The ranking (as rating.rank gives it) from the arrays and the rating
+    path's last point: the report then replays TrueSkill once, not twice."""
+    standings = []
+    for i, b in enumerate(m.bots):
+        here = m.bot == i
+        st = BotStanding(
+            b,
+            matches=int(here.sum()),
+            wins=int((here & m.win).sum()),
+            coins=int(m.coins[here].sum()),
+            places=int(m.place[here].sum()),
+            faults=int(m.faults[here].sum()),
+        )
+        if len(path.at):
+            st.mu, st.sigma = float(path.mu[-1, i]), float(path.sigma[-1, i])
+        standings.append(st)
+    standings.sort(key=lambda s: (-s.score, s.bot))
+    return Ranking(standings, [int(w) for w in m.win.sum(axis=0)], m.n)
 
 
 # -- distributions ------------------------------------------------------------

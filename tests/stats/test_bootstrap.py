@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from bohnarena.rating import rank
-from bohnarena.stats import Matches, collect, league_path, league_stats
+from bohnarena.stats import Matches, collect, league_path, league_stats, ranking_of
 
 BOTS = ["a", "b", "c"]
 # Two kinds of deal, equally likely: which bot wins a match depends on the
@@ -109,3 +109,10 @@ def test_no_matches_no_resamples():
     assert s.matches == 0 and all(r["win_rate"] is None for r in s.bot_rows())
     s = league_stats(synthetic(3, np.random.default_rng(4)), 0)
     assert all(r["win_rate_low"] is None and r["win_rate"] is not None for r in s.bot_rows())
+
+
+def test_the_ranking_from_the_rating_path_is_the_ranking():
+    m = synthetic(8, np.random.default_rng(5))
+    ours = ranking_of(m, league_path(m))
+    theirs = rank(rows_of(m), BOTS)
+    assert ours.rows() == theirs.rows() and ours.seat_rows() == theirs.seat_rows()
