@@ -60,7 +60,7 @@ def figure(caption: str, body: str) -> str:
 def table(head: list[str], rows: list[list[Any]], cls: str = "") -> str:
     th = "".join(f"<th>{escape(h)}</th>" for h in head)
     trs = "".join("<tr>" + "".join(f"<td>{c}</td>" for c in row) + "</tr>" for row in rows)
-    return f'<table class="{cls}"><tr>{th}</tr>{trs}</table>'
+    return f'<table class="{cls}">' + (f"<tr>{th}</tr>" if any(head) else "") + f"{trs}</table>"
 
 
 def pct(v: float) -> str:
@@ -302,7 +302,7 @@ def settings(r: LeagueResults) -> str:
     ]
     return (
         "<h2>Settings and versions</h2>"
-        + table(["", ""], facts, "facts")
+        + table([], facts, "facts")
         + "<details open><summary>league.toml</summary><pre>"
         + escape(league_text)
         + "</pre></details><details><summary>run.json</summary><pre>"
