@@ -133,8 +133,9 @@ def leaderboard(r: LeagueResults, s: LeagueStats) -> str:
         + '<p class="note">Sorted by the TrueSkill score. Below each figure: its 95% interval '
         f"from a deal bootstrap ({s.resamples} resamples of the {s.deals} deals, all tables and "
         f"rotations of a deal together, seed {s.seed}); P(#1) is the share of resamples in "
-        "which the bot has the best mean place, the rank range its 95% range of ranks by "
-        "mean place. A bot filling two seats of a table counts twice.</p>"
+        "which the bot has the best mean place (bots tied for it are all #1), the rank "
+        "range its 95% range of ranks by mean place. A bot filling two seats of a table "
+        "counts twice.</p>"
         + '<div class="grid">'
         + figure("Win rate (95% interval)", forest)
         + figure("Mean place (95% interval)", places)
