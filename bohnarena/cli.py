@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+import time
 import tomllib
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
@@ -288,6 +289,7 @@ def bench(
     "--restart", is_flag=True, help="Discard the results directory's earlier run and start over."
 )
 @click.option("--no-moves", is_flag=True, help="Do not log moves (matches and ranking only).")
+@click.option("--no-report", is_flag=True, help="Do not write report.html at the end.")
 @click.option(
     "--progress/--no-progress",
     default=None,
@@ -324,6 +326,7 @@ def run(
     workers: int | None,
     restart: bool,
     no_moves: bool,
+    no_report: bool,
     progress: bool | None,
     backend: str,
     scheduler: str | None,
@@ -370,6 +373,10 @@ def run(
         sys.exit(summary.exit_code)
     if summary.ranking is not None:
         click.echo(summary.ranking.to_text())
+        if not no_report:
+            from .report import write_report
+
+            click.echo(f"report: {write_report(summary.out)}")
     click.echo(
         f"{summary.played} matches played now, {summary.done_before} before; "
         f"results in {summary.out}"
@@ -420,6 +427,20 @@ def merge(out: str, dirs: tuple[str, ...]) -> None:
     )
 
 
+resamples_option = click.option(
+    "--resamples",
+    type=click.IntRange(min=0),
+    default=None,
+    help="Deal-bootstrap resamples for the intervals (default 1000; 0: none).",
+)
+bootstrap_seed_option = click.option(
+    "--bootstrap-seed",
+    type=int,
+    default=None,
+    help="Seed of the deal bootstrap (default 0): the same intervals every time.",
+)
+
+
 @cli.command("rank")
 @click.argument("results_dir", type=click.Path(file_okay=False))
 @click.option(
@@ -429,32 +450,80 @@ def merge(out: str, dirs: tuple[str, ...]) -> None:
     default="text",
     show_default=True,
 )
-def rank_command(results_dir: str, fmt: str) -> None:
-    """Rank the bots of a results directory with TrueSkill."""
-    from .audit import COLUMNS as AUDIT_COLUMNS
-    from .audit import Auditor, master_seed
-    from .league import load_league
-    from .rating import RANK_COLUMNS, rank
-    from .store import ResultsError, RunDir, read_again
+@click.option(
+    "--by",
+    type=click.Choice(["bot", "seat"]),
+    default="bot",
+    show_default=True,
+    help="seat: each bot's win rate in each seat, instead of the ranking.",
+)
+@click.option(
+    "--head-to-head",
+    is_flag=True,
+    help="How often each bot finishes ahead of each other one, instead of the ranking.",
+)
+@resamples_option
+@bootstrap_seed_option
+def rank_command(
+    results_dir: str,
+    fmt: str,
+    by: str,
+    head_to_head: bool,
+    resamples: int | None,
+    bootstrap_seed: int | None,
+) -> None:
+    """Rank the bots of a results directory with TrueSkill, with 95% intervals
+    from a bootstrap over deals (docs/statistics.md).
 
-    store = RunDir(results_dir)
-    if not store.is_run():
-        raise ResultsError(f"{results_dir} is not a bohnarena results directory")
-    store.meta()
-    league = load_league(store.path / "league.toml")
-    auditor = Auditor(league, master_seed(league, store.meta()))
-    ranking = read_again(
-        lambda: rank(
-            auditor.audited(store.iter_matches([*RANK_COLUMNS, *AUDIT_COLUMNS])), list(league.bots)
-        )
+    --by seat and --head-to-head show those tables instead (both at once in
+    text, Markdown or JSON).
+    """
+    from .results import read_results
+    from .stats import RESAMPLES, SEED, league_stats
+    from .statstables import render
+
+    views = [v for v, on in (("seat", by == "seat"), ("head-to-head", head_to_head)) if on]
+    if fmt == "csv" and len(views) > 1:
+        raise UsageError("CSV holds one table: give --by seat or --head-to-head, not both")
+    data = read_results(results_dir)
+    figures = league_stats(
+        data.matches,
+        RESAMPLES if resamples is None else resamples,
+        SEED if bootstrap_seed is None else bootstrap_seed,
+    )
+    click.echo(render(fmt, data.ranking, figures, views or ["ranking"]).rstrip("\n"))
+
+
+@cli.command("report")
+@click.argument("results_dir", type=click.Path(file_okay=False))
+@click.option(
+    "--output",
+    "-o",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="Where to write the HTML file. Default: RESULTS_DIR/report.html.",
+)
+@resamples_option
+@bootstrap_seed_option
+def report_command(
+    results_dir: str, output: str | None, resamples: int | None, bootstrap_seed: int | None
+) -> None:
+    """Write the league report: one self-contained HTML file (leaderboard with
+    intervals, convergence, head to head, seats, coins, faults, match length,
+    settings), readable offline. Works on an interrupted run too."""
+    from .report import write_report
+    from .stats import RESAMPLES, SEED
+
+    start = time.perf_counter()
+    path = write_report(
+        results_dir,
+        output,
+        RESAMPLES if resamples is None else resamples,
+        SEED if bootstrap_seed is None else bootstrap_seed,
     )
     click.echo(
-        {
-            "text": ranking.to_text,
-            "markdown": ranking.to_markdown,
-            "csv": ranking.to_csv,
-            "json": ranking.to_json,
-        }[fmt]().rstrip("\n")
+        f"report: {path} ({path.stat().st_size / 1024:,.0f} kB, "
+        f"{time.perf_counter() - start:.1f} s)"
     )
 
 

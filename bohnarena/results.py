@@ -1,0 +1,56 @@
+"""A results directory read once for the ranking and the statistics: every
+row audited against the league, rated in match-id order and collected into
+arrays on the way (`rank`, `report`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .audit import COLUMNS as AUDIT_COLUMNS
+from .audit import Auditor, master_seed
+from .league import League, load_league
+from .rating import RANK_COLUMNS, Ranking, rank
+from .schedule import match_count
+from .stats import COLUMNS as STATS_COLUMNS
+from .stats import Collector, Matches
+from .store import ResultsError, RunDir, read_again
+
+
+@dataclass
+class LeagueResults:
+    path: Path
+    league: League
+    meta: dict[str, Any]
+    ranking: Ranking
+    matches: Matches
+
+    @property
+    def total(self) -> int:
+        """Matches in the whole league (more than were played when interrupted)."""
+        return match_count(list(self.league.bots), self.league.players, self.league.deals)
+
+
+def read_results(results_dir: str | Path, rate: bool = True) -> LeagueResults:
+    """The directory's matches, audited; ``rate=False`` skips TrueSkill (the
+    ranking is then empty: the report rates along its rating path instead)."""
+    store = RunDir(results_dir)
+    if not store.is_run():
+        raise ResultsError(f"{results_dir} is not a bohnarena results directory")
+    meta = store.meta()
+    league = load_league(store.path / "league.toml")
+    auditor = Auditor(league, master_seed(league, meta))
+    columns = list(dict.fromkeys([*RANK_COLUMNS, *AUDIT_COLUMNS, *STATS_COLUMNS]))
+
+    def once() -> tuple[Ranking, Matches]:
+        collector = Collector(list(league.bots))
+        rows = collector.watch(auditor.audited(store.iter_matches(columns)))
+        if rate:
+            return rank(rows, list(league.bots)), collector.matches()
+        for _ in rows:
+            pass
+        return Ranking([]), collector.matches()
+
+    ranking, matches = read_again(once)
+    return LeagueResults(store.path, league, meta, ranking, matches)
