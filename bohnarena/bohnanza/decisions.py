@@ -15,7 +15,7 @@ from collections import Counter
 from typing import Any
 
 from ..errors import IllegalAnswer
-from ..seats import Decision
+from ..game import Decision
 from .bot import DECISION_METHODS, Accept, Anytime, DraftPick, Offer, Proposal
 from .table import PROTECTION, Table
 
@@ -47,16 +47,16 @@ def _of(x: Any, cls: type, what: str) -> Any:
 def card_refs(t: Table, seat: int, refs: Any, revealed_ok: bool) -> tuple[int, ...]:
     """Checks references to a seat's tradeable cards (hand positions, and
     revealed cards as -1, -2 for the active player)."""
-    refs = _ints(refs, "card references")
-    if len(set(refs)) != len(refs):
+    checked = _ints(refs, "card references")
+    if len(set(checked)) != len(checked):
         raise IllegalAnswer("card references repeat")
     hand = len(t.hands[seat])
     shown = len(t.revealed) if revealed_ok else 0
-    for r in refs:
+    for r in checked:
         if not (0 <= r < hand or -shown <= r < 0):
             where = f"hand of {hand}" + (f" and {shown} revealed" if shown else "")
             raise IllegalAnswer(f"card reference {_shown(r)} is not in the {where}")
-    return refs
+    return checked
 
 
 def ref_cards(t: Table, seat: int, refs: tuple[int, ...]) -> tuple[int, ...]:
@@ -66,12 +66,12 @@ def ref_cards(t: Table, seat: int, refs: tuple[int, ...]) -> tuple[int, ...]:
 
 
 def _varieties(t: Table, want: Any) -> tuple[int, ...]:
-    want = _ints(want, "want")
+    checked = _ints(want, "want")
     in_play = t.rules.in_play
-    for v in want:
+    for v in checked:
         if v not in in_play:
             raise IllegalAnswer(f"variety {_shown(v)} is not in this match's deck")
-    return want
+    return checked
 
 
 # -- checks -----------------------------------------------------------------
@@ -157,12 +157,12 @@ def _draft(t: Table, seat: int, x: Any, cards: tuple[int, ...]) -> DraftPick:
 
 
 # -- records ----------------------------------------------------------------
-def _without_to(values: tuple) -> tuple:
+def _without_to(values: tuple[Any, ...]) -> tuple[Any, ...]:
     made, _, give, want = values  # offers to the active player name no addressee
     return made, give, want
 
 
-def _opt_offer(o: Offer | None) -> tuple:
+def _opt_offer(o: Offer | None) -> tuple[Any, ...]:
     return (0, -1, (), ()) if o is None else (1, -1 if o.to is None else o.to, o.give, o.want)
 
 

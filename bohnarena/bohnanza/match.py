@@ -17,7 +17,7 @@ When seats are asked (the "at any time" rule made concrete):
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..game import MatchResult
@@ -49,7 +49,7 @@ class Match:
         return self.referee.seats
 
     @property
-    def records(self) -> list[tuple]:
+    def records(self) -> list[tuple[Any, ...]]:
         return self.table.records
 
     @property
@@ -298,7 +298,10 @@ class Match:
                     t.harvest(s, f, final=True)
         coins = tuple(len(p) for p in t.coins)
         t.records.append(("ended", -1, coins))
-        breaks = {"seat": lambda s: s, "hand": lambda s: len(t.hands[s])}
+        breaks: dict[str, Callable[[int], int]] = {
+            "seat": lambda s: s,
+            "hand": lambda s: len(t.hands[s]),
+        }
         keys = [
             (
                 s not in self.referee.forfeited,
@@ -319,7 +322,7 @@ class Match:
 
 def play_match(
     rules: RuleSet, seed: int, players: Sequence[Bot | Seat]
-) -> tuple[MatchResult, list[tuple]]:
+) -> tuple[MatchResult, list[tuple[Any, ...]]]:
     """Play one match; each player is a Bot (run in this process, unlimited)
     or a ready Seat. Returns the result and the record stream."""
     match = Match(rules, seed, players)

@@ -76,7 +76,7 @@ LAYOUT: dict[str, tuple[str, ...]] = {**EVENTS, **DECISIONS}
 _PRIVATE = {"dealt": 2, "drew": 2}  # kind -> index of the value only its seat sees
 
 
-def public(rec: tuple, seat: int) -> tuple | None:
+def public(rec: tuple[Any, ...], seat: int) -> tuple[Any, ...] | None:
     """``rec`` as ``seat`` saw it at the table, or None if it saw nothing of it.
 
     Other seats' decisions are unseen (their visible effects are events);
@@ -95,7 +95,7 @@ def public(rec: tuple, seat: int) -> tuple | None:
     return rec
 
 
-def public_history(records: Sequence[tuple], seat: int) -> tuple[tuple, ...]:
+def public_history(records: Sequence[tuple[Any, ...]], seat: int) -> tuple[tuple[Any, ...], ...]:
     """The records ``seat`` could have seen, in order (see :func:`public`)."""
     return tuple(seen_by(records, seat, public))
 

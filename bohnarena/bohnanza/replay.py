@@ -26,16 +26,16 @@ from .transcript import Narrator
 def replay(
     rules: RuleSet,
     seed: int,
-    log: Sequence[tuple],
+    log: Sequence[tuple[Any, ...]],
     stop_at: int | None = None,
-    on_record: Callable[[int, tuple, Table], None] | None = None,
+    on_record: Callable[[int, tuple[Any, ...], Table], None] | None = None,
 ) -> tuple[Table, MatchResult | None]:
     """Replay ``log`` (see :func:`bohnarena.replaylog.replay`)."""
     return REPLAYER.replay(rules, seed, log, stop_at, on_record)
 
 
 def verify(
-    rules: RuleSet, seed: int, log: Sequence[tuple]
+    rules: RuleSet, seed: int, log: Sequence[tuple[Any, ...]]
 ) -> tuple[MatchResult | None, str | None]:
     """The replayed result, or the first difference from the log. The end of
     the game is also checked apart from the engine (:mod:`.ending`)."""

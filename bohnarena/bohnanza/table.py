@@ -11,6 +11,7 @@ import random
 from collections import Counter
 from collections.abc import Callable
 from itertools import chain
+from typing import Any
 
 from ..seeding import derive_seed
 from .rules import RuleSet
@@ -78,7 +79,7 @@ class Table:
         self.active = 0
         self.turn = 0
         self.phase = 0
-        self.records: list[tuple] = []
+        self.records: list[tuple[Any, ...]] = []
         self._protect = PROTECTION[rules.protection]
         self._payout = [v.payout for v in rules.varieties]
         self._draft_at = [v.draft_at for v in rules.varieties]

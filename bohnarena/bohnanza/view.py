@@ -8,15 +8,21 @@ the order of the draw pile, or the game's random stream.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from ..seats import ViewBase
 from ..seats import events_since as _events_since
 from .records import public, public_history
+
+if TYPE_CHECKING:
+    from .table import Table
 
 Field = tuple[int, int]  # (variety or EMPTY, number of cards)
 
 
 class SeatView(ViewBase):
     __slots__ = ()
+    _table: Table
 
     @property
     def phase(self) -> int:
@@ -30,7 +36,7 @@ class SeatView(ViewBase):
 
     @property
     def my_fields(self) -> tuple[Field, ...]:
-        return tuple(map(tuple, self._table.fields[self._seat]))  # type: ignore[arg-type]
+        return tuple((v, n) for v, n in self._table.fields[self._seat])
 
     @property
     def my_trade_area(self) -> tuple[int, ...]:
@@ -43,7 +49,7 @@ class SeatView(ViewBase):
     # -- the table ----------------------------------------------------------
     @property
     def fields(self) -> tuple[tuple[Field, ...], ...]:
-        return tuple(tuple(map(tuple, fs)) for fs in self._table.fields)  # type: ignore[misc]
+        return tuple(tuple((v, n) for v, n in fs) for fs in self._table.fields)
 
     @property
     def trade_areas(self) -> tuple[tuple[int, ...], ...]:
@@ -77,7 +83,7 @@ class SeatView(ViewBase):
         return self._table.exhaustions
 
     @property
-    def history(self) -> tuple[tuple, ...]:
+    def history(self) -> tuple[tuple[Any, ...], ...]:
         """Public records of the match so far, as this seat saw them."""
         return public_history(self._table.records, self._seat)
 
@@ -98,7 +104,7 @@ class SeatView(ViewBase):
         return self._table.can_buy_field(self._seat)
 
 
-def events_since(view: SeatView, start: int) -> tuple[list[tuple], int]:
+def events_since(view: SeatView, start: int) -> tuple[list[tuple[Any, ...]], int]:
     """Engine side (not for bots): the records ``view``'s seat saw from raw
     record ``start`` on, and where the next call starts. Lets a sandboxed
     seat send only what is new instead of the whole history each decision."""

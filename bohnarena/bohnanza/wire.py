@@ -49,7 +49,7 @@ events_since = _records_since
 event_json = as_dict
 
 
-def args_json(kind: str, view: SeatView, args: tuple) -> dict[str, Any]:
+def args_json(kind: str, view: SeatView, args: tuple[Any, ...]) -> dict[str, Any]:
     if kind in ("plant", "make_room"):
         card = args[0]
         options = view.fields_for(card) if kind == "plant" else view.harvestable()
@@ -134,7 +134,7 @@ def rules_from_json(data: dict[str, Any]) -> RuleSet:
 
 
 # -- bot side ----------------------------------------------------------------
-def json_view(data: dict[str, Any], rules: RuleSet, history: list[tuple]) -> JsonView:
+def json_view(data: dict[str, Any], rules: RuleSet, history: list[tuple[Any, ...]]) -> JsonView:
     return JsonView(data, rules, history)
 
 
@@ -143,12 +143,14 @@ class JsonView:
     Values are frozen into tuples on first use, so nothing a bot does to them
     reaches the next decision."""
 
-    def __init__(self, data: dict[str, Any], rules: RuleSet, history: list[tuple]) -> None:
+    def __init__(
+        self, data: dict[str, Any], rules: RuleSet, history: list[tuple[Any, ...]]
+    ) -> None:
         self._d, self.rules, self._history = data, rules, history
         self._frozen: dict[str, Any] = {}
 
     @property
-    def history(self) -> tuple[tuple, ...]:
+    def history(self) -> tuple[tuple[Any, ...], ...]:
         return tuple(self._history)
 
     def __getattr__(self, name: str) -> Any:
@@ -168,15 +170,18 @@ class JsonView:
 
     @property
     def my_fields(self) -> tuple[tuple[int, int], ...]:
-        return self.fields[self.seat]
+        mine: tuple[tuple[int, int], ...] = self.fields[self.seat]
+        return mine
 
     @property
     def my_trade_area(self) -> tuple[int, ...]:
-        return self.trade_areas[self.seat]
+        mine: tuple[int, ...] = self.trade_areas[self.seat]
+        return mine
 
     @property
     def my_coins(self) -> int:
-        return self.coins[self.seat]
+        mine: int = self.coins[self.seat]
+        return mine
 
     def fields_for(self, card: int) -> tuple[int, ...]:
         return tuple(i for i, (v, _) in enumerate(self.my_fields) if v in (card, -1))
@@ -196,7 +201,7 @@ def _freeze(value: Any) -> Any:
     return tuple(_freeze(v) for v in value) if isinstance(value, list) else value
 
 
-def args_from_json(kind: str, args: dict[str, Any]) -> tuple:
+def args_from_json(kind: str, args: dict[str, Any]) -> tuple[Any, ...]:
     if kind in ("plant", "make_room"):
         return (args["card"],)
     if kind == "draft":
