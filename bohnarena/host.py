@@ -76,10 +76,19 @@ class Host:
             )
             # A framed view holds only what changed since the last one.
             self.view.update(msg["view"])
-            view = self.wire.json_view(dict(self.view), self.rules, self.history)
-            decision = msg["decision"]
-            args = self.wire.args_from_json(decision, msg["args"])
-            return {"answer": self.wire.answer_json(getattr(self.bot, decision)(view, *args))}
+            answer = self._decide(msg["decision"], msg["args"])
+            reply = {"answer": self.wire.answer_json(answer)}
+            then = msg.get("then")
+            if then is not None and answer is None:
+                # A pair (Referee.ask_pair): the first answer changed nothing,
+                # so the second decision sees the same table, in a fresh view.
+                try:
+                    reply["then"] = self.wire.answer_json(
+                        self._decide(then["decision"], then["args"])
+                    )
+                except BaseException as e:  # the bot's bug: a fault of the second decision
+                    reply["then_error"] = _raised(e)
+            return reply
         if kind == "end":
             if self.bot is not None:
                 self.bot.end(
@@ -89,6 +98,14 @@ class Host:
                 )
             return None
         return {"error": f"unknown message type {kind!r}"}
+
+    def _decide(self, decision: str, args: Any) -> Any:
+        view = self.wire.json_view(dict(self.view), self.rules, self.history)
+        return getattr(self.bot, decision)(view, *self.wire.args_from_json(decision, args))
+
+
+def _raised(e: BaseException) -> str:
+    return f"raised {type(e).__name__}: {e}"[:300]
 
 
 _encode = json.JSONEncoder(separators=(",", ":")).encode
@@ -102,7 +119,7 @@ def serve(bot_class: type, wire: Wire, stdin: IO[bytes], stdout: IO[bytes]) -> N
             reply = host.handle(msg)
             line = None if reply is None else _encode(reply)
         except BaseException as e:  # the bot's bug (sys.exit too): a fault; the process serves on
-            line = _encode({"error": f"raised {type(e).__name__}: {e}"[:300]})
+            line = _encode({"error": _raised(e)})
         if line is not None:
             stdout.write(line.encode() + b"\n")
             stdout.flush()

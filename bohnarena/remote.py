@@ -89,6 +89,49 @@ class RemoteSeat:
     def decide(self, kind: str, view: Any, args: tuple[Any, ...]) -> tuple[Any, str | None]:
         if self.channel is None:
             return None, f"{CRASH}: the bot process is gone"
+        msg = self._decide_msg(kind, view, args)
+        try:
+            reply = self._request(msg, self._deadline(self.limits.decision_seconds))
+        except BotFault as f:
+            return None, self._lose(f)
+        return self._answer(kind, reply, "answer", "error")
+
+    def decide_pair(
+        self, first: str, then: str, view: Any, args: tuple[Any, ...]
+    ) -> tuple[tuple[Any, str | None], tuple[Any, str | None] | None]:
+        """``first`` (no arguments) and, if the bot answers it with None,
+        ``then`` on the same view, in one round trip to bohnarena's host
+        (see :meth:`bohnarena.seats.Referee.ask_pair`); a command bot is
+        asked ``first`` alone. The pair shares one deadline of two decisions."""
+        if self.channel is None or not self.channel.framed:
+            return self.decide(first, view, ()), None
+        msg = self._decide_msg(first, view, ())
+        msg["then"] = {"decision": then, "args": self.wire.args_json(then, view, args)}
+        try:
+            reply = self._request(msg, self._deadline(2 * self.limits.decision_seconds))
+        except BotFault as f:
+            return (None, self._lose(f)), None
+        answer = self._answer(first, reply, "answer", "error")
+        if "then" not in reply and "then_error" not in reply:
+            return answer, None
+        return answer, self._answer(then, reply, "then", "then_error")
+
+    def _deadline(self, seconds: float) -> float:
+        return min(seconds, max(0.0, self.limits.match_seconds - self.spent))
+
+    def _answer(
+        self, kind: str, reply: dict[str, Any], key: str, error: str
+    ) -> tuple[Any, str | None]:
+        if error in reply:
+            text = _text(reply[error])
+            return None, (f"{MEMORY}: {text}" if "MemoryError" in text else text)[:300]
+        try:
+            return self.wire.answer_from_json(kind, reply.get(key)), None
+        except Exception as e:  # any shape the wire cannot read is the bot's fault
+            return None, f"{PROTOCOL}: {kind} answer {_text(reply.get(key))}: {e}"[:300]
+
+    def _decide_msg(self, kind: str, view: Any, args: tuple[Any, ...]) -> dict[str, Any]:
+        assert self.channel is not None
         events: list[Any]
         events, self._seen = self.wire.events_since(view, self._seen)
         shown = self.wire.view_json(view)
@@ -106,18 +149,7 @@ class RemoteSeat:
         else:
             msg["events"] = [self.wire.event_json(e) for e in events]
             msg["default"] = self.wire.answer_json(getattr(self.wire.BASE, kind)(None, view, *args))
-        left = max(0.0, self.limits.match_seconds - self.spent)
-        try:
-            reply = self._request(msg, min(self.limits.decision_seconds, left))
-        except BotFault as f:
-            return None, self._lose(f)
-        if "error" in reply:
-            text = _text(reply["error"])
-            return None, (f"{MEMORY}: {text}" if "MemoryError" in text else text)[:300]
-        try:
-            return self.wire.answer_from_json(kind, reply.get("answer")), None
-        except Exception as e:  # any shape the wire cannot read is the bot's fault
-            return None, f"{PROTOCOL}: {kind} answer {_text(reply.get('answer'))}: {e}"[:300]
+        return msg
 
     def forfeits(self, faults: int) -> bool:
         return (

@@ -308,6 +308,10 @@ def _log_traceback(reason: str, e: BaseException) -> None:
     log.info("a bot %s (later ones from here are only counted)\n%s", reason, text)
 
 
+#: What :meth:`Referee.ask_pair` returns for a decision it did not ask.
+NOT_ASKED = object()
+
+
 #: How an answer came about, when a game records it (``Referee(how=True)``):
 #: the seat's bot chose it; the base bot's answer was played (the bot does
 #: not answer this decision, or its answer was a fault); the rules left only
@@ -351,13 +355,49 @@ class Referee:
     def ask(self, seat: int, kind: str, args: tuple[Any, ...] = ()) -> Any:
         """The seat's checked answer (``view(state, seat)`` is what it sees)."""
         view = self.view(self.state, seat)
-        spec = self.decisions[kind]
         if kind not in self.asks[seat]:
-            answer = self.defaults[kind](None, view, *args)
-            if self.how:
-                self.state.records.append((kind, seat, *spec.encode(answer, args), BY_DEFAULT))
-            return answer
+            return self._default(seat, kind, args, view)
         answer, fault = self.seats[seat].decide(kind, view, args)
+        return self._settle(seat, kind, args, view, answer, fault)
+
+    def ask_pair(
+        self, seat: int, first: str, then: str, args: tuple[Any, ...] = ()
+    ) -> tuple[Any, Any]:
+        """``first`` (asked without arguments; None means nothing changes),
+        then, if it was None, ``then``: the same answers and records as two
+        :meth:`ask` calls, in one round trip for a seat that can pair them.
+        Returns (first's answer, then's answer or :data:`NOT_ASKED`)."""
+        pair = getattr(self.seats[seat], "decide_pair", None)
+        if pair is None or first not in self.asks[seat] or then not in self.asks[seat]:
+            answer = self.ask(seat, first)
+            return answer, (self.ask(seat, then, args) if answer is None else NOT_ASKED)
+        view = self.view(self.state, seat)
+        (answer, fault), second = pair(first, then, view, args)
+        answer = self._settle(seat, first, (), view, answer, fault)
+        if answer is not None or fault is not None or second is None:
+            return answer, NOT_ASKED
+        if then not in self.asks[seat]:  # e.g. the seat forfeited: its answer is void
+            return answer, self.ask(seat, then, args)
+        return answer, self._settle(seat, then, args, self.view(self.state, seat), *second)
+
+    def _default(self, seat: int, kind: str, args: tuple[Any, ...], view: Any) -> Any:
+        answer = self.defaults[kind](None, view, *args)
+        if self.how:
+            encoded = self.decisions[kind].encode(answer, args)
+            self.state.records.append((kind, seat, *encoded, BY_DEFAULT))
+        return answer
+
+    def _settle(
+        self,
+        seat: int,
+        kind: str,
+        args: tuple[Any, ...],
+        view: Any,
+        answer: Any,
+        fault: str | None,
+    ) -> Any:
+        """Check, record and return a seat's answer (the default after a fault)."""
+        spec = self.decisions[kind]
         if fault is None:
             try:
                 answer = spec.check(self.state, seat, answer, *args)

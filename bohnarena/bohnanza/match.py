@@ -21,8 +21,8 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..game import MatchResult
-from ..seats import FORCED, BotSeat, Referee, Seat
-from .bot import Bot, Offer, Proposal
+from ..seats import FORCED, NOT_ASKED, BotSeat, Referee, Seat
+from .bot import Anytime, Bot, Offer, Proposal
 from .decisions import DECISIONS, ref_cards
 from .rules import RuleSet
 from .table import FINAL_PHASE, FROM_HAND, FROM_TRADE_AREA, GameOver, Table
@@ -68,12 +68,24 @@ class Match:
 
     def window(self, seat: int) -> None:
         """A harvest window for one seat (see the module docstring)."""
-        if "anytime" not in self._asks[seat]:
-            return
-        t = self.table
-        answer = self.ask(seat, "anytime")
+        if "anytime" in self._asks[seat]:
+            self._take_window(seat, self.ask(seat, "anytime"))
+
+    def window_then_ask(self, seat: int, kind: str, *args: Any) -> Any:
+        """A harvest window for ``seat``, then its decision ``kind``: as
+        :meth:`window` then :meth:`ask`, in one round trip to a bot out of
+        process when the window passes."""
+        if "anytime" in self._asks[seat]:
+            taken, answer = self.referee.ask_pair(seat, "anytime", kind, args)
+            if answer is not NOT_ASKED:
+                return answer
+            self._take_window(seat, taken)
+        return self.ask(seat, kind, *args)
+
+    def _take_window(self, seat: int, answer: Anytime | None) -> None:
         if answer is None:
             return
+        t = self.table
         if answer.buy_field:
             t.buy_field(seat)
         for f in answer.harvest:
@@ -140,8 +152,7 @@ class Match:
         for _ in range(t.players):
             if len(cards) < 2:
                 break
-            self.window(seat)
-            pick = self.ask(seat, "draft", tuple(cards))
+            pick = self.window_then_ask(seat, "draft", tuple(cards))
             card = cards.pop(pick.index)
             if pick.field is None:
                 t.discard.append(card)
@@ -167,15 +178,13 @@ class Match:
         for _ in range(rules.max_trade_rounds):
             busy = False
             for _ in range(rules.max_offers if proposes else 0):
-                self.window(a)
-                offer = self.ask(a, "propose")
+                offer = self.window_then_ask(a, "propose")
                 if offer is None:
                     break
                 busy = True
                 self.resolve(a, offer, [offer.to] if offer.to is not None else others)
             for s in offerers:
-                self.window(s)
-                offer = self.ask(s, "offer")
+                offer = self.window_then_ask(s, "offer")
                 if offer is not None:
                     busy = True
                     self.resolve(s, offer, [a])
@@ -189,8 +198,7 @@ class Match:
         t.records.append(("offered", by, -1 if offer.to is None else offer.to, give, offer.want))
         proposal = Proposal(by, offer.to, give, offer.want)
         for r in responders:
-            self.window(r)
-            accept = self.ask(r, "respond", proposal)
+            accept = self.window_then_ask(r, "respond", proposal)
             if accept is None:
                 t.records.append(("declined", r, by))
                 continue
@@ -256,11 +264,9 @@ class Match:
         if hand:  # an empty hand goes straight to phase 2
             self.window(a)
             self.place(a, hand, 0, FROM_HAND)
-            if hand:
+            if hand and self.window_then_ask(a, "plant_second"):
                 self.window(a)
-                if self.ask(a, "plant_second"):
-                    self.window(a)
-                    self.place(a, hand, 0, FROM_HAND)
+                self.place(a, hand, 0, FROM_HAND)
 
         self._phase(2)
         for _ in range(self.rules.reveal):
@@ -276,8 +282,11 @@ class Match:
             s = (a + i) % t.players
             area = t.trade[s]
             while area:
-                self.window(s)
-                k = self.forced(s, "plant_next", 0) if len(area) == 1 else self.ask(s, "plant_next")
+                if len(area) == 1:
+                    self.window(s)
+                    k = self.forced(s, "plant_next", 0)
+                else:
+                    k = self.window_then_ask(s, "plant_next")
                 self.place(s, area, k, FROM_TRADE_AREA)
         if t.ended:
             raise GameOver
