@@ -1,5 +1,6 @@
 """Shared test marks and helpers."""
 
+import os
 import shutil
 
 import pyarrow.parquet as pq
@@ -26,3 +27,15 @@ def faults_by_bot(out):
         for seat, bot in enumerate(row["seats"]):
             faults[bot] = faults.get(bot, 0) + row["faults"][seat]
     return faults
+
+
+_PYTEST_PID = os.getpid()
+
+
+def pytest_runtest_logreport(report):
+    """A process forked by a test must never return into pytest (it would
+    run the rest of the suite a second time, beside the real one): such a
+    process says which test it escaped from and exits at once."""
+    if os.getpid() != _PYTEST_PID:
+        os.write(2, f"\nA forked child escaped into pytest from {report.nodeid}\n".encode())
+        os._exit(70)
