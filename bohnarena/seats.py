@@ -343,6 +343,15 @@ class Referee:
         self.forfeited: set[int] = set()
         self.asks: list[frozenset[str]] = [frozenset()] * n
 
+    def time_left(self, seat: int) -> float | None:
+        """Seconds left in ``seat``'s time bank this match (None: no limits)."""
+        agent = self.seats[seat]
+        limits: Limits | None = getattr(agent, "limits", None)
+        if limits is None:
+            return None
+        spent: float = getattr(agent, "spent", 0.0)
+        return max(0.0, limits.match_seconds - spent)
+
     def seat_all(self, rules: Any, seed: int) -> None:
         """Start every seat's agent; each gets its own seeded random stream."""
         for s, agent in enumerate(self.seats):

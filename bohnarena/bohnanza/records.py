@@ -10,6 +10,7 @@ record maps onto one flat table row. Seat -1 means "the table".
 
 from __future__ import annotations
 
+from collections import namedtuple
 from collections.abc import Sequence
 from typing import Any
 
@@ -73,6 +74,24 @@ DECISIONS: dict[str, tuple[str, ...]] = {
 
 LAYOUT: dict[str, tuple[str, ...]] = {**EVENTS, **DECISIONS}
 
+#: A named tuple class per record kind (``Planted(kind, seat, card, field,
+#: n)``): what :attr:`SeatView.history` holds. They are tuples, so old
+#: positional code (``rec[0]``, ``kind, seat, *rest = rec``) works unchanged.
+RECORD_TYPES: dict[str, type[tuple[Any, ...]]] = {
+    kind: namedtuple("".join(p.capitalize() for p in kind.split("_")), ("kind", "seat", *names))
+    for kind, names in LAYOUT.items()
+}
+
+
+def named(rec: tuple[Any, ...]) -> tuple[Any, ...]:
+    """``rec`` as its kind's named tuple (equal to the plain tuple)."""
+    cls: Any = RECORD_TYPES.get(rec[0])
+    if cls is None or len(rec) != len(cls._fields):
+        return rec
+    named_rec: tuple[Any, ...] = cls._make(rec)
+    return named_rec
+
+
 _PRIVATE = {"dealt": 2, "drew": 2}  # kind -> index of the value only its seat sees
 
 
@@ -96,8 +115,9 @@ def public(rec: tuple[Any, ...], seat: int) -> tuple[Any, ...] | None:
 
 
 def public_history(records: Sequence[tuple[Any, ...]], seat: int) -> tuple[tuple[Any, ...], ...]:
-    """The records ``seat`` could have seen, in order (see :func:`public`)."""
-    return tuple(seen_by(records, seat, public))
+    """The records ``seat`` could have seen, in order (see :func:`public`),
+    each as its kind's named tuple (see :data:`RECORD_TYPES`)."""
+    return tuple(map(named, seen_by(records, seat, public)))
 
 
 def as_dict(rec: Sequence[Any]) -> dict[str, Any]:

@@ -50,6 +50,10 @@ PROTECTION: dict[str, Callable[[list[list[int]]], list[int]]] = {
 }
 
 
+def _no_clock(seat: int) -> float | None:
+    return None
+
+
 class GameOver(Exception):
     """Raised inside the turn loop when the last exhaustion ends the game."""
 
@@ -80,6 +84,8 @@ class Table:
         self.turn = 0
         self.phase = 0
         self.records: list[tuple[Any, ...]] = []
+        #: Seconds left in a seat's time bank (None: unlimited); set by the match.
+        self.time_left: Callable[[int], float | None] = _no_clock
         self._protect = PROTECTION[rules.protection]
         self._payout = [v.payout for v in rules.varieties]
         self._draft_at = [v.draft_at for v in rules.varieties]

@@ -10,7 +10,7 @@ from typing import Any
 
 from .bot import Accept, Anytime, Bot, DraftPick, Offer, Proposal
 from .decisions import DECISIONS as _DECISIONS
-from .records import as_dict
+from .records import as_dict, named
 from .rules import RuleSet, edition_names, player_counts, ruleset
 from .table import PROTECTION
 from .view import SeatView
@@ -42,6 +42,11 @@ def view_json(view: SeatView) -> dict[str, Any]:
         "draw_pile": view.draw_pile,
         "discard": view.discard,
         "exhaustions": view.exhaustions,
+        "players": view.players,
+        "harvestable": view.harvestable(),
+        "can_buy_field": view.can_buy_field(),
+        "unseen": view.unseen,
+        "time_left": view.time_left,
     }
 
 
@@ -151,7 +156,11 @@ class JsonView:
 
     @property
     def history(self) -> tuple[tuple[Any, ...], ...]:
-        return tuple(self._history)
+        return tuple(map(named, self._history))
+
+    @property
+    def beanometer(self) -> tuple[tuple[int, int, int, int], ...]:
+        return tuple(v.beanometer for v in self.rules.varieties)
 
     def __getattr__(self, name: str) -> Any:
         frozen = self.__dict__.get("_frozen")
@@ -163,10 +172,6 @@ class JsonView:
             except KeyError:
                 raise AttributeError(name) from None
         return frozen[name]
-
-    @property
-    def players(self) -> int:
-        return self.rules.players
 
     @property
     def my_fields(self) -> tuple[tuple[int, int], ...]:
