@@ -774,6 +774,31 @@ def bots_command(no_load: bool) -> None:
         )
 
 
+@cli.command("schema")
+@click.option(
+    "--out",
+    type=click.Path(dir_okay=False),
+    help="Write it to this file (docs/protocol.schema.json is the published copy).",
+)
+@click.option("--check", is_flag=True, help="With --out: fail if the file is not up to date.")
+def schema_command(out: str | None, check: bool) -> None:
+    """The JSON Schema of the card game's JSON-lines bot protocol (every
+    message both ways), generated from the code that speaks it."""
+    from .bohnanza.schema import schema_text
+
+    text = schema_text()
+    if out is None:
+        click.echo(text, nl=False)
+        return
+    path = Path(out)
+    if check:
+        current = path.read_text("utf-8") if path.exists() else ""
+        if current != text:
+            raise click.ClickException(f"{out} is stale: run bohnarena schema --out {out}")
+        return
+    path.write_text(text, "utf-8")
+
+
 def main() -> None:
     cli(prog_name="bohnarena")
 

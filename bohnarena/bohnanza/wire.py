@@ -26,6 +26,58 @@ def warm() -> None:
         ruleset(edition, player_counts(edition)[0])
 
 
+# -- the messages' shapes (bohnarena/bohnanza/schema.py builds the JSON Schema
+# from these; a test holds them to real traffic) ------------------------------
+#: The decide message's ``view``, key by key (types: see schema.TYPES).
+VIEW: dict[str, str] = {
+    "seat": "int",
+    "active": "int",
+    "turn": "int",
+    "phase": "int",
+    "hand": "ints",
+    "fields": "fields_by_seat",
+    "trade_areas": "ints_by_seat",
+    "revealed": "ints",
+    "coins": "ints",
+    "hand_sizes": "ints",
+    "draw_pile": "int",
+    "discard": "ints",
+    "exhaustions": "int",
+    "players": "int",
+    "harvestable": "ints",
+    "can_buy_field": "bool",
+    "unseen": "ints",
+    "time_left": "number?",
+}
+
+#: The decide message's ``args``, by decision.
+ARGS: dict[str, dict[str, str]] = {
+    "plant": {"card": "int", "options": "ints"},
+    "make_room": {"card": "int", "options": "ints"},
+    "plant_second": {},
+    "plant_next": {},
+    "anytime": {},
+    "propose": {},
+    "offer": {},
+    "respond": {"offer": "proposal"},
+    "draft": {"cards": "ints"},
+}
+
+#: A bot's answer, by decision: a type, or an object's keys (every key
+#: optional but ``draft``'s ``index``); ``nullable``: ``null`` passes.
+ANSWERS: dict[str, tuple[str | dict[str, str], bool]] = {
+    "plant": ("int", False),
+    "make_room": ("int", False),
+    "plant_second": ("bool", False),
+    "plant_next": ("int", False),
+    "anytime": ({"harvest": "ints", "buy_field": "bool"}, True),
+    "propose": ({"give": "ints", "want": "ints", "to": "int?"}, True),
+    "offer": ({"give": "ints", "want": "ints", "to": "int?"}, True),
+    "respond": ({"give": "ints"}, True),
+    "draft": ({"index": "int", "field": "int?"}, False),
+}
+
+
 # -- engine -> bot ----------------------------------------------------------
 def view_json(view: SeatView) -> dict[str, Any]:
     return {
