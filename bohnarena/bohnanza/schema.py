@@ -53,7 +53,7 @@ TYPES: dict[str, dict[str, Any]] = {
 }
 
 #: Python annotations of RuleSet's fields, as JSON types.
-_ANNOTATIONS = {
+_ANNOTATIONS: dict[str, str | dict[str, Any]] = {
     "str": "str",
     "int": "int",
     "tuple[int, ...]": "ints",
