@@ -50,6 +50,7 @@ class RemoteSeat:
         self._seen = 0  # raw records already looked through
         self.reuse = False  # a command bot that serves match after match
         self._shown: dict[str, Any] = {}  # the view last sent (framed)
+        self.notes: list[Any] = []  # the notes of the answers just read (Referee.notes)
 
     def start(self, seat: int, rules: Any, seed: int) -> str | None:
         self.spent, self._seen, self.asks, self._shown = 0.0, 0, frozenset(), {}
@@ -94,6 +95,7 @@ class RemoteSeat:
             reply = self._request(msg, self._deadline(self.limits.decision_seconds))
         except BotFault as f:
             return None, self._lose(f)
+        self.notes[:] = [reply.get("note")]
         return self._answer(kind, reply, "answer", "error")
 
     def decide_pair(
@@ -112,8 +114,10 @@ class RemoteSeat:
         except BotFault as f:
             return (None, self._lose(f)), None
         answer = self._answer(first, reply, "answer", "error")
+        self.notes[:] = [reply.get("note")]
         if "then" not in reply and "then_error" not in reply:
             return answer, None
+        self.notes.append(reply.get("then_note"))
         return answer, self._answer(then, reply, "then", "then_error")
 
     def _deadline(self, seconds: float) -> float:

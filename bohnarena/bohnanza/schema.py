@@ -14,6 +14,7 @@ import json
 from typing import Any
 
 from ..remote import PROTOCOL_VERSION
+from ..seats import NOTE_CHARS
 from . import wire
 from .records import COLUMNS, LAYOUT
 from .rules import RuleSet
@@ -60,9 +61,6 @@ _ANNOTATIONS: dict[str, str | dict[str, Any]] = {
     "tuple[str, ...]": {"type": "array", "items": {"type": "string"}},
     "str | None": "str?",
 }
-
-#: The longest note a bot may attach to an answer that the log keeps.
-NOTE_CHARS = 200
 
 
 def _type(name: str | dict[str, Any]) -> dict[str, Any]:
@@ -207,6 +205,10 @@ def schema() -> dict[str, Any]:
             "error": error,
             "then": {"description": "the answer to `then`"},
             "then_error": error,
+            "then_note": {
+                "type": ["string", "null"],
+                "description": "bohnarena's own host only: the note of `then`'s answer",
+            },
         },
         [],
     )

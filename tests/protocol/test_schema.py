@@ -24,6 +24,7 @@ from bohnarena_bots.random_bot import RandomBot
 ROOT = Path(__file__).parents[2]
 PUBLISHED = ROOT / "docs" / "protocol.schema.json"
 RECORDER = Path(__file__).parent / "recorder.py"
+NOTING = f"{ROOT / 'tests' / 'bohnanza' / 'noting_bots.py'}:NotingBot"
 
 
 def test_published_schema_is_up_to_date() -> None:
@@ -72,9 +73,10 @@ def test_real_traffic_validates(tmp_path: Path) -> None:
         if k.startswith("answer_")
     }
     kinds: set[str] = set()
+    notes = 0
     events: set[str] = set()
     for edition, players, spec, options in (
-        ("classic", 4, "bohnarena_bots.trader:TraderBot", {}),
+        ("classic", 4, NOTING, {}),  # the trader, with notes in its answers
         ("anniversary", 3, "bohnarena_bots.random_bot:RandomBot", {"extra_bean": "jumping"}),
         ("riogrande", 5, "bohnarena_bots.random_bot:RandomBot", {}),
     ):
@@ -84,6 +86,7 @@ def test_real_traffic_validates(tmp_path: Path) -> None:
             if "in" in entry and message.get("type") == "decide":
                 kinds.add(message["decision"])
                 events.update(e["kind"] for e in message["events"])
+            notes += "note" in entry.get("out", {})
             if "out" in entry and entry["to"].get("type") == "decide":
                 answers[entry["to"]["decision"]].validate(message["answer"])
     assert kinds == set(answers)  # every decision was asked and answered
@@ -100,3 +103,4 @@ def test_real_traffic_validates(tmp_path: Path) -> None:
     with pytest.raises(jsonschema.ValidationError):
         answers["draft"].validate({"field": 1})
     assert {"traded", "harvested", "drew", "bought_field", "picked"} <= events
+    assert notes  # replies with a note were validated
