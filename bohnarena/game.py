@@ -20,6 +20,9 @@ from .plugins import clash_message, registered, short_error
 
 GROUP = "bohnarena.games"
 
+#: The JSON-lines bot protocol's version (the ``start`` message's ``protocol``).
+PROTOCOL_VERSION = 1
+
 #: A logged record: ``(kind, seat, *values)``.
 Record = tuple[Any, ...]
 #: A rule configuration: (edition, players, rule options).

@@ -16,13 +16,12 @@ from typing import Any
 
 from .channel import CRASH, MEMORY, PROTOCOL, START, BotFault, Channel
 from .errors import BotLoadError
-from .game import MatchResult, get_game
+from .game import PROTOCOL_VERSION, MatchResult, get_game
 from .host import Wire, wire_of
 from .league import BotEntry
 from .limits import Limits
 from .sandbox import Endpoint, endpoint
 
-PROTOCOL_VERSION = 1
 _NONE = object()
 END_SECONDS = 1.0
 EXIT_SECONDS = 0.5

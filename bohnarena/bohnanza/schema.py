@@ -13,7 +13,7 @@ import dataclasses
 import json
 from typing import Any
 
-from ..remote import PROTOCOL_VERSION
+from ..game import PROTOCOL_VERSION
 from ..seats import NOTE_CHARS
 from . import wire
 from .records import COLUMNS, LAYOUT
