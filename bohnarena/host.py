@@ -71,7 +71,7 @@ class Host:
             except Exception:  # e.g. a bot with __slots__: it cannot note
                 pass
             self.history.clear()
-            self.view = {}
+            self.view = {"match_id": msg.get("match_id")}  # (in the start message only)
             self.bot.start(msg["seat"], self.rules, random.Random(msg["seed"]))
             return {"decisions": sorted(self.bot.decisions(self.rules))}
         if kind == "decide":

@@ -50,6 +50,7 @@ class RemoteSeat:
         self.reuse = False  # a command bot that serves match after match
         self._shown: dict[str, Any] = {}  # the view last sent (framed)
         self.notes: list[Any] = []  # the notes of the answers just read (Referee.notes)
+        self.match_id: int | None = None  # the league's id of the match (set by the runner)
 
     def start(self, seat: int, rules: Any, seed: int) -> str | None:
         self.spent, self._seen, self.asks, self._shown = 0.0, 0, frozenset(), {}
@@ -64,6 +65,7 @@ class RemoteSeat:
                     "seat": seat,
                     "rules": self.wire.rules_json(rules),
                     "seed": seed,
+                    "match_id": self.match_id,
                 },
                 max(self.limits.decision_seconds, 10.0),
                 counted=False,

@@ -189,6 +189,7 @@ class BotSeat:
         self.spent = 0.0  # seconds of calls this match (the time bank)
         self.lost = False  # given up on for this match: forfeit, ask nothing more
         self.notes: list[Any] = []  # the note of the answer just given (BotBase.note)
+        self.match_id: int | None = None  # the league's id of the match (set by the runner)
 
     def start(self, seat: int, rules: Any, seed: int) -> str | None:
         self.spent, self.lost, self.asks = 0.0, False, frozenset()
@@ -377,6 +378,11 @@ class Referee:
             return None
         spent: float = getattr(agent, "spent", 0.0)
         return max(0.0, limits.match_seconds - spent)
+
+    def match_id(self, seat: int) -> int | None:
+        """The league's id of this match, as the runner gave it to the seat."""
+        mid: int | None = getattr(self.seats[seat], "match_id", None)
+        return mid
 
     def seat_all(self, rules: Any, seed: int) -> None:
         """Start every seat's agent; each gets its own seeded random stream."""

@@ -41,7 +41,7 @@ class Match:
         self.seed = seed
         self.table = Table(rules, seed)
         self.referee = Referee(seats, DECISIONS, Bot, self.table, SeatView, how=True, notes=True)
-        self.table.time_left = self.referee.time_left
+        self.table.referee = self.referee
         self._asks = self.referee.asks  # the referee's list (a forfeit empties an entry)
         self._any_anytime = False  # a fast skip of phase-boundary windows
 

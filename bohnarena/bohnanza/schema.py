@@ -159,6 +159,10 @@ def schema() -> dict[str, Any]:
             "protocol": {"const": PROTOCOL_VERSION},
             "seat": INT,
             "seed": INT,
+            "match_id": {
+                "type": ["integer", "null"],
+                "description": "the league's id of the match (null outside a league run)",
+            },
             "rules": {"$ref": "#/$defs/rules"},
         }
     )

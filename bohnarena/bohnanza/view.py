@@ -114,7 +114,15 @@ class SeatView(ViewBase):
     def time_left(self) -> float | None:
         """Seconds left in this seat's time bank this match (``None``:
         unlimited, as an in-process bot without limits)."""
-        return self._table.time_left(self._seat)
+        referee = self._table.referee
+        return None if referee is None else referee.time_left(self._seat)
+
+    @property
+    def match_id(self) -> int | None:
+        """The id of this match in its league run (the ``match_id`` of the
+        logs and of ``replay --match``); ``None`` outside a league run."""
+        referee = self._table.referee
+        return None if referee is None else referee.match_id(self._seat)
 
     @property
     def history(self) -> tuple[tuple[Any, ...], ...]:
