@@ -64,7 +64,7 @@ class BotBase:
         stored in the move log and shown by ``replay``, never shown to other
         seats; at most :data:`NOTE_CHARS` characters are kept. Nothing is
         kept where the game or the seat keeps no notes."""
-        sink: list[str] | None = self.__dict__.get("_bohnarena_notes")
+        sink: list[str] | None = getattr(self, "_bohnarena_notes", None)
         if sink is not None:
             sink[:] = [str(text)[:NOTE_CHARS]]
 
@@ -391,9 +391,10 @@ class Referee:
             self.state.records.append(("seat", s, ",".join(sorted(agent.asks))))
             self.asks[s] = agent.asks
             if self.keep_notes:
-                self.notes[s] = getattr(agent, "notes", None)
-                if self.notes[s]:
-                    self.notes[s].clear()  # type: ignore[union-attr]
+                notes: list[Any] | None = getattr(agent, "notes", None)
+                if notes:
+                    notes.clear()  # (one its start hook wrote)
+                self.notes[s] = notes
             if fault:
                 self.fault(s, "start", fault)
 
