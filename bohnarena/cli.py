@@ -543,6 +543,13 @@ def report_command(
     metavar="N",
     help="Show the whole table as it stood after move N.",
 )
+@click.option(
+    "--turn",
+    type=click.IntRange(min=1),
+    default=None,
+    metavar="N",
+    help="Show the match from the start of turn N on.",
+)
 @click.option("--seat", type=int, default=None, help="Show only what seat S could see.")
 @click.option("--json", "as_json", is_flag=True, help="JSON lines instead of text.")
 @click.option(
@@ -568,6 +575,7 @@ def replay(
     results_dir: str,
     match_id: int | None,
     at: int | None,
+    turn: int | None,
     seat: int | None,
     as_json: bool,
     verify: bool,
@@ -580,11 +588,13 @@ def replay(
     \b
     Examples:
       bohnarena replay results/quickstart --match 7
+      bohnarena replay results/quickstart --match 7 --turn 12
       bohnarena replay results/quickstart --match 7 --at 120 --seat 2
       bohnarena replay results/quickstart --match 7 --verify
       bohnarena replay results/quickstart --verify-all
     """
     from . import replay as rp
+    from .replaylog import NoSuchTurn
     from .store import read_again
 
     if verify_all:
@@ -622,7 +632,12 @@ def replay(
             run.rules, row["seed"], log, at, names, seat, as_json
         )
     else:
-        lines = run.game.replay_lines(run.rules, row["seed"], log, names, seat, as_json)
+        try:
+            lines = run.game.replay_lines(
+                run.rules, row["seed"], log, names, seat, as_json, numbered=True, from_turn=turn
+            )
+        except NoSuchTurn as e:
+            raise UsageError(f"match {match_id}: {e}") from None
     for line in lines:
         click.echo(line)
 
@@ -772,6 +787,31 @@ def bots_command(no_load: bool) -> None:
         click.echo(
             f"skipped distribution {dist}: its entry points do not parse ({reason})", err=True
         )
+
+
+@cli.command("schema")
+@click.option(
+    "--out",
+    type=click.Path(dir_okay=False),
+    help="Write it to this file (docs/protocol.schema.json is the published copy).",
+)
+@click.option("--check", is_flag=True, help="With --out: fail if the file is not up to date.")
+def schema_command(out: str | None, check: bool) -> None:
+    """The JSON Schema of the card game's JSON-lines bot protocol (every
+    message both ways), generated from the code that speaks it."""
+    from .bohnanza.schema import schema_text
+
+    text = schema_text()
+    if out is None:
+        click.echo(text, nl=False)
+        return
+    path = Path(out)
+    if check:
+        current = path.read_text("utf-8") if path.exists() else ""
+        if current != text:
+            raise click.ClickException(f"{out} is stale: run bohnarena schema --out {out}")
+        return
+    path.write_text(text, "utf-8")
 
 
 def main() -> None:

@@ -20,6 +20,9 @@ from .plugins import clash_message, registered, short_error
 
 GROUP = "bohnarena.games"
 
+#: The JSON-lines bot protocol's version (the ``start`` message's ``protocol``).
+PROTOCOL_VERSION = 1
+
 #: A logged record: ``(kind, seat, *values)``.
 Record = tuple[Any, ...]
 #: A rule configuration: (edition, players, rule options).
@@ -141,9 +144,12 @@ class Game(Protocol):
         names: Sequence[str],
         seat: int | None = None,
         as_json: bool = False,
+        numbered: bool = False,
+        from_turn: int | None = None,
     ) -> Iterator[str]:
         """The replayed match, move by move, with the table at each turn's
-        start (what ``seat`` saw of it, if given)."""
+        start (what ``seat`` saw of it, if given); ``numbered``: each line
+        starts with its move number; ``from_turn``: from that turn's start on."""
         ...
 
     def table_at(

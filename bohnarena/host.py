@@ -59,14 +59,19 @@ class Host:
         self.rules: Any = None
         self.history: list[tuple[Any, ...]] = []
         self.view: dict[str, Any] = {}
+        self.notes: list[str] = []  # where the bot's BotBase.note puts a note
 
     def handle(self, msg: dict[str, Any]) -> dict[str, Any] | None:
         kind = msg.get("type")
         if kind == "start":
             self.rules = self.wire.rules_from_json(msg["rules"])
             self.bot = self.bot_class()
+            try:
+                object.__setattr__(self.bot, "_bohnarena_notes", self.notes)
+            except Exception:  # e.g. a bot with __slots__: it cannot note
+                pass
             self.history.clear()
-            self.view = {}
+            self.view = {"match_id": msg.get("match_id")}  # (in the start message only)
             self.bot.start(msg["seat"], self.rules, random.Random(msg["seed"]))
             return {"decisions": sorted(self.bot.decisions(self.rules))}
         if kind == "decide":
@@ -76,16 +81,22 @@ class Host:
             )
             # A framed view holds only what changed since the last one.
             self.view.update(msg["view"])
+            self.notes.clear()  # (one a failed decision left)
             answer = self._decide(msg["decision"], msg["args"])
             reply = {"answer": self.wire.answer_json(answer)}
+            if self.notes:
+                reply["note"] = self.notes.pop()
             then = msg.get("then")
             if then is not None and answer is None:
                 # A pair (Referee.ask_pair): the first answer changed nothing,
                 # so the second decision sees the same table, in a fresh view.
+                self.notes.clear()
                 try:
                     reply["then"] = self.wire.answer_json(
                         self._decide(then["decision"], then["args"])
                     )
+                    if self.notes:
+                        reply["then_note"] = self.notes.pop()
                 except BaseException as e:  # the bot's bug: a fault of the second decision
                     reply["then_error"] = _raised(e)
             return reply

@@ -18,7 +18,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 #: Bumped whenever the layout of the written tables changes.
-LOG_FORMAT = 2
+LOG_FORMAT = 3
 
 MATCHES_SCHEMA = pa.schema(
     [

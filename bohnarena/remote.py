@@ -16,13 +16,12 @@ from typing import Any
 
 from .channel import CRASH, MEMORY, PROTOCOL, START, BotFault, Channel
 from .errors import BotLoadError
-from .game import MatchResult, get_game
+from .game import PROTOCOL_VERSION, MatchResult, get_game
 from .host import Wire, wire_of
 from .league import BotEntry
 from .limits import Limits
 from .sandbox import Endpoint, endpoint
 
-PROTOCOL_VERSION = 1
 _NONE = object()
 END_SECONDS = 1.0
 EXIT_SECONDS = 0.5
@@ -50,6 +49,8 @@ class RemoteSeat:
         self._seen = 0  # raw records already looked through
         self.reuse = False  # a command bot that serves match after match
         self._shown: dict[str, Any] = {}  # the view last sent (framed)
+        self.notes: list[Any] = []  # the notes of the answers just read (Referee.notes)
+        self.match_id: int | None = None  # the league's id of the match (set by the runner)
 
     def start(self, seat: int, rules: Any, seed: int) -> str | None:
         self.spent, self._seen, self.asks, self._shown = 0.0, 0, frozenset(), {}
@@ -64,6 +65,7 @@ class RemoteSeat:
                     "seat": seat,
                     "rules": self.wire.rules_json(rules),
                     "seed": seed,
+                    "match_id": self.match_id,
                 },
                 max(self.limits.decision_seconds, 10.0),
                 counted=False,
@@ -94,6 +96,7 @@ class RemoteSeat:
             reply = self._request(msg, self._deadline(self.limits.decision_seconds))
         except BotFault as f:
             return None, self._lose(f)
+        self.notes[:] = [reply.get("note")]
         return self._answer(kind, reply, "answer", "error")
 
     def decide_pair(
@@ -112,8 +115,10 @@ class RemoteSeat:
         except BotFault as f:
             return (None, self._lose(f)), None
         answer = self._answer(first, reply, "answer", "error")
+        self.notes[:] = [reply.get("note")]
         if "then" not in reply and "then_error" not in reply:
             return answer, None
+        self.notes.append(reply.get("then_note"))
         return answer, self._answer(then, reply, "then", "then_error")
 
     def _deadline(self, seconds: float) -> float:

@@ -135,7 +135,9 @@ class Run:
     def rerun(self, row: dict[str, Any], log: Sequence[tuple[Any, ...]]) -> str | None:
         """Play the match again with its bots; None when every move is the same."""
         seats = [
-            make_seat(self.game, self.league.bots[name], self.league.limits)
+            make_seat(
+                self.game, self.league.bots[name], self.league.limits, match_id=row["match_id"]
+            )
             for name in row["seats"]
         ]
         _, again = self.game.play(self.rules, row["seed"], seats)

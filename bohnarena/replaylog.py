@@ -32,6 +32,10 @@ class Stop(Exception):
     pass
 
 
+class NoSuchTurn(ValueError):
+    """``replay_lines(from_turn=N)`` of a match without a turn N."""
+
+
 class Checked(list[tuple[Any, ...]]):
     """The replay's record list: each record is compared with the log's as it is made."""
 
@@ -69,6 +73,7 @@ class LogSeat:
     ) -> None:
         self.seat, self.log, self.made, self.decisions = seat, log, made, decisions
         self.asks: frozenset[str] = frozenset()
+        self.notes: list[Any] = []  # the logged note of the answer given (Referee.notes)
 
     def _at(self, offset: int = 0) -> tuple[Any, ...] | None:
         i = len(self.made) + offset
@@ -89,6 +94,7 @@ class LogSeat:
         return self._fault("start", offset=1)
 
     def decide(self, kind: str, view: Any, args: tuple[Any, ...]) -> tuple[Any, str | None]:
+        self._note()
         fault = self._fault(kind)
         if fault is not None:
             return None, fault
@@ -96,6 +102,15 @@ class LogSeat:
         if rec is not None and rec[0] == kind and rec[1] == self.seat:
             return self.decisions[kind].decode(rec[2:]), None
         raise Divergence(len(self.made), rec, f"(seat {self.seat} answers {kind})")
+
+    def _note(self) -> None:
+        """The logged note of the answer about to be recorded: it follows the
+        answer's record (after this seat's fault and forfeit, if any)."""
+        i, log = len(self.made), self.log
+        while i < len(log) and log[i][0] in ("fault", "forfeit") and log[i][1] == self.seat:
+            i += 1
+        if i + 1 < len(log) and log[i + 1][0] == "note" and log[i + 1][1] == self.seat:
+            self.notes[:] = [log[i + 1][2]]
 
     def forfeits(self, faults: int) -> bool:
         rec = self._at()  # right after the fault the engine just recorded
@@ -215,19 +230,33 @@ class Replayer:
         names: Sequence[str],
         seat: int | None = None,
         as_json: bool = False,
+        numbered: bool = False,
+        from_turn: int | None = None,
     ) -> Iterator[str]:
         """The replayed match, move by move, with the table at each turn's
-        start. Raises :class:`Divergence` where the log leaves the rules."""
+        start. ``numbered``: each record's line starts with its move number
+        (what ``--at`` takes); ``from_turn``: only from the start of that
+        turn on (the records before it are replayed, not shown). Raises
+        :class:`Divergence` where the log leaves the rules."""
         narrator = self.narrator(names)
         out: list[str] = []
+        showing = from_turn is None
 
         def emit(i: int, rec: tuple[Any, ...], table: Any) -> None:
+            nonlocal showing
+            if not showing:
+                if rec[0] != "turn" or rec[2] < (from_turn or 0):
+                    return
+                showing = True
             shown = self._shown(rec, seat)
             if shown is None:
                 return
             if as_json:
                 out.append(json.dumps({"move": i, **self.as_dict(shown)}))
             elif (line := narrator.describe(shown)) is not None:
+                if numbered:  # (a line that opens a section keeps its blank line)
+                    gap = "\n" if line.startswith("\n") else ""
+                    line = f"{gap}{i:>5} {line.lstrip()}" if gap else f"{i:>5} {line}"
                 out.append(line)
             if rec[0] == "turn":
                 state = self.state(table, seat)
@@ -238,6 +267,9 @@ class Replayer:
                 )
 
         self.replay(rules, seed, log, on_record=emit)
+        if not showing:
+            turns = sum(rec[0] == "turn" for rec in log)
+            raise NoSuchTurn(f"the match has turns 1-{turns}, not turn {from_turn}")
         return iter(out)
 
     def table_at(

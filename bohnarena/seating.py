@@ -8,7 +8,7 @@ from .game import Game
 from .league import BotEntry
 from .limits import Limits, Watchdog
 from .plugins import load_bot
-from .remote import remote_seat
+from .remote import RemoteSeat, remote_seat
 from .seats import BotSeat, Seat
 
 
@@ -19,14 +19,20 @@ def make_seat(
     watchdog: Watchdog | None = None,
     log: Path | None = None,
     timed: bool = False,
+    match_id: int | None = None,
 ) -> Seat:
     """The seat of ``entry`` at a table of ``game``: in this process, or in a
     sandbox process (whose stderr goes to ``log``); ``timed`` keeps each
-    decision's time (for conformance reports)."""
+    decision's time (for conformance reports); ``match_id``: the league's id
+    of the match, which the seat's view tells its bot."""
+    seat: BotSeat | RemoteSeat
     if entry.isolation == "inprocess":
         assert entry.spec is not None
         # The bot is built in seat.start(), under the limits:
         # its constructor's faults are its own.
         make = load_bot(entry.spec, game.bot_base)
-        return BotSeat(None, game.decisions, limits, watchdog, timed, make=make)
-    return remote_seat(game.name, entry, limits, log)
+        seat = BotSeat(None, game.decisions, limits, watchdog, timed, make=make)
+    else:
+        seat = remote_seat(game.name, entry, limits, log)
+    seat.match_id = match_id
+    return seat

@@ -24,6 +24,9 @@ from .seeding import derive_seed
 
 log = logging.getLogger("bohnarena.seats")
 
+#: The longest note (characters) a bot may attach to an answer; longer ones are cut.
+NOTE_CHARS = 200
+
 #: What a seat sees of a record: the record, a masked copy, or None (nothing).
 Public = Callable[[tuple[Any, ...], int], "tuple[Any, ...] | None"]
 
@@ -54,6 +57,16 @@ class BotBase:
 
     def end(self, result: MatchResult) -> None:
         """Called once after the match."""
+
+    def note(self, text: str) -> None:
+        """Attach a short note to the answer this decision gives (call it
+        inside the decision method; a second call replaces the first). It is
+        stored in the move log and shown by ``replay``, never shown to other
+        seats; at most :data:`NOTE_CHARS` characters are kept. Nothing is
+        kept where the game or the seat keeps no notes."""
+        sink: list[str] | None = getattr(self, "_bohnarena_notes", None)
+        if sink is not None:
+            sink[:] = [str(text)[:NOTE_CHARS]]
 
     def decisions(self, rules: Any) -> frozenset[str]:
         """The decisions this bot answers in a match under ``rules``; every
@@ -175,6 +188,8 @@ class BotSeat:
         self.asks: frozenset[str] = frozenset()
         self.spent = 0.0  # seconds of calls this match (the time bank)
         self.lost = False  # given up on for this match: forfeit, ask nothing more
+        self.notes: list[Any] = []  # the note of the answer just given (BotBase.note)
+        self.match_id: int | None = None  # the league's id of the match (set by the runner)
 
     def start(self, seat: int, rules: Any, seed: int) -> str | None:
         self.spent, self.lost, self.asks = 0.0, False, frozenset()
@@ -183,6 +198,11 @@ class BotSeat:
             if fault:
                 self.lost = True
                 return f"{fault} (in the constructor)"
+        self.notes = []
+        try:  # where BotBase.note puts a note (not through the bot's own __setattr__)
+            object.__setattr__(self.bot, "_bohnarena_notes", self.notes)
+        except Exception:  # e.g. a bot with __slots__: it cannot note
+            pass
         asks, fault = self._hook("decisions", rules)
         if fault is None and not (
             type(asks) is frozenset and all(type(k) is str for k in asks) and asks <= self.known
@@ -331,9 +351,13 @@ class Referee:
         state: Any,
         view: Callable[[Any, int], Any],
         how: bool = False,
+        notes: bool = False,
     ) -> None:
         """``how``: record every answer, defaults included, with how it came
-        about as its last value (``BY_BOT`` or ``BY_DEFAULT``)."""
+        about as its last value (``BY_BOT`` or ``BY_DEFAULT``). ``notes``:
+        record a note a seat's bot attaches to an answer (a seat that keeps
+        notes has a list ``notes``) as ``("note", seat, text)`` right after
+        the answer's record."""
         self.seats = list(seats)
         self.decisions, self.state, self.view = decisions, state, view
         self.how = how
@@ -342,6 +366,23 @@ class Referee:
         self.faults = [0] * n
         self.forfeited: set[int] = set()
         self.asks: list[frozenset[str]] = [frozenset()] * n
+        self.keep_notes = notes
+        #: Each seat's pending notes, oldest first (None: no note for that answer).
+        self.notes: list[list[Any] | None] = [None] * n
+
+    def time_left(self, seat: int) -> float | None:
+        """Seconds left in ``seat``'s time bank this match (None: no limits)."""
+        agent = self.seats[seat]
+        limits: Limits | None = getattr(agent, "limits", None)
+        if limits is None:
+            return None
+        spent: float = getattr(agent, "spent", 0.0)
+        return max(0.0, limits.match_seconds - spent)
+
+    def match_id(self, seat: int) -> int | None:
+        """The league's id of this match, as the runner gave it to the seat."""
+        mid: int | None = getattr(self.seats[seat], "match_id", None)
+        return mid
 
     def seat_all(self, rules: Any, seed: int) -> None:
         """Start every seat's agent; each gets its own seeded random stream."""
@@ -349,6 +390,11 @@ class Referee:
             fault = agent.start(s, rules, derive_seed(seed, "bot", s))
             self.state.records.append(("seat", s, ",".join(sorted(agent.asks))))
             self.asks[s] = agent.asks
+            if self.keep_notes:
+                notes: list[Any] | None = getattr(agent, "notes", None)
+                if notes:
+                    notes.clear()  # (one its start hook wrote)
+                self.notes[s] = notes
             if fault:
                 self.fault(s, "start", fault)
 
@@ -375,8 +421,10 @@ class Referee:
         (answer, fault), second = pair(first, then, view, args)
         answer = self._settle(seat, first, (), view, answer, fault)
         if answer is not None or fault is not None or second is None:
+            self._drop_notes(seat)  # a note for a second answer that is void
             return answer, NOT_ASKED
         if then not in self.asks[seat]:  # e.g. the seat forfeited: its answer is void
+            self._drop_notes(seat)
             return answer, self.ask(seat, then, args)
         return answer, self._settle(seat, then, args, self.view(self.state, seat), *second)
 
@@ -408,7 +456,18 @@ class Referee:
             answer = self.defaults[kind](None, view, *args)
         how = (BY_BOT if fault is None else BY_DEFAULT,) if self.how else ()
         self.state.records.append((kind, seat, *spec.encode(answer, args), *how))
+        notes = self.notes[seat]
+        if notes:  # (an empty list when the bot notes nothing: no cost)
+            note = notes.pop(0)
+            if type(note) is str and note:
+                note = note[:NOTE_CHARS].encode("utf-8", "backslashreplace").decode("utf-8")
+                self.state.records.append(("note", seat, note))
         return answer
+
+    def _drop_notes(self, seat: int) -> None:
+        notes = self.notes[seat]
+        if notes:
+            notes.clear()
 
     def fault(self, seat: int, kind: str, reason: str) -> None:
         self.faults[seat] += 1

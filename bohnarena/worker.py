@@ -147,6 +147,7 @@ class _Batch:
                     task.limits,
                     watchdog,
                     self.logs_dir / f"{name}.log" if self.logs_dir else None,
+                    match_id=m.id,
                 )
                 for name in m.seats
             ]

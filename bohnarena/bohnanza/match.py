@@ -40,7 +40,8 @@ class Match:
         self.rules = rules
         self.seed = seed
         self.table = Table(rules, seed)
-        self.referee = Referee(seats, DECISIONS, Bot, self.table, SeatView, how=True)
+        self.referee = Referee(seats, DECISIONS, Bot, self.table, SeatView, how=True, notes=True)
+        self.table.referee = self.referee
         self._asks = self.referee.asks  # the referee's list (a forfeit empties an entry)
         self._any_anytime = False  # a fast skip of phase-boundary windows
 

@@ -10,6 +10,7 @@ record maps onto one flat table row. Seat -1 means "the table".
 
 from __future__ import annotations
 
+from collections import namedtuple
 from collections.abc import Sequence
 from typing import Any
 
@@ -28,6 +29,7 @@ COLUMNS: dict[str, str] = {
     "decision": "str",
     "text": "str",
     "how": "str",
+    "note": "str",
 }
 
 #: Events: what happened.
@@ -71,7 +73,31 @@ DECISIONS: dict[str, tuple[str, ...]] = {
     "draft": ("n", "field", "how"),  # index of the pick; field -1: discarded
 }
 
-LAYOUT: dict[str, tuple[str, ...]] = {**EVENTS, **DECISIONS}
+#: A bot's note on the answer recorded right before it (``Bot.note``): the
+#: log's and the organiser's; no seat sees another's.
+NOTES: dict[str, tuple[str, ...]] = {"note": ("note",)}
+
+LAYOUT: dict[str, tuple[str, ...]] = {**EVENTS, **DECISIONS, **NOTES}
+
+_OWN = frozenset({*DECISIONS, *NOTES})  # records only their own seat sees
+
+#: A named tuple class per record kind (``Planted(kind, seat, card, field,
+#: n)``): what :attr:`SeatView.history` holds. They are tuples, so old
+#: positional code (``rec[0]``, ``kind, seat, *rest = rec``) works unchanged.
+RECORD_TYPES: dict[str, type[tuple[Any, ...]]] = {
+    kind: namedtuple("".join(p.capitalize() for p in kind.split("_")), ("kind", "seat", *names))
+    for kind, names in LAYOUT.items()
+}
+
+
+def named(rec: tuple[Any, ...]) -> tuple[Any, ...]:
+    """``rec`` as its kind's named tuple (equal to the plain tuple)."""
+    cls: Any = RECORD_TYPES.get(rec[0])
+    if cls is None or len(rec) != len(cls._fields):
+        return rec
+    named_rec: tuple[Any, ...] = cls._make(rec)
+    return named_rec
+
 
 _PRIVATE = {"dealt": 2, "drew": 2}  # kind -> index of the value only its seat sees
 
@@ -79,13 +105,13 @@ _PRIVATE = {"dealt": 2, "drew": 2}  # kind -> index of the value only its seat s
 def public(rec: tuple[Any, ...], seat: int) -> tuple[Any, ...] | None:
     """``rec`` as ``seat`` saw it at the table, or None if it saw nothing of it.
 
-    Other seats' decisions are unseen (their visible effects are events);
+    Other seats' decisions and notes are unseen (their visible effects are events);
     other seats' dealt and drawn cards are masked as -1; of another seat's
     fault only its type is told (the details are the organiser's, and would
     be a channel between colluding bots).
     """
     kind = rec[0]
-    if kind == "seat" or (kind in DECISIONS and rec[1] != seat):
+    if kind == "seat" or (kind in _OWN and rec[1] != seat):
         return None
     if kind == "fault" and rec[1] != seat:
         return (kind, rec[1], rec[2], fault_type(rec[3]))
@@ -96,8 +122,9 @@ def public(rec: tuple[Any, ...], seat: int) -> tuple[Any, ...] | None:
 
 
 def public_history(records: Sequence[tuple[Any, ...]], seat: int) -> tuple[tuple[Any, ...], ...]:
-    """The records ``seat`` could have seen, in order (see :func:`public`)."""
-    return tuple(seen_by(records, seat, public))
+    """The records ``seat`` could have seen, in order (see :func:`public`),
+    each as its kind's named tuple (see :data:`RECORD_TYPES`)."""
+    return tuple(map(named, seen_by(records, seat, public)))
 
 
 def as_dict(rec: Sequence[Any]) -> dict[str, Any]:

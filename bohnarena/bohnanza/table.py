@@ -11,10 +11,13 @@ import random
 from collections import Counter
 from collections.abc import Callable
 from itertools import chain
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..seeding import derive_seed
 from .rules import RuleSet
+
+if TYPE_CHECKING:
+    from ..seats import Referee
 
 EMPTY = -1
 
@@ -80,6 +83,9 @@ class Table:
         self.turn = 0
         self.phase = 0
         self.records: list[tuple[Any, ...]] = []
+        #: The match's referee (set by the match): what a seat's view tells
+        #: of its own seat (time bank, match id). None: a bare table.
+        self.referee: Referee | None = None
         self._protect = PROTECTION[rules.protection]
         self._payout = [v.payout for v in rules.varieties]
         self._draft_at = [v.draft_at for v in rules.varieties]

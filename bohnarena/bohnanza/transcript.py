@@ -72,6 +72,7 @@ class Narrator:
             "draft_coin": lambda r: (
                 f"    the last card ({bean(r['card'])}) goes to {who(r['seat'])}'s coin pile"
             ),
+            "note": lambda r: f"    ({who(r['seat'])} notes: {r['note']})",
             "fault": lambda r: f"  FAULT {who(r['seat'])} in {r['decision']}: {r['text']}",
             "forfeit": lambda r: (
                 f"  {who(r['seat'])} FORFEITS: default answers from now on, ranked last"

@@ -83,8 +83,52 @@ class SeatView(ViewBase):
         return self._table.exhaustions
 
     @property
+    def unseen(self) -> tuple[int, ...]:
+        """Cards of each variety (indexed by variety id) this seat cannot
+        place: the deck's count less its own hand, every field, the discard
+        pile, the trade areas, the revealed cards, a draft in progress and
+        the coin piles. Coin piles lie face down, but every card reaching
+        one was shown on its way (a harvest pays coins of the harvested
+        variety; a draft's last card; a bought field's coins go to the
+        discard pile, all in :attr:`history`), so a seat that remembers
+        knows them. What is left is exactly the draw pile and the other
+        players' hands: ``sum(unseen) == draw_pile + sum(other hand sizes)``."""
+        t = self._table
+        counts = list(t.rules.deck)
+        for zone in (t.hands[self._seat], t.discard, t.revealed, *t.trade, *t.coins, *t.drafts):
+            for card in zone:
+                counts[card] -= 1
+        for seat_fields in t.fields:
+            for v, n in seat_fields:
+                if n:
+                    counts[v] -= n
+        return tuple(counts)
+
+    @property
+    def beanometer(self) -> tuple[tuple[int, int, int, int], ...]:
+        """By variety id: the least cards a field needs for 1, 2, 3 and 4
+        coins (0: never); :meth:`coins_for` reads it."""
+        return tuple(v.beanometer for v in self._table.rules.varieties)
+
+    @property
+    def time_left(self) -> float | None:
+        """Seconds left in this seat's time bank this match (``None``:
+        unlimited, as an in-process bot without limits)."""
+        referee = self._table.referee
+        return None if referee is None else referee.time_left(self._seat)
+
+    @property
+    def match_id(self) -> int | None:
+        """The id of this match in its league run (the ``match_id`` of the
+        logs and of ``replay --match``); ``None`` outside a league run."""
+        referee = self._table.referee
+        return None if referee is None else referee.match_id(self._seat)
+
+    @property
     def history(self) -> tuple[tuple[Any, ...], ...]:
-        """Public records of the match so far, as this seat saw them."""
+        """Public records of the match so far, as this seat saw them, each a
+        named tuple (``rec.kind``, ``rec.seat``, then the names of
+        ``records.LAYOUT``; positional access works as on a plain tuple)."""
         return public_history(self._table.records, self._seat)
 
     # -- rule helpers -------------------------------------------------------

@@ -10,7 +10,7 @@ from typing import Any
 
 from .bot import Accept, Anytime, Bot, DraftPick, Offer, Proposal
 from .decisions import DECISIONS as _DECISIONS
-from .records import as_dict
+from .records import as_dict, named
 from .rules import RuleSet, edition_names, player_counts, ruleset
 from .table import PROTECTION
 from .view import SeatView
@@ -24,6 +24,58 @@ def warm() -> None:
     """Load the game's data now (a zygote does, once, before it forks)."""
     for edition in edition_names():
         ruleset(edition, player_counts(edition)[0])
+
+
+# -- the messages' shapes (bohnarena/bohnanza/schema.py builds the JSON Schema
+# from these; a test holds them to real traffic) ------------------------------
+#: The decide message's ``view``, key by key (types: see schema.TYPES).
+VIEW: dict[str, str] = {
+    "seat": "int",
+    "active": "int",
+    "turn": "int",
+    "phase": "int",
+    "hand": "ints",
+    "fields": "fields_by_seat",
+    "trade_areas": "ints_by_seat",
+    "revealed": "ints",
+    "coins": "ints",
+    "hand_sizes": "ints",
+    "draw_pile": "int",
+    "discard": "ints",
+    "exhaustions": "int",
+    "players": "int",
+    "harvestable": "ints",
+    "can_buy_field": "bool",
+    "unseen": "ints",
+    "time_left": "number?",
+}
+
+#: The decide message's ``args``, by decision.
+ARGS: dict[str, dict[str, str]] = {
+    "plant": {"card": "int", "options": "ints"},
+    "make_room": {"card": "int", "options": "ints"},
+    "plant_second": {},
+    "plant_next": {},
+    "anytime": {},
+    "propose": {},
+    "offer": {},
+    "respond": {"offer": "proposal"},
+    "draft": {"cards": "ints"},
+}
+
+#: A bot's answer, by decision: a type, or an object's keys (every key
+#: optional but ``draft``'s ``index``); ``nullable``: ``null`` passes.
+ANSWERS: dict[str, tuple[str | dict[str, str], bool]] = {
+    "plant": ("int", False),
+    "make_room": ("int", False),
+    "plant_second": ("bool", False),
+    "plant_next": ("int", False),
+    "anytime": ({"harvest": "ints", "buy_field": "bool"}, True),
+    "propose": ({"give": "ints", "want": "ints", "to": "int?"}, True),
+    "offer": ({"give": "ints", "want": "ints", "to": "int?"}, True),
+    "respond": ({"give": "ints"}, True),
+    "draft": ({"index": "int", "field": "int?"}, False),
+}
 
 
 # -- engine -> bot ----------------------------------------------------------
@@ -42,6 +94,11 @@ def view_json(view: SeatView) -> dict[str, Any]:
         "draw_pile": view.draw_pile,
         "discard": view.discard,
         "exhaustions": view.exhaustions,
+        "players": view.players,
+        "harvestable": view.harvestable(),
+        "can_buy_field": view.can_buy_field(),
+        "unseen": view.unseen,
+        "time_left": view.time_left,
     }
 
 
@@ -151,7 +208,11 @@ class JsonView:
 
     @property
     def history(self) -> tuple[tuple[Any, ...], ...]:
-        return tuple(self._history)
+        return tuple(map(named, self._history))
+
+    @property
+    def beanometer(self) -> tuple[tuple[int, int, int, int], ...]:
+        return tuple(v.beanometer for v in self.rules.varieties)
 
     def __getattr__(self, name: str) -> Any:
         frozen = self.__dict__.get("_frozen")
@@ -163,10 +224,6 @@ class JsonView:
             except KeyError:
                 raise AttributeError(name) from None
         return frozen[name]
-
-    @property
-    def players(self) -> int:
-        return self.rules.players
 
     @property
     def my_fields(self) -> tuple[tuple[int, int], ...]:

@@ -20,3 +20,19 @@ class RaiseAlways(Bot):
 
     def plant(self, view, card):
         raise RuntimeError("always")
+
+
+class Noter(Bot):
+    """Notes every plant (and a note over the limit): its notes go to the log only."""
+
+    def plant(self, view, card):
+        self.note(f"planting {card} " + "x" * 300 * (view.turn == 1))
+        return super().plant(view, card)
+
+
+class MatchIdNoter(Bot):
+    """Notes the match id its view tells it, at every plant it is asked."""
+
+    def plant(self, view, card):
+        self.note(f"match {view.match_id}")
+        return super().plant(view, card)

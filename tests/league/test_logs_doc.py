@@ -41,6 +41,7 @@ LEAGUES: dict[str, dict[str, Any]] = {
             "planner": "planner",
             "random": "random",
             "raiser": hostile("RaiseAlways"),
+            "noter": hostile("Noter"),  # writes the note kind and column
         },
         "extra": "[limits]\nmax_faults = 3\n",
     },

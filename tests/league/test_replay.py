@@ -47,6 +47,25 @@ def test_transcript_shows_every_turn_and_the_table(run_dir):
         assert text in r.output, text
 
 
+def test_lines_carry_move_numbers_and_turn_jumps_to_a_turn(run_dir):
+    full = replay(run_dir, "--match", 4).output.splitlines()
+    # every record's line starts with its move number, in order
+    numbers = [int(line.split()[0]) for line in full if line[:5].strip().isdigit()]
+    assert numbers == sorted(numbers) and len(numbers) > 50
+    (turn3,) = [line for line in full if "== Turn 3:" in line]
+    r = replay(run_dir, "--match", 4, "--turn", 3)
+    assert r.exit_code == 0, r.output
+    lines = r.output.splitlines()
+    assert lines[0] == "" and lines[1] == turn3  # from turn 3's start on
+    assert "== Turn 2:" not in r.output and "== Turn 4:" in r.output
+    assert r.output.strip() in "\n".join(full)
+    # --at takes the move number shown
+    move = int(turn3.split()[0])
+    assert f"After move {move}" in replay(run_dir, "-m", 4, "--at", move).output
+    bad = replay(run_dir, "--match", 4, "--turn", 9999)
+    assert bad.exit_code == 2 and "not turn 9999" in bad.output
+
+
 def test_at_shows_the_whole_table_and_seat_shows_only_that_seats_view(run_dir):
     whole = replay(run_dir, "-m", 2, "--at", 60)
     assert whole.exit_code == 0 and "After move 60" in whole.output

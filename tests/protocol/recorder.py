@@ -1,0 +1,30 @@
+"""A command bot for the protocol tests: a Python bot behind bohnarena's
+host, speaking plain JSON lines, that records every message both ways.
+
+    python recorder.py LOG SPEC
+"""
+
+import json
+import sys
+
+from bohnarena.host import Host, wire_of
+from bohnarena.plugins import load_bot
+
+
+def main() -> None:
+    log_path, spec = sys.argv[1], sys.argv[2]
+    wire = wire_of("bohnarena.bohnanza.wire")
+    host = Host(load_bot(spec, wire.BASE), wire)
+    with open(log_path, "a", encoding="utf-8") as log:
+        while line := sys.stdin.readline():
+            msg = json.loads(line)
+            log.write(json.dumps({"in": msg}) + "\n")
+            reply = host.handle(msg)
+            if reply is not None:
+                log.write(json.dumps({"out": reply, "to": msg}) + "\n")
+                sys.stdout.write(json.dumps(reply) + "\n")
+                sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()

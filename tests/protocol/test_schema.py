@@ -1,0 +1,106 @@
+"""The published JSON Schema of the protocol (docs/protocol.schema.json):
+generated from the code, up to date, and true of real traffic."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+from click.testing import CliRunner
+
+from bohnarena.bohnanza import play_match, ruleset
+from bohnarena.bohnanza.schema import schema, schema_text
+from bohnarena.cli import cli
+from bohnarena.league import BotEntry
+from bohnarena.limits import Limits
+from bohnarena.remote import remote_seat
+from bohnarena_bots.planner import PlannerBot
+from bohnarena_bots.random_bot import RandomBot
+
+ROOT = Path(__file__).parents[2]
+PUBLISHED = ROOT / "docs" / "protocol.schema.json"
+RECORDER = Path(__file__).parent / "recorder.py"
+NOTING = f"{ROOT / 'tests' / 'bohnanza' / 'noting_bots.py'}:NotingBot"
+
+
+def test_published_schema_is_up_to_date() -> None:
+    assert PUBLISHED.read_text("utf-8") == schema_text(), (
+        "docs/protocol.schema.json is stale: run bohnarena schema --out docs/protocol.schema.json"
+    )
+    jsonschema.Draft202012Validator.check_schema(schema())
+
+
+def test_schema_command_prints_checks_and_writes(tmp_path: Path) -> None:
+    r = CliRunner().invoke(cli, ["schema"])
+    assert r.exit_code == 0 and json.loads(r.output) == schema()
+    out = tmp_path / "s.json"
+    stale = CliRunner().invoke(cli, ["schema", "--out", str(out), "--check"])
+    assert stale.exit_code == 1 and "stale" in stale.output
+    assert CliRunner().invoke(cli, ["schema", "--out", str(out)]).exit_code == 0
+    assert CliRunner().invoke(cli, ["schema", "--out", str(out), "--check"]).exit_code == 0
+
+
+def _traffic(
+    tmp_path: Path, edition: str, players: int, spec: str, seed: int, **options: Any
+) -> list[Any]:
+    log = tmp_path / f"{edition}.jsonl"
+    entry = BotEntry("rec", command=(sys.executable, str(RECORDER), str(log), spec))
+    seat = remote_seat("bohnanza", BotEntry(entry.name, None, entry.command, "process"), Limits())
+    try:
+        others = [RandomBot() if i % 2 else PlannerBot() for i in range(players - 1)]
+        result, _ = play_match(ruleset(edition, players, **options), seed, [seat, *others])
+    finally:
+        seat.close()
+    assert result.faults[0] == 0
+    return [json.loads(line) for line in log.read_text("utf-8").splitlines()]
+
+
+@pytest.mark.slow
+def test_real_traffic_validates(tmp_path: Path) -> None:
+    """Every message of real matches, both ways, against the published schema;
+    each answer also against its decision's answer schema."""
+    published = json.loads(PUBLISHED.read_text("utf-8"))
+    validator = jsonschema.Draft202012Validator(published)
+    answers = {
+        k[len("answer_") :]: jsonschema.Draft202012Validator(
+            {**published, "anyOf": [{"$ref": f"#/$defs/{k}"}]}
+        )
+        for k in published["$defs"]
+        if k.startswith("answer_")
+    }
+    kinds: set[str] = set()
+    notes = 0
+    events: set[str] = set()
+    for edition, players, spec, options in (
+        ("classic", 4, NOTING, {}),  # the trader, with notes in its answers
+        ("anniversary", 3, "bohnarena_bots.random_bot:RandomBot", {"extra_bean": "jumping"}),
+        ("riogrande", 5, "bohnarena_bots.random_bot:RandomBot", {}),
+    ):
+        for entry in _traffic(tmp_path, edition, players, spec, 5, **options):
+            message = entry.get("in", entry.get("out"))
+            validator.validate(message)
+            if "in" in entry and message.get("type") == "decide":
+                kinds.add(message["decision"])
+                events.update(e["kind"] for e in message["events"])
+            notes += "note" in entry.get("out", {})
+            if "out" in entry and entry["to"].get("type") == "decide":
+                answers[entry["to"]["decision"]].validate(message["answer"])
+    assert kinds == set(answers)  # every decision was asked and answered
+    # ... and the schema is strict: a view without a key, or an answer of
+    # the wrong shape, is caught.
+    decide = next(
+        e["in"]
+        for e in _traffic(tmp_path, "classic", 4, "random", 1)
+        if "in" in e and e["in"]["type"] == "decide"
+    )
+    del decide["view"]["unseen"]
+    with pytest.raises(jsonschema.ValidationError):
+        validator.validate(decide)
+    with pytest.raises(jsonschema.ValidationError):
+        answers["draft"].validate({"field": 1})
+    assert {"traded", "harvested", "drew", "bought_field", "picked"} <= events
+    assert notes  # replies with a note were validated
