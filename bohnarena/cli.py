@@ -401,12 +401,11 @@ def merge(out: str, dirs: tuple[str, ...]) -> None:
     """
     from .league import load_league
     from .runner import write_ranking
-    from .schedule import match_count
     from .store import merge as merge_runs
 
     target = merge_runs(out, list(dirs))
     league = load_league(target.path / "league.toml")
-    total = match_count(list(league.bots), league.players, league.deals)
+    total = len(league.schedule(0))
     done = target.done_ids()
     if len(done) == total:
         target.compact(0, total - 1)
@@ -429,7 +428,7 @@ def merge(out: str, dirs: tuple[str, ...]) -> None:
 def rank_command(results_dir: str, fmt: str) -> None:
     """Rank the bots of a results directory with TrueSkill."""
     from .audit import COLUMNS as AUDIT_COLUMNS
-    from .audit import Auditor, master_seed
+    from .audit import Auditor
     from .league import load_league
     from .rating import RANK_COLUMNS, rank
     from .store import ResultsError, RunDir, read_again
@@ -439,7 +438,7 @@ def rank_command(results_dir: str, fmt: str) -> None:
         raise ResultsError(f"{results_dir} is not a bohnarena results directory")
     store.meta()
     league = load_league(store.path / "league.toml")
-    auditor = Auditor(league, master_seed(league, store.meta()))
+    auditor = Auditor.for_run(league, store.meta())
     ranking = read_again(
         lambda: rank(
             auditor.audited(store.iter_matches([*RANK_COLUMNS, *AUDIT_COLUMNS])), list(league.bots)

@@ -30,7 +30,7 @@ from tqdm import tqdm
 
 from . import __version__
 from .audit import COLUMNS as AUDIT_COLUMNS
-from .audit import Auditor, master_seed
+from .audit import Auditor
 from .errors import BohnarenaError, BotLoadError, UsageError
 from .execution import Backend, LocalPool
 from .game import Game, get_game
@@ -40,7 +40,7 @@ from .logbook import LOG_FORMAT
 from .plugins import load_bot, locate
 from .rating import RANK_COLUMNS, Ranking, rank
 from .sandbox import close_sandboxes
-from .schedule import MatchSpec, match_count, schedule
+from .schedule import MatchSpec
 from .stopping import exit_code
 from .store import RunDir, StorageError, storage_error, write_text
 from .worker import BatchTask, play_batch
@@ -258,7 +258,7 @@ def run_league(
             'against its own hand; use seed = "secret" for untrusted bots.'
         )
     store = RunDir(out or Path("results") / league.name)
-    ids = shard_range(match_count(list(league.bots), league.players, league.deals), shard)
+    ids = shard_range(len(league.schedule(0)), shard)  # the count does not depend on the seed
     meta = {
         "bohnarena": __version__,
         "log_format": LOG_FORMAT,
@@ -267,6 +267,7 @@ def run_league(
         "edition": league.edition,
         "bots": hashes,
         "shard": None if shard is None else f"{shard[0]}/{shard[1]}",
+        **league.format_facts(),
         **run_facts(game, rules, league),
     }
     if league.seed is None:
@@ -321,7 +322,7 @@ def _run(
         log.warning("part %s does not read: its matches are played again", part)
     done = store.done_ids()
     if done:  # what it resumes must be this league's, untouched
-        auditor = Auditor(league, master_seed(league, store.meta()))
+        auditor = Auditor.for_run(league, store.meta())
         for _ in auditor.audited(store.iter_matches(AUDIT_COLUMNS)):
             pass
     summary = RunSummary(store.path, len(ids), len(done))
@@ -335,11 +336,8 @@ def _run(
             backend.workers,
         )
         # The schedule is generated lazily: the parent's memory does not grow with the league.
-        pending = (
-            m
-            for m in schedule(list(league.bots), league.players, league.deals, league.seed)
-            if m.id in ids and m.id not in done
-        )
+        plan = league.schedule()
+        pending = (plan.spec(i) for i in ids if i not in done)
         todo = summary.total - len(done)
         size = batch_size(league, todo, backend)
         spool = str(store.path) if backend.shares_disk else None
@@ -498,7 +496,7 @@ class Dispatcher:
 
 def write_ranking(store: RunDir, league: League) -> Ranking:
     """Rank what the directory holds, every row audited against the league."""
-    auditor = Auditor(league, master_seed(league, store.meta()))
+    auditor = Auditor.for_run(league, store.meta())
     ranking = rank(
         auditor.audited(store.iter_matches([*RANK_COLUMNS, *AUDIT_COLUMNS])), list(league.bots)
     )

@@ -342,16 +342,23 @@ class RunDir:
         """Merge all parts (ids first..last) into one file per table in match-id
         order, streaming: part by part, except where a retried match's part
         overlaps another's range, whose rows are sorted together."""
-        groups = self._overlapping(self.parts(self.matches_dir))
+        every = self._overlapping(self.parts(self.matches_dir))
         for d, keys in (
             (self.moves_dir, [("match_id", "ascending"), ("seq", "ascending")]),
             (self.matches_dir, [("match_id", "ascending")]),
         ):  # moves first: see clean()
+            # A batch played with --no-moves has no moves part.
+            groups = [g for g in ([p for p in g if (d / p.name).exists()] for g in every) if g]
             if sum(map(len, groups)) <= 1:
                 continue
             target = d / part_name(first, last)
 
-            def merge(tmp: Path, d: Path = d, keys: list[tuple[str, str]] = keys) -> None:
+            def merge(
+                tmp: Path,
+                d: Path = d,
+                keys: list[tuple[str, str]] = keys,
+                groups: list[list[Path]] = groups,
+            ) -> None:
                 with pq.ParquetWriter(
                     tmp, pq.read_schema(d / groups[0][0].name), compression=COMPRESSION
                 ) as out:
