@@ -1,0 +1,146 @@
+"""Rating that keeps up with the playing, and `rank` in bounded memory.
+
+    python benchmarks/rating_bench.py                  # both parts
+    python benchmarks/rating_bench.py --only run --deals 2500
+    python benchmarks/rating_bench.py --only rank --matches 100000
+    PYTHONPATH=/tmp/old python benchmarks/rating_bench.py   # another bohnarena tree
+
+* run: a league of 4 planners, moves off; how long a run takes after its
+  last match is played (compaction and ranking: ``elapsed - play_seconds``),
+  and the matches per second while playing. A run that rates as matches
+  finish adds no serial TrueSkill pass at the end.
+* rank: a synthetic directory of MATCHES rows (one compacted part, as a
+  finished run leaves it, every row the schedule's); ``bohnarena rank`` in a
+  fresh process: seconds and peak resident memory.
+
+Prints the median of --repeat runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+LEAGUE = """name = "bench"
+edition = "classic"
+players = 4
+deals = {deals}
+seed = 1
+
+[bots]
+a = "{bot}"
+b = "{bot}"
+c = "{bot}"
+d = "{bot}"
+"""
+
+RANK = """
+import resource, sys, time
+from bohnarena.cli import main
+sys.argv = ["bohnarena", "rank", sys.argv[1], "--format", "csv"]
+start = time.perf_counter()
+try:
+    main()
+except SystemExit as e:
+    assert not e.code, e.code
+peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+print(time.perf_counter() - start, peak, file=sys.stderr)
+"""
+
+
+def run_tail(deals: int, workers: int) -> tuple[float, float, float]:
+    """(seconds after the last match, matches/s playing, seconds in all) of one run."""
+    from bohnarena.runner import run_league
+
+    with tempfile.TemporaryDirectory() as d:
+        league = Path(d) / "bench.toml"
+        league.write_text(LEAGUE.format(deals=deals, bot="planner"))
+        start = time.perf_counter()
+        s = run_league(league, Path(d) / "out", workers=workers, moves=False, progress=False)
+        elapsed = time.perf_counter() - start
+    assert s.complete
+    return elapsed - s.play_seconds, s.played / s.play_seconds, elapsed
+
+
+def synthetic_run(out: Path, matches: int) -> None:
+    """A finished results directory of ``matches`` schedule-true rows."""
+    import pyarrow.parquet as pq
+
+    from bohnarena.league import parse_league
+    from bohnarena.logbook import LOG_FORMAT, matches_table
+
+    text = LEAGUE.format(deals=matches // 4, bot="random")
+    league = parse_league(__import__("tomllib").loads(text), text)
+    (out / "matches").mkdir(parents=True)
+    (out / "moves").mkdir()
+    (out / "league.toml").write_text(text)
+    (out / "run.json").write_text(json.dumps({"log_format": LOG_FORMAT, "shard": None}))
+    rng = random.Random(1)
+    rows = []
+    for m in league.schedule():
+        ranks = rng.sample(range(1, 5), 4)
+        rows.append(
+            {
+                **{k: getattr(m, k) for k in ("table", "deal", "rotation", "seed", "seats")},
+                "match_id": m.id,
+                "coins": [20 - r for r in ranks],
+                "ranks": ranks,
+                "winners": [ranks.index(1)],
+                "turns": 100,
+                "faults": [0] * 4,
+                "duration_s": 0.1,
+            }
+        )
+    pq.write_table(matches_table(rows), out / "matches" / f"part-{0:09d}-{matches - 1:09d}.parquet")
+
+
+def rank_once(out: Path) -> tuple[float, float]:
+    """(seconds, peak RSS in MB) of `bohnarena rank` in a fresh process."""
+    done = subprocess.run(
+        [sys.executable, "-c", RANK, str(out)], capture_output=True, text=True, check=True
+    )
+    seconds, rss = done.stderr.split()[-2:]
+    return float(seconds), int(rss) / 1024
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    ap.add_argument("--only", choices=["run", "rank"], default=None)
+    ap.add_argument("--deals", type=int, default=2500, help="run: deals (4 matches each)")
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--matches", type=int, default=100_000, help="rank: rows of the directory")
+    ap.add_argument("--repeat", type=int, default=3)
+    args = ap.parse_args()
+    import bohnarena
+
+    print(f"bohnarena from {Path(bohnarena.__file__).parent}")
+    if args.only in (None, "run"):
+        runs = [run_tail(args.deals, args.workers) for _ in range(args.repeat)]
+        print(
+            f"run: {4 * args.deals} matches, {args.workers} workers, moves off: "
+            f"{statistics.median(r[0] for r in runs):.2f} s after the last match, "
+            f"{statistics.median(r[1] for r in runs):.0f} matches/s playing, "
+            f"{statistics.median(r[2] for r in runs):.2f} s in all (median of {args.repeat})",
+            flush=True,
+        )
+    if args.only in (None, "rank"):
+        with tempfile.TemporaryDirectory() as d:
+            synthetic_run(Path(d), args.matches)
+            ranks = [rank_once(Path(d)) for _ in range(args.repeat)]
+        print(
+            f"rank: {args.matches} matches: {statistics.median(r[0] for r in ranks):.1f} s, "
+            f"peak RSS {statistics.median(r[1] for r in ranks):.0f} MB (median of {args.repeat})"
+        )
+
+
+if __name__ == "__main__":
+    sys.exit(main())
