@@ -7,8 +7,10 @@
 
 * run: a league of 4 planners, moves off; how long a run takes after its
   last match is played (compaction and ranking: ``elapsed - play_seconds``),
-  and the matches per second while playing. A run that rates as matches
-  finish adds no serial TrueSkill pass at the end.
+  the matches per second while playing, and how long the serial pass over
+  the finished directory takes (what a run that rates only at the end adds
+  after its last match; bohnarena before issue 15 could not run this part:
+  it failed to compact a run of several batches without moves).
 * rank: a synthetic directory of MATCHES rows (one compacted part, as a
   finished run leaves it, every row the schedule's); ``bohnarena rank`` in a
   fresh process: seconds and peak resident memory.
@@ -55,9 +57,12 @@ print(time.perf_counter() - start, peak, file=sys.stderr)
 """
 
 
-def run_tail(deals: int, workers: int) -> tuple[float, float, float]:
-    """(seconds after the last match, matches/s playing, seconds in all) of one run."""
-    from bohnarena.runner import run_league
+def run_tail(deals: int, workers: int) -> tuple[float, float, float, float]:
+    """(seconds after the last match, matches/s playing, seconds in all,
+    seconds of a serial ranking pass) of one run."""
+    from bohnarena.league import load_league
+    from bohnarena.runner import run_league, write_ranking
+    from bohnarena.store import RunDir
 
     with tempfile.TemporaryDirectory() as d:
         league = Path(d) / "bench.toml"
@@ -65,16 +70,19 @@ def run_tail(deals: int, workers: int) -> tuple[float, float, float]:
         start = time.perf_counter()
         s = run_league(league, Path(d) / "out", workers=workers, moves=False, progress=False)
         elapsed = time.perf_counter() - start
-    assert s.complete
-    return elapsed - s.play_seconds, s.played / s.play_seconds, elapsed
+        assert s.complete and s.ranking is not None
+        start = time.perf_counter()
+        serial = write_ranking(RunDir(Path(d) / "out"), load_league(league))
+        serial_seconds = time.perf_counter() - start
+        assert serial.to_csv() == s.ranking.to_csv()
+    return elapsed - s.play_seconds, s.played / s.play_seconds, elapsed, serial_seconds
 
 
 def synthetic_run(out: Path, matches: int) -> None:
     """A finished results directory of ``matches`` schedule-true rows."""
-    import pyarrow.parquet as pq
-
     from bohnarena.logbook import LOG_FORMAT, matches_table
     from bohnarena.schedule import schedule
+    from bohnarena.store import write_part
 
     text = LEAGUE.format(deals=matches // 4, bot="random")
     (out / "matches").mkdir(parents=True)
@@ -97,7 +105,8 @@ def synthetic_run(out: Path, matches: int) -> None:
                 "duration_s": 0.1,
             }
         )
-    pq.write_table(matches_table(rows), out / "matches" / f"part-{0:09d}-{matches - 1:09d}.parquet")
+    # as compaction writes it (row groups of 64K rows)
+    write_part(out / "matches" / f"part-{0:09d}-{matches - 1:09d}.parquet", matches_table(rows))
 
 
 def rank_once(out: Path) -> tuple[float, float]:
@@ -128,7 +137,8 @@ def main() -> None:
             f"run: {4 * args.deals} matches, {args.workers} workers, moves off: "
             f"{statistics.median(r[0] for r in runs):.2f} s after the last match, "
             f"{statistics.median(r[1] for r in runs):.0f} matches/s playing, "
-            f"{statistics.median(r[2] for r in runs):.2f} s in all (median of {args.repeat})",
+            f"{statistics.median(r[2] for r in runs):.2f} s in all; the serial ranking pass "
+            f"it saves: {statistics.median(r[3] for r in runs):.2f} s (median of {args.repeat})",
             flush=True,
         )
     if args.only in (None, "rank"):

@@ -820,7 +820,7 @@ def compare(
             "seatings": seatings,
         }
         rules = parse_options(options)
-        league = cmp.compare_league((na, sa), (nb, sb), field, settings, rules, moves, sprt)
+        league = cmp.compare_league((na, sa), (nb, sb), field, settings, rules, moves)
         pairing = cmp.Pairing(na, nb, test, metric)
         summary = run_league(
             league,

@@ -188,17 +188,13 @@ def compare_league(
     settings: Mapping[str, Any],
     rules: Mapping[str, Any],
     moves: bool = False,
-    sequential: bool = False,
 ) -> League:
-    """The comparison's league. Sequentially, a batch is at most a deal's
-    matches: little is played past the decision."""
+    """The comparison's league. A batch is at most a deal's matches, so that
+    a sequential test stops the run soon after it decides (the same with and
+    without one: the same comparison resumes either way)."""
     text = league_text(a, b, opponents, settings, rules, 0, moves)
-    league = parse_league(tomllib.loads(text), text, "compare")
-    if not sequential:
-        return league
-    text = league_text(
-        a, b, opponents, settings, rules, min(league.schedule(0).per_deal, 50), moves
-    )
+    per_deal = parse_league(tomllib.loads(text), text, "compare").schedule(0).per_deal
+    text = league_text(a, b, opponents, settings, rules, min(per_deal, 50), moves)
     return parse_league(tomllib.loads(text), text, "compare")
 
 

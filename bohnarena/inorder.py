@@ -36,6 +36,8 @@ class InOrder:
     def expect(self, first: int) -> None:
         """A batch starting at ``first`` was handed out (batches come in id order)."""
         assert not self.expected or first > self.expected[-1], "batches are handed out in order"
+        if not self.expected:  # nothing played is pending before it: stored rows go on now
+            self._stored_before(first)
         self.expected.append(first)
 
     def arrive(self, first: int, matches: pa.Table | None) -> None:
