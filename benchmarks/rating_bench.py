@@ -44,7 +44,7 @@ d = "{bot}"
 """
 
 RANK = """
-import resource, sys, time
+import sys, time
 from bohnarena.cli import main
 sys.argv = ["bohnarena", "rank", sys.argv[1], "--format", "csv"]
 start = time.perf_counter()
@@ -52,8 +52,9 @@ try:
     main()
 except SystemExit as e:
     assert not e.code, e.code
-peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-print(time.perf_counter() - start, peak, file=sys.stderr)
+# VmHWM, not ru_maxrss: Linux carries the parent's peak across fork and exec
+status = open("/proc/self/status").read().split("VmHWM:")[1]
+print(time.perf_counter() - start, int(status.split()[0]), file=sys.stderr)
 """
 
 
