@@ -3,9 +3,12 @@
 Batches finish in any order; a rating (and a sequential test) must see the
 matches in id order to give what a serial pass over the finished directory
 gives. :class:`InOrder` is told each batch as it is handed out (in id
-order), buffers batches that finish before an earlier one, and passes rows
-on as soon as the gap before them fills. Matches a resumed run finished
-before are merged in from the directory at their place in the order.
+order), buffers batches that finish before an earlier one, and queues rows
+in order as soon as the gap before them fills. Matches a resumed run
+finished before are merged in from the directory at their place in the
+order. The runner passes queued rows on (:meth:`InOrder.pump`) a slice at a
+time while it has nothing else to do: a finished batch is collected and the
+next one handed out at once, however long the rating takes.
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ class InOrder:
         self.next_stored: Row | None = next(self.stored, None)
         self.expected: deque[int] = deque()  # first ids of batches handed out, ascending
         self.arrived: dict[int, pa.Table | None] = {}  # kept as Arrow: compact while buffered
+        self.ready: deque[Row] = deque()  # in id order, not yet followed
 
     def expect(self, first: int) -> None:
         """A batch starting at ``first`` was handed out (batches come in id order)."""
@@ -42,29 +46,39 @@ class InOrder:
 
     def arrive(self, first: int, matches: pa.Table | None) -> None:
         """The batch starting at ``first`` finished (``None``: it could not be
-        played): its rows, and those it held up, are passed on."""
+        played): its rows, and those it held up, are queued."""
         self.arrived[first] = matches
         while self.expected and self.expected[0] in self.arrived:
             head = self.expected.popleft()
             self._stored_before(head)
             table = self.arrived.pop(head)
             if table is not None:
-                for row in table.select(COLUMNS).to_pylist():
-                    self.follow(row)
+                self.ready.extend(table.select(COLUMNS).to_pylist())
+
+    def pump(self, limit: int | None = None) -> None:
+        """Pass on queued rows, at most ``limit`` of them."""
+        for _ in range(len(self.ready) if limit is None else min(limit, len(self.ready))):
+            self.follow(self.ready.popleft())
 
     def finish(self) -> None:
-        """Every batch is in: pass on the stored rows after the last one."""
+        """Every batch is in: pass on every row, the stored ones after the last batch too."""
         assert not self.expected, "finish() after every batch arrived"
         self._stored_before(None)
+        self.pump()
 
     @property
     def waiting(self) -> int:
         """Batches finished but held back by an earlier one still playing."""
         return len(self.arrived)
 
+    @property
+    def backlog(self) -> int:
+        """Rows queued, not yet passed on."""
+        return len(self.ready)
+
     def _stored_before(self, stop: int | None) -> None:
         while self.next_stored is not None and (
             stop is None or self.next_stored["match_id"] < stop
         ):
-            self.follow(self.next_stored)
+            self.ready.append(self.next_stored)
             self.next_stored = next(self.stored, None)

@@ -427,6 +427,7 @@ def _run(
 
 
 HEALTH_SECONDS = 2.0  # how often a waiting run asks its backend whether it is still there
+FOLLOW_SLICE = 16  # matches rated between two looks at the workers (a few ms)
 
 
 def errors_json(summary: RunSummary) -> str:
@@ -480,7 +481,15 @@ class Dispatcher:
                 if self.suspects or self.retry:
                     continue
                 return
-            finished, _ = wait(self.inflight, timeout=HEALTH_SECONDS, return_when=FIRST_COMPLETED)
+            if self.inorder is not None and self.inorder.backlog:
+                finished, _ = wait(self.inflight, timeout=0, return_when=FIRST_COMPLETED)
+                if not finished:  # rate while the workers play
+                    self.inorder.pump(FOLLOW_SLICE)
+                    continue
+            else:
+                finished, _ = wait(
+                    self.inflight, timeout=HEALTH_SECONDS, return_when=FIRST_COMPLETED
+                )
             if not finished:  # a long batch, or a cluster that is gone
                 check = getattr(self.backend, "check", None)
                 if check is not None:
