@@ -3,7 +3,8 @@
     python benchmarks/rating_bench.py                  # both parts
     python benchmarks/rating_bench.py --only run --deals 2500
     python benchmarks/rating_bench.py --only rank --matches 100000
-    PYTHONPATH=/tmp/old python benchmarks/rating_bench.py   # another bohnarena tree
+    python benchmarks/rating_bench.py --only run --serial-too   # also rated after playing
+    PYTHONPATH=/tmp/old python benchmarks/rating_bench.py --only rank   # another tree
 
 * run: a league of 4 planners, moves off; how long a run takes after its
   last match is played (compaction and ranking: ``elapsed - play_seconds``),
@@ -58,24 +59,36 @@ print(time.perf_counter() - start, int(status.split()[0]), file=sys.stderr)
 """
 
 
-def run_tail(deals: int, workers: int) -> tuple[float, float, float, float]:
+def run_tail(deals: int, workers: int, serial: bool = False) -> tuple[float, float, float, float]:
     """(seconds after the last match, matches/s playing, seconds in all,
-    seconds of a serial ranking pass) of one run."""
+    seconds of a serial ranking pass) of one run; ``serial``: rate nothing
+    while playing (a run as before issue 15, whose time in all then
+    includes the serial pass)."""
+    from bohnarena import rating
     from bohnarena.league import load_league
     from bohnarena.runner import run_league, write_ranking
     from bohnarena.store import RunDir
+
+    add = rating.Rater.add
+    if serial:
+        rating.Rater.add = lambda self, row: None  # type: ignore[method-assign]
 
     with tempfile.TemporaryDirectory() as d:
         league = Path(d) / "bench.toml"
         league.write_text(LEAGUE.format(deals=deals, bot="planner"))
         start = time.perf_counter()
-        s = run_league(league, Path(d) / "out", workers=workers, moves=False, progress=False)
+        try:
+            s = run_league(league, Path(d) / "out", workers=workers, moves=False, progress=False)
+        finally:
+            rating.Rater.add = add  # type: ignore[method-assign]
         elapsed = time.perf_counter() - start
         assert s.complete and s.ranking is not None
         start = time.perf_counter()
-        serial = write_ranking(RunDir(Path(d) / "out"), load_league(league))
+        ranked = write_ranking(RunDir(Path(d) / "out"), load_league(league))
         serial_seconds = time.perf_counter() - start
-        assert serial.to_csv() == s.ranking.to_csv()
+        assert serial or ranked.to_csv() == s.ranking.to_csv()
+    if serial:
+        elapsed += serial_seconds
     return elapsed - s.play_seconds, s.played / s.play_seconds, elapsed, serial_seconds
 
 
@@ -128,20 +141,32 @@ def main() -> None:
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--matches", type=int, default=100_000, help="rank: rows of the directory")
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument(
+        "--serial-too",
+        action="store_true",
+        help="run: also time runs that rate only after playing (interleaved)",
+    )
     args = ap.parse_args()
     import bohnarena
 
     print(f"bohnarena from {Path(bohnarena.__file__).parent}")
     if args.only in (None, "run"):
-        runs = [run_tail(args.deals, args.workers) for _ in range(args.repeat)]
-        print(
-            f"run: {4 * args.deals} matches, {args.workers} workers, moves off: "
-            f"{statistics.median(r[0] for r in runs):.2f} s after the last match, "
-            f"{statistics.median(r[1] for r in runs):.0f} matches/s playing, "
-            f"{statistics.median(r[2] for r in runs):.2f} s in all; the serial ranking pass "
-            f"it saves: {statistics.median(r[3] for r in runs):.2f} s (median of {args.repeat})",
-            flush=True,
-        )
+        modes = (False, True) if args.serial_too else (False,)
+        runs: dict[bool, list[tuple[float, float, float, float]]] = {m: [] for m in modes}
+        for _ in range(args.repeat):  # interleaved: the machine's load drifts alike
+            for m in modes:
+                runs[m].append(run_tail(args.deals, args.workers, m))
+        for m in modes:
+            print(
+                f"run ({'rated after playing' if m else 'rated while playing'}): "
+                f"{4 * args.deals} matches, {args.workers} workers, moves off: "
+                f"{statistics.median(r[0] for r in runs[m]):.2f} s after the last match, "
+                f"{statistics.median(r[1] for r in runs[m]):.0f} matches/s playing, "
+                f"{statistics.median(r[2] for r in runs[m]):.2f} s in all; a serial ranking "
+                f"pass: {statistics.median(r[3] for r in runs[m]):.2f} s "
+                f"(median of {args.repeat})",
+                flush=True,
+            )
     if args.only in (None, "rank"):
         with tempfile.TemporaryDirectory() as d:
             synthetic_run(Path(d), args.matches)
