@@ -1,6 +1,6 @@
 """Results against the league: every row of a matches table must be the
 match the schedule gives its id (the bots at each seat, the table, deal,
-rotation and seed), each id at most once, in id order, inside the league.
+seating and seed), each id at most once, in id order, inside the league.
 An edited, duplicated, swapped or foreign row is a one-line error; readers
 (rank, replay --verify-all, a resumed run) refuse it instead of counting it."""
 
@@ -10,7 +10,6 @@ from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 from .league import League
-from .schedule import match_count, spec_of, tables
 from .store import ResultsError
 
 #: The columns a row is audited on.
@@ -27,18 +26,39 @@ def master_seed(league: League, meta: Mapping[str, Any]) -> int:
     return seed
 
 
+#: The schedule's shape of a run.json written before formats existed.
+OLD_FORMAT = {"format": "round-robin", "hero": None, "challenger": None, "seatings": "rotations"}
+
+
+def check_format(league: League, meta: Mapping[str, Any]) -> None:
+    """The run was scheduled as its league file says (an older run.json has
+    no format: round-robin with rotations, as its league file then reads)."""
+    kept = {key: meta.get(key, old) for key, old in OLD_FORMAT.items()}
+    if kept != league.format_facts():
+        raise ResultsError(
+            f"run.json records format {kept['format']} with {kept['seatings']}, its "
+            f"league file {league.format} with {league.seatings} (an edited run)"
+        )
+
+
 class Auditor:
     def __init__(self, league: League, seed: int) -> None:
         self.league, self.seed = league, seed
-        self.tables = tables(list(league.bots), league.players)
-        self.total = match_count(list(league.bots), league.players, league.deals)
+        self.schedule = league.schedule(seed)
+        self.total = len(self.schedule)
+
+    @classmethod
+    def for_run(cls, league: League, meta: Mapping[str, Any]) -> Auditor:
+        """The auditor of a run, from its league file and run.json."""
+        check_format(league, meta)
+        return cls(league, master_seed(league, meta))
 
     def problem(self, row: Mapping[str, Any]) -> str | None:
         """What is wrong with one row, or None."""
         i = row["match_id"]
         if not 0 <= i < self.total:
             return f"match {i} is not a match of this league (ids 0-{self.total - 1})"
-        spec = spec_of(i, self.tables, self.league.players, self.seed)
+        spec = self.schedule.spec(i)
         for name in ("table", "deal", "rotation", "seed"):
             if row[name] != getattr(spec, name):
                 return (

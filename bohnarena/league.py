@@ -11,12 +11,17 @@ from typing import Any
 from .errors import UsageError
 from .game import get_game
 from .limits import ISOLATION_ALIASES, ISOLATIONS, Limits
+from .schedule import FORMATS, SEATINGS, Schedule, format_tables
 
-TOP_KEYS = {"name", "game", "edition", "players", "deals", "seed", "rules", "bots", "run", "limits"}
+TOP_KEYS = {
+    *("name", "game", "edition", "players", "deals", "seed", "rules", "bots", "run", "limits"),
+    *("format", "hero", "challenger", "seatings"),
+}
 RUN_KEYS = {"batch_size", "moves", "workers", "isolation"}
 BOT_KEYS = {"spec", "command", "isolation"}
 SECRET = "secret"
 MAX_DEALS = 10_000_000
+MAX_PERMUTED = 7  # 5,040 seatings a deal
 #: Below this a master seed can be found by a bot that tries seeds against its own hand.
 GUESSABLE = 2**40
 NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
@@ -54,6 +59,29 @@ class League:
     moves: bool = True
     workers: int = 0  # 0: all cores
     source: str = ""  # the file's text, frozen into the results
+    format: str = "round-robin"  # or "gauntlet", "paired" (schedule.py)
+    hero: str | None = None  # gauntlet and paired: the bot at every table
+    challenger: str | None = None  # paired: the bot that takes the hero's place
+    seatings: str = "rotations"  # or "permutations"
+
+    def schedule(self, seed: int | None = None) -> Schedule:
+        """The league's schedule; ``seed``: the master seed when it is secret."""
+        master = self.seed if seed is None else seed
+        assert master is not None, "a secret seed is read from the run before scheduling"
+        found = format_tables(
+            list(self.bots), self.players, self.format, self.hero, self.challenger
+        )
+        return Schedule(tuple(found), self.players, self.deals, master, self.seatings)
+
+    def format_facts(self) -> dict[str, Any]:
+        """The schedule's shape, kept in run.json (an older run has none:
+        round-robin with rotations)."""
+        return {
+            "format": self.format,
+            "hero": self.hero,
+            "challenger": self.challenger,
+            "seatings": self.seatings,
+        }
 
 
 def guessable_seed(league: League) -> bool:
@@ -139,6 +167,7 @@ def parse_league(
         raise LeagueError(
             f"{where}: unknown key run.{unknown[0]} (known: {', '.join(sorted(RUN_KEYS))})"
         )
+    shape = _format(data, bots, players, where)
     batch = _get(run, "batch_size", int, f"{where} [run]", 0)
     workers = _get(run, "workers", int, f"{where} [run]", 0)
     if batch < 0 or workers < 0:
@@ -157,7 +186,41 @@ def parse_league(
         moves=_get(run, "moves", bool, f"{where} [run]", True),
         workers=workers,
         source=text,
+        format=shape[0],
+        seatings=shape[1],
+        hero=shape[2].get("hero"),
+        challenger=shape[2].get("challenger"),
     )
+
+
+def _format(
+    data: dict[str, Any], bots: dict[str, BotEntry], players: int, where: str
+) -> tuple[str, str, dict[str, str]]:
+    """The schedule's keys, checked: format, hero, challenger, seatings."""
+    fmt = _get(data, "format", str, where, "round-robin")
+    if fmt not in FORMATS:
+        raise LeagueError(f"{where}: format must be one of {', '.join(FORMATS)}, not {fmt!r}")
+    seatings = _get(data, "seatings", str, where, "rotations")
+    if seatings not in SEATINGS:
+        raise LeagueError(f"{where}: seatings must be one of {', '.join(SEATINGS)}")
+    if players > MAX_PERMUTED and seatings == "permutations":
+        raise LeagueError(f"{where}: permutations of more than {MAX_PERMUTED} seats are too many")
+    roles = {"gauntlet": ("hero",), "paired": ("hero", "challenger")}.get(fmt, ())
+    found: dict[str, str] = {}
+    for role in ("hero", "challenger"):
+        if role not in roles:
+            if role in data:
+                raise LeagueError(f'{where}: {role} goes with format = "{fmt}"')
+            continue
+        name = _get(data, role, str, where)
+        if name not in bots:
+            raise LeagueError(f"{where}: {role} {name!r} is not a bot of [bots]")
+        found[role] = name
+    if len(set(found.values())) < len(found):
+        raise LeagueError(f"{where}: the hero and the challenger must be different bots")
+    if roles and len(bots) == len(found):
+        raise LeagueError(f"{where}: a {fmt} needs at least one opponent in [bots]")
+    return fmt, seatings, found
 
 
 def _bot_entry(

@@ -14,7 +14,7 @@ import io
 import json
 import math
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import trueskill
@@ -169,31 +169,48 @@ class Ranking:
         return "\n".join(out)
 
 
-def rank(matches: Iterable[Mapping[str, Any]], bots: Sequence[str]) -> Ranking:
-    """Rate ``matches`` (rows of the matches table), which come in match-id order."""
-    env = trueskill.TrueSkill()  # the library's defaults: mu 25, sigma 25/3, draw probability 0.1
-    ratings = {b: env.create_rating() for b in bots}
-    standing = {b: BotStanding(b) for b in bots}
-    seat_wins: list[int] = []
-    count = 0
-    for row in matches:
+class Rater:
+    """TrueSkill over matches fed one at a time, in match-id order: a run
+    rates matches as they finish (runner.py), ``rank`` rates a directory."""
+
+    def __init__(self, bots: Sequence[str]) -> None:
+        # The library's defaults: mu 25, sigma 25/3, draw probability 0.1.
+        self.env = trueskill.TrueSkill()
+        self.ratings = {b: self.env.create_rating() for b in bots}
+        self.standing = {b: BotStanding(b) for b in bots}
+        self.seat_wins: list[int] = []
+        self.count = 0
+
+    def add(self, row: Mapping[str, Any]) -> None:
         seats, ranks = row["seats"], row["ranks"]
-        count += 1
-        if len(seat_wins) < len(seats):
-            seat_wins += [0] * (len(seats) - len(seat_wins))
+        self.count += 1
+        if len(self.seat_wins) < len(seats):
+            self.seat_wins += [0] * (len(seats) - len(self.seat_wins))
         for w in row["winners"]:
-            seat_wins[w] += 1
+            self.seat_wins[w] += 1
         # Teams are seats; a bot may fill two seats of one table (fewer bots than seats).
-        new = env.rate([(ratings[b],) for b in seats], ranks=[r - 1 for r in ranks])
+        new = self.env.rate([(self.ratings[b],) for b in seats], ranks=[r - 1 for r in ranks])
         for s, b in enumerate(seats):
-            ratings[b] = new[s][0]
-            st = standing[b]
+            self.ratings[b] = new[s][0]
+            st = self.standing[b]
             st.matches += 1
             st.wins += s in row["winners"]
             st.coins += row["coins"][s]
             st.places += ranks[s]
             st.faults += row["faults"][s]
-    for b, r in ratings.items():
-        standing[b].mu, standing[b].sigma = r.mu, r.sigma
-    order = sorted(standing.values(), key=lambda s: (-s.score, s.bot))
-    return Ranking(order, seat_wins, count)
+
+    def ranking(self) -> Ranking:
+        """The standings so far (copies: rating more matches does not change them)."""
+        standings = [
+            replace(self.standing[b], mu=r.mu, sigma=r.sigma) for b, r in self.ratings.items()
+        ]
+        order = sorted(standings, key=lambda s: (-s.score, s.bot))
+        return Ranking(order, list(self.seat_wins), self.count)
+
+
+def rank(matches: Iterable[Mapping[str, Any]], bots: Sequence[str]) -> Ranking:
+    """Rate ``matches`` (rows of the matches table), which come in match-id order."""
+    rater = Rater(bots)
+    for row in matches:
+        rater.add(row)
+    return rater.ranking()

@@ -21,7 +21,7 @@ import pyarrow.dataset as ds
 from tqdm import tqdm
 
 from .audit import COLUMNS as AUDIT_COLUMNS
-from .audit import Auditor, master_seed
+from .audit import Auditor
 from .errors import UsageError
 from .execution import LocalPool
 from .game import Game, get_game
@@ -60,7 +60,7 @@ class Run:
             league,
             game,
             game.rules(league.edition, league.players, league.rules),
-            Auditor(league, master_seed(league, meta)),
+            Auditor.for_run(league, meta),
         )
 
     def _dataset(self, sub: Path) -> ds.Dataset:

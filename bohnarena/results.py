@@ -9,10 +9,9 @@ from pathlib import Path
 from typing import Any
 
 from .audit import COLUMNS as AUDIT_COLUMNS
-from .audit import Auditor, master_seed
+from .audit import Auditor
 from .league import League, load_league
 from .rating import RANK_COLUMNS, Ranking, rank
-from .schedule import match_count
 from .stats import COLUMNS as STATS_COLUMNS
 from .stats import Collector, Matches
 from .store import ResultsError, RunDir, read_again
@@ -29,7 +28,7 @@ class LeagueResults:
     @property
     def total(self) -> int:
         """Matches in the whole league (more than were played when interrupted)."""
-        return match_count(list(self.league.bots), self.league.players, self.league.deals)
+        return len(self.league.schedule(0))  # the count does not depend on the seed
 
 
 def read_results(results_dir: str | Path, rate: bool = True) -> LeagueResults:
@@ -40,7 +39,7 @@ def read_results(results_dir: str | Path, rate: bool = True) -> LeagueResults:
         raise ResultsError(f"{results_dir} is not a bohnarena results directory")
     meta = store.meta()
     league = load_league(store.path / "league.toml")
-    auditor = Auditor(league, master_seed(league, meta))
+    auditor = Auditor.for_run(league, meta)
     columns = list(dict.fromkeys([*RANK_COLUMNS, *AUDIT_COLUMNS, *STATS_COLUMNS]))
 
     def once() -> tuple[Ranking, Matches]:

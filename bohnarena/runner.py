@@ -30,20 +30,22 @@ from tqdm import tqdm
 
 from . import __version__
 from .audit import COLUMNS as AUDIT_COLUMNS
-from .audit import Auditor, master_seed
+from .audit import Auditor
 from .errors import BohnarenaError, BotLoadError, UsageError
 from .execution import Backend, LocalPool
 from .game import Game, get_game
+from .inorder import COLUMNS as FOLLOW_COLUMNS
+from .inorder import InOrder, Row
 from .league import BotEntry, League, guessable_seed, load_league
 from .limits import Limits
 from .logbook import LOG_FORMAT
 from .plugins import load_bot, locate
-from .rating import RANK_COLUMNS, Ranking, rank
+from .rating import RANK_COLUMNS, Ranking, Rater, rank
 from .sandbox import close_sandboxes
-from .schedule import MatchSpec, match_count, schedule
+from .schedule import MatchSpec
 from .seating import make_seat
 from .stopping import exit_code
-from .store import RunDir, StorageError, storage_error, write_text
+from .store import RunDir, StorageError, part_name, storage_error, write_text
 from .worker import BatchTask, play_batch
 
 log = logging.getLogger("bohnarena")
@@ -58,6 +60,7 @@ class RunSummary:
     errors: list[tuple[int, str]] = field(default_factory=list)
     ranking: Ranking | None = None
     interrupted: bool = False
+    stopped: bool = False  # ``stop_when`` said enough before every match was played
     exit_code: int = 0  # when interrupted: 130 (Ctrl-C), 143 (SIGTERM), 129 (SIGHUP)
     play_seconds: float = 0.0  # wall time of the playing phase (without ranking and compaction)
 
@@ -66,6 +69,7 @@ class RunSummary:
         return (
             not self.errors
             and not self.interrupted
+            and not self.stopped
             and self.done_before + self.played == self.total
         )
 
@@ -197,6 +201,15 @@ def batches(pending: Iterable[MatchSpec], size: int) -> Iterator[tuple[MatchSpec
         yield tuple(run)
 
 
+def expecting(
+    inorder: InOrder, runs: Iterator[tuple[MatchSpec, ...]]
+) -> Iterator[tuple[MatchSpec, ...]]:
+    """``runs`` as they are handed out, each announced to ``inorder``."""
+    for run in runs:
+        inorder.expect(run[0].id)
+        yield run
+
+
 @contextmanager
 def run_log(path: Path) -> Iterator[None]:
     """Log to ``path`` from the parent and (through multiprocessing-logging)
@@ -227,7 +240,7 @@ def shard_range(total: int, shard: tuple[int, int] | None) -> range:
 
 
 def run_league(
-    path: str | Path,
+    path: str | Path | League,
     out: str | Path | None = None,
     workers: int | None = None,
     restart: bool = False,
@@ -236,8 +249,15 @@ def run_league(
     backend: Backend | None = None,
     shard: tuple[int, int] | None = None,
     warn: Callable[[str], None] | None = None,
+    follow: Callable[[Row], None] | None = None,
+    stop_when: Callable[[], bool] | None = None,
 ) -> RunSummary:
-    league = load_league(path)
+    """Run (or resume) the league of ``path`` (a file, or a parsed league).
+
+    ``follow`` gets every finished match of the directory in match-id order
+    as the run goes (the ranking is built the same way); once ``stop_when()``
+    is true no new batch starts, and the run ends when those playing finish."""
+    league = path if isinstance(path, League) else load_league(path)
     if moves is not None:
         league = replace(league, moves=moves)
     # Arrow's default allocator (mimalloc) keeps what compaction and batch
@@ -259,7 +279,7 @@ def run_league(
             'against its own hand; use seed = "secret" for untrusted bots.'
         )
     store = RunDir(out or Path("results") / league.name)
-    ids = shard_range(match_count(list(league.bots), league.players, league.deals), shard)
+    ids = shard_range(len(league.schedule(0)), shard)  # the count does not depend on the seed
     meta = {
         "bohnarena": __version__,
         "log_format": LOG_FORMAT,
@@ -268,6 +288,7 @@ def run_league(
         "edition": league.edition,
         "bots": hashes,
         "shard": None if shard is None else f"{shard[0]}/{shard[1]}",
+        **league.format_facts(),
         **run_facts(game, rules, league),
     }
     if league.seed is None:
@@ -284,7 +305,7 @@ def run_league(
             league = replace(league, seed=store.meta().get("seed", meta["seed"]))
         backend = backend or LocalPool(workers if workers is not None else league.workers)
         check_workers(backend, league)
-        return _run(league, store, backend, progress, ids)
+        return _run(league, store, backend, progress, ids, follow, stop_when)
     finally:
         if backend is not None:
             backend.close()
@@ -316,16 +337,33 @@ def bots_problem(game_name: str, bots: dict[str, BotEntry]) -> str | None:
 
 
 def _run(
-    league: League, store: RunDir, backend: Backend, progress: bool | None, ids: range
+    league: League,
+    store: RunDir,
+    backend: Backend,
+    progress: bool | None,
+    ids: range,
+    follow: Callable[[Row], None] | None = None,
+    stop_when: Callable[[], bool] | None = None,
 ) -> RunSummary:
     for part in store.drop_damaged(league.moves):
         log.warning("part %s does not read: its matches are played again", part)
     done = store.done_ids()
     if done:  # what it resumes must be this league's, untouched
-        auditor = Auditor(league, master_seed(league, store.meta()))
+        auditor = Auditor.for_run(league, store.meta())
         for _ in auditor.audited(store.iter_matches(AUDIT_COLUMNS)):
             pass
     summary = RunSummary(store.path, len(ids), len(done))
+    # Matches are rated as they finish, in id order, merged with those the
+    # directory held: the ranking is ready with the last match, and it is
+    # what rating the finished directory gives (tests/league/test_streaming.py).
+    rater = Rater(list(league.bots))
+
+    def rate_and_follow(row: Row) -> None:
+        rater.add(row)
+        if follow is not None:
+            follow(row)
+
+    inorder = InOrder(rate_and_follow, store.iter_matches(FOLLOW_COLUMNS) if done else None)
     assert league.seed is not None, "a secret seed is drawn or read back before the run"
     with run_log(store.path / "run.log"):
         log.info(
@@ -336,11 +374,8 @@ def _run(
             backend.workers,
         )
         # The schedule is generated lazily: the parent's memory does not grow with the league.
-        pending = (
-            m
-            for m in schedule(list(league.bots), league.players, league.deals, league.seed)
-            if m.id in ids and m.id not in done
-        )
+        plan = league.schedule()
+        pending = (plan.spec(i) for i in ids if i not in done)
         todo = summary.total - len(done)
         size = batch_size(league, todo, backend)
         spool = str(store.path) if backend.shares_disk else None
@@ -356,7 +391,7 @@ def _run(
                 spool,
                 league.limits,
             )
-            for b in batches(pending, size)
+            for b in expecting(inorder, batches(pending, size))
         )
         start = time.perf_counter()
         # progress None: a bar only when stderr is a terminal
@@ -368,7 +403,8 @@ def _run(
             dynamic_ncols=True,
         )
         try:
-            Dispatcher(backend, store, summary, bar).run(tasks)
+            Dispatcher(backend, store, summary, bar, inorder, stop_when).run(tasks)
+            inorder.finish()
         except StorageError:  # stop at the first: the rest would fail alike
             backend.close(now=True)
             _try_write_errors(store, summary)
@@ -386,12 +422,13 @@ def _run(
         if summary.complete:
             store.compact(ids.start, ids.stop - 1)
         if not summary.interrupted:
-            summary.ranking = write_ranking(store, league)
+            summary.ranking = write_ranking(store, league, rater.ranking())
         log.info("played %d matches, %d errored", summary.played, len(summary.errors))
     return summary
 
 
 HEALTH_SECONDS = 2.0  # how often a waiting run asks its backend whether it is still there
+FOLLOW_SLICE = 16  # matches rated between two looks at the workers (a few ms)
 
 
 def errors_json(summary: RunSummary) -> str:
@@ -413,8 +450,17 @@ class Dispatcher:
     recorded as errored.
     """
 
-    def __init__(self, backend: Backend, store: RunDir, summary: RunSummary, bar: tqdm) -> None:
+    def __init__(
+        self,
+        backend: Backend,
+        store: RunDir,
+        summary: RunSummary,
+        bar: tqdm,
+        inorder: InOrder | None = None,
+        stop_when: Callable[[], bool] | None = None,
+    ) -> None:
         self.backend, self.store, self.summary, self.bar = backend, store, summary, bar
+        self.inorder, self.stop_when = inorder, stop_when
         self.retry: deque[BatchTask] = deque()  # pushed back after a failed submit
         self.suspects: deque[BatchTask] = deque()  # in flight when a worker died
         self.inflight: dict[Future[Any], tuple[BatchTask, int, bool]] = {}
@@ -429,14 +475,22 @@ class Dispatcher:
                     self.submit(self.suspects.popleft(), alone=True)
             else:
                 while len(self.inflight) < cap:
-                    task = self.retry.popleft() if self.retry else next(tasks, None)
+                    task = self.retry.popleft() if self.retry else self.next_task(tasks)
                     if task is None or not self.submit(task, alone=False):
                         break
             if not self.inflight:
                 if self.suspects or self.retry:
                     continue
                 return
-            finished, _ = wait(self.inflight, timeout=HEALTH_SECONDS, return_when=FIRST_COMPLETED)
+            if self.inorder is not None and self.inorder.backlog:
+                finished, _ = wait(self.inflight, timeout=0, return_when=FIRST_COMPLETED)
+                if not finished:  # rate while the workers play
+                    self.inorder.pump(FOLLOW_SLICE)
+                    continue
+            else:
+                finished, _ = wait(
+                    self.inflight, timeout=HEALTH_SECONDS, return_when=FIRST_COMPLETED
+                )
             if not finished:  # a long batch, or a cluster that is gone
                 check = getattr(self.backend, "check", None)
                 if check is not None:
@@ -444,6 +498,12 @@ class Dispatcher:
                 continue
             if any(self.collect(f) for f in finished):
                 self.restart()
+
+    def next_task(self, tasks: Iterator[BatchTask]) -> BatchTask | None:
+        if self.stop_when is not None and self.stop_when():
+            self.summary.stopped = True
+            return None
+        return next(tasks, None)
 
     def submit(self, task: BatchTask, alone: bool) -> bool:
         try:
@@ -473,6 +533,11 @@ class Dispatcher:
             self.failed(task, alone, f"{type(e).__name__}: {e}")
             return False
         self.store.commit(task.first, task.last, result.matches, result.moves)
+        if self.inorder is not None:
+            matches = result.matches
+            if isinstance(matches, Path):  # spooled by the worker, now in place
+                matches = self.store.read_part(part_name(task.first, task.last), FOLLOW_COLUMNS)
+            self.inorder.arrive(task.first, matches)
         self.summary.played += result.played
         self.summary.errors += result.errors
         self.bar.update(len(task.matches))
@@ -494,15 +559,19 @@ class Dispatcher:
                 reason,
             )
             self.summary.errors += [(m.id, reason) for m in task.matches]
+            if self.inorder is not None:
+                self.inorder.arrive(task.first, None)
             self.bar.update(len(task.matches))
 
 
-def write_ranking(store: RunDir, league: League) -> Ranking:
-    """Rank what the directory holds, every row audited against the league."""
-    auditor = Auditor(league, master_seed(league, store.meta()))
-    ranking = rank(
-        auditor.audited(store.iter_matches([*RANK_COLUMNS, *AUDIT_COLUMNS])), list(league.bots)
-    )
+def write_ranking(store: RunDir, league: League, ranking: Ranking | None = None) -> Ranking:
+    """Write ``ranking``, or rank what the directory holds, every row audited
+    against the league."""
+    if ranking is None:
+        auditor = Auditor.for_run(league, store.meta())
+        ranking = rank(
+            auditor.audited(store.iter_matches([*RANK_COLUMNS, *AUDIT_COLUMNS])), list(league.bots)
+        )
     write_text(store.path / "ranking.csv", ranking.to_csv())
     write_text(store.path / "ranking.json", ranking.to_json())
     write_text(store.path / "ranking.md", ranking.to_markdown())

@@ -342,16 +342,23 @@ class RunDir:
         """Merge all parts (ids first..last) into one file per table in match-id
         order, streaming: part by part, except where a retried match's part
         overlaps another's range, whose rows are sorted together."""
-        groups = self._overlapping(self.parts(self.matches_dir))
+        every = self._overlapping(self.parts(self.matches_dir))
         for d, keys in (
             (self.moves_dir, [("match_id", "ascending"), ("seq", "ascending")]),
             (self.matches_dir, [("match_id", "ascending")]),
         ):  # moves first: see clean()
+            # A batch played with --no-moves has no moves part.
+            groups = [g for g in ([p for p in g if (d / p.name).exists()] for g in every) if g]
             if sum(map(len, groups)) <= 1:
                 continue
             target = d / part_name(first, last)
 
-            def merge(tmp: Path, d: Path = d, keys: list[tuple[str, str]] = keys) -> None:
+            def merge(
+                tmp: Path,
+                d: Path = d,
+                keys: list[tuple[str, str]] = keys,
+                groups: list[list[Path]] = groups,
+            ) -> None:
                 with pq.ParquetWriter(
                     tmp, pq.read_schema(d / groups[0][0].name), compression=COMPRESSION
                 ) as out:
@@ -417,30 +424,53 @@ class RunDir:
                 raise unreadable(p, e) from None
         return ids
 
+    def read_part(self, name: str, columns: list[str]) -> pa.Table:
+        """Columns of one committed matches part."""
+        path = self.matches_dir / name
+        try:
+            return pq.read_table(path, columns=columns)
+        except (pa.ArrowException, OSError) as e:
+            raise unreadable(path, e) from None
+
     def iter_matches(
         self, columns: list[str] | None = None, chunk: int = 8192
     ) -> Iterator[dict[str, Any]]:
-        """Every finished match as a dict, in match-id order, a chunk at a time
-        (parts cover disjoint id ranges and hold their rows in id order)."""
-        for group in self._overlapping(self.live_parts(self.matches_dir)):
+        """Every finished match as a dict, in match-id order, a record batch
+        at a time: memory stays bounded whatever the directory's size (parts
+        cover disjoint id ranges and hold their rows in id order). The parts
+        are those live now: parts committed later are not read."""
+        groups = self._overlapping(self.live_parts(self.matches_dir))
+        for group in groups:
             for p in group:
                 check_schema(p, MATCHES_SCHEMA, columns)
-            try:
-                if len(group) == 1:
-                    batches = list(
-                        pq.ParquetFile(group[0]).iter_batches(batch_size=chunk, columns=columns)
-                    )
-                else:  # a match played again later: sorted into place
-                    wanted = None if columns is None else [*{*columns, "match_id"}]
-                    table = pa.concat_tables(pq.read_table(p, columns=wanted) for p in group)
-                    table = table.sort_by("match_id")
-                    batches = (table if columns is None else table.select(columns)).to_batches(
-                        chunk
-                    )
-            except (pa.ArrowException, OSError) as e:
-                raise unreadable(group[0], e) from None
-            for batch in batches:
+        return self._rows(groups, columns, chunk)
+
+    def _rows(
+        self, groups: list[list[Path]], columns: list[str] | None, chunk: int
+    ) -> Iterator[dict[str, Any]]:
+        for group in groups:
+            batches = self._batches(group, columns, chunk)
+            while True:
+                try:
+                    batch = next(batches, None)
+                except (pa.ArrowException, OSError) as e:
+                    raise unreadable(group[0], e) from None
+                if batch is None:
+                    break
                 yield from batch.to_pylist()
+
+    @staticmethod
+    def _batches(
+        group: list[Path], columns: list[str] | None, chunk: int
+    ) -> Iterator[pa.RecordBatch]:
+        if len(group) == 1:
+            yield from pq.ParquetFile(group[0]).iter_batches(batch_size=chunk, columns=columns)
+            return
+        # a match played again later: its part and the one whose range holds it, sorted together
+        wanted = None if columns is None else [*{*columns, "match_id"}]
+        table = pa.concat_tables(pq.read_table(p, columns=wanted) for p in group)
+        table = table.sort_by("match_id")
+        yield from (table if columns is None else table.select(columns)).to_batches(chunk)
 
 
 def merge(out: str | Path, sources: list[str | Path]) -> RunDir:
