@@ -42,6 +42,7 @@ class Match:
         self.table = Table(rules, seed)
         self.referee = Referee(seats, DECISIONS, Bot, self.table, SeatView, how=True)
         self._asks = self.referee.asks  # the referee's list (a forfeit empties an entry)
+        self._ask = self.referee.ask  # (seat, kind, args): one call less than self.ask
         self._any_anytime = False  # a fast skip of phase-boundary windows
 
     @property
@@ -69,7 +70,7 @@ class Match:
     def window(self, seat: int) -> None:
         """A harvest window for one seat (see the module docstring)."""
         if "anytime" in self._asks[seat]:
-            self._take_window(seat, self.ask(seat, "anytime"))
+            self._take_window(seat, self._ask(seat, "anytime"))
 
     def window_then_ask(self, seat: int, kind: str, *args: Any) -> Any:
         """A harvest window for ``seat``, then its decision ``kind``: as
@@ -80,7 +81,7 @@ class Match:
             if answer is not NOT_ASKED:
                 return answer
             self._take_window(seat, taken)
-        return self.ask(seat, kind, *args)
+        return self._ask(seat, kind, args)
 
     def _take_window(self, seat: int, answer: Anytime | None) -> None:
         if answer is None:
@@ -94,8 +95,6 @@ class Match:
             self.harvest(seat, f)
 
     def boundary(self) -> None:
-        if not self._any_anytime:
-            return
         t = self.table
         for i in range(t.players):
             self.window((t.active + i) % t.players)
@@ -109,19 +108,24 @@ class Match:
         """Plant ``zone[index]``, harvesting first if it fits no field."""
         t = self.table
         card = zone[index]
-        while True:
-            fits = t.fields_for(seat, card)
-            if fits:
-                break
+        fits = t.fields_for(seat, card)
+        while not fits:
             room = t.harvestable(seat)
             if len(room) == 1:
-                self.harvest(seat, self.forced(seat, "make_room", room[0], card))
+                field = room[0]
+                # self.forced(seat, "make_room", field, card), inlined (as below):
+                # the forced plays are most of a match's decisions
+                t.records.append(("make_room", seat, card, field, FORCED))
             else:
-                self.harvest(seat, self.ask(seat, "make_room", card))
+                field = self._ask(seat, "make_room", (card,))
+            if t.harvest(seat, field):
+                self.draft(seat)
+            fits = t.fields_for(seat, card)
         if len(fits) == 1:
-            field = self.forced(seat, "plant", fits[0], card)
+            field = fits[0]
+            t.records.append(("plant", seat, card, field, FORCED))
         else:
-            field = self.ask(seat, "plant", card)
+            field = self._ask(seat, "plant", (card,))
         zone.pop(index)
         t.plant(seat, card, field, source)
 
@@ -254,18 +258,22 @@ class Match:
         t = self.table
         t.phase = n
         t.records.append(("phase", t.active, n))
-        self.boundary()
+        if self._any_anytime:  # else no window: a fast skip
+            self.boundary()
 
     def play_turn(self) -> None:
         t = self.table
         a = t.active
         hand = t.hands[a]
+        windows = self._any_anytime  # else every self.window() is a no-op
         self._phase(1)
         if hand:  # an empty hand goes straight to phase 2
-            self.window(a)
+            if windows:
+                self.window(a)
             self.place(a, hand, 0, FROM_HAND)
             if hand and self.window_then_ask(a, "plant_second"):
-                self.window(a)
+                if windows:
+                    self.window(a)
                 self.place(a, hand, 0, FROM_HAND)
 
         self._phase(2)
@@ -283,8 +291,10 @@ class Match:
             area = t.trade[s]
             while area:
                 if len(area) == 1:
-                    self.window(s)
-                    k = self.forced(s, "plant_next", 0)
+                    if windows:
+                        self.window(s)
+                    k = 0
+                    t.records.append(("plant_next", s, k, FORCED))  # self.forced(), inlined
                 else:
                     k = self.window_then_ask(s, "plant_next")
                 self.place(s, area, k, FROM_TRADE_AREA)
