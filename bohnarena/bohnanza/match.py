@@ -44,6 +44,7 @@ class Match:
         self._asks = self.referee.asks  # the referee's list (a forfeit empties an entry)
         self._ask = self.referee.ask  # (seat, kind, args): one call less than self.ask
         self._any_anytime = False  # a fast skip of phase-boundary windows
+        self._any_trade = False
 
     @property
     def seats(self) -> list[Seat]:
@@ -226,6 +227,8 @@ class Match:
     def seat_all(self) -> None:
         self.referee.seat_all(self.rules, self.seed)
         self._any_anytime = any("anytime" in asks for asks in self._asks)
+        # No trading phase to run when no seat makes offers (trading() says so too)
+        self._any_trade = any("propose" in s.asks or "offer" in s.asks for s in self.seats)
 
     def play(self) -> MatchResult:
         t = self.table
@@ -280,7 +283,8 @@ class Match:
         for _ in range(self.rules.reveal):
             if not self.draw(t.revealed, "revealed", a) or t.ended:
                 break  # phases 2 and 3 are still played, with what was revealed
-        self.trading()
+        if self._any_trade:
+            self.trading()
         t.records.append(("kept", a, tuple(t.revealed)))  # also when all were traded away
         t.trade[a].extend(t.revealed)
         t.revealed.clear()
