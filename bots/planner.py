@@ -36,13 +36,17 @@ def cheapest_harvest(view: SeatView) -> int:
     """The harvestable field that pays most now, preferring fields one more
     card would not improve; among equals the smallest (fewest cards lost)."""
     fields = view.my_fields
-    coins_for = view.coins_for
-    # max(harvestable, key=lambda f: (now - 0.5 * (coins_for(v, n + 1) > now), -n))
+    varieties = view.rules.varieties
+    # max(harvestable, key=lambda f: (now - 0.5 * (coins_for(v, n + 1) > now), -n)),
+    # reading the beanometers (payout[n]; the last entry for longer fields)
+    # rather than calling view.coins_for twice a field
     best, top, fewest = -1, 0.0, 0
     for f in view.harvestable():
         v, n = fields[f]
-        now = coins_for(v, n)
-        score = now - 0.5 * (coins_for(v, n + 1) > now)
+        pay = varieties[v].payout
+        last = len(pay) - 1
+        now = pay[n] if n < last else pay[last]
+        score = now - 0.5 * ((pay[n + 1] if n + 1 < last else pay[last]) > now)
         if best < 0 or score > top or (score == top and n < fewest):
             best, top, fewest = f, score, n
     if best < 0:
