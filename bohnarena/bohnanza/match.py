@@ -136,6 +136,12 @@ class Match:
         for the third time"), unless it happens where the edition's
         ``end_grace`` lets phases 2 and 3 of this turn be played to the end."""
         t = self.table
+        deck = t.deck
+        if len(deck) > 1:  # Table.draw's common case, inlined: no run-out, no end
+            card = deck.pop()
+            zone.append(card)
+            t.records.append((kind, seat, card))
+            return True
         if not t.draw(zone, kind, seat):
             return False
         if t.ended and not t.playing_out:
@@ -269,12 +275,13 @@ class Match:
         a = t.active
         hand = t.hands[a]
         windows = self._any_anytime  # else every self.window() is a no-op
+        ask = self.window_then_ask if windows else self._ask
         self._phase(1)
         if hand:  # an empty hand goes straight to phase 2
             if windows:
                 self.window(a)
             self.place(a, hand, 0, FROM_HAND)
-            if hand and self.window_then_ask(a, "plant_second"):
+            if hand and ask(a, "plant_second"):
                 if windows:
                     self.window(a)
                 self.place(a, hand, 0, FROM_HAND)
@@ -300,7 +307,7 @@ class Match:
                     k = 0
                     t.records.append(("plant_next", s, k, FORCED))  # self.forced(), inlined
                 else:
-                    k = self.window_then_ask(s, "plant_next")
+                    k = ask(s, "plant_next")
                 self.place(s, area, k, FROM_TRADE_AREA)
         if t.ended:
             raise GameOver
