@@ -7,6 +7,9 @@ plain loop. The comments give each choice as the ``max`` it computes.
 
 from __future__ import annotations
 
+import random
+from collections.abc import Sequence
+
 from bohnarena.bohnanza import EMPTY, Anytime, Bot, DraftPick, RuleSet, SeatView
 
 Fields = tuple[tuple[int, int], ...]
@@ -35,15 +38,18 @@ def _best_field(fields: Fields, card: int) -> int:
 def cheapest_harvest(view: SeatView) -> int:
     """The harvestable field that pays most now, preferring fields one more
     card would not improve; among equals the smallest (fewest cards lost)."""
+    return _cheapest_harvest(view, [v.payout for v in view.rules.varieties])
+
+
+def _cheapest_harvest(view: SeatView, payouts: Sequence[tuple[int, ...]]) -> int:
     fields = view.my_fields
-    varieties = view.rules.varieties
     # max(harvestable, key=lambda f: (now - 0.5 * (coins_for(v, n + 1) > now), -n)),
     # reading the beanometers (payout[n]; the last entry for longer fields)
     # rather than calling view.coins_for twice a field
     best, top, fewest = -1, 0.0, 0
     for f in view.harvestable():
         v, n = fields[f]
-        pay = varieties[v].payout
+        pay = payouts[v]
         last = len(pay) - 1
         now = pay[n] if n < last else pay[last]
         score = now - 0.5 * ((pay[n + 1] if n + 1 < last else pay[last]) > now)
@@ -80,8 +86,12 @@ class PlannerBot(Bot):
     def plant(self, view: SeatView, card: int) -> int:
         return best_field(view, card)
 
+    def start(self, seat: int, rules: RuleSet, rng: random.Random) -> None:
+        super().start(seat, rules, rng)
+        self._payouts = [v.payout for v in rules.varieties]
+
     def make_room(self, view: SeatView, card: int) -> int:
-        return cheapest_harvest(view)
+        return _cheapest_harvest(view, self._payouts)
 
     def plant_second(self, view: SeatView) -> bool:
         fields = view.my_fields

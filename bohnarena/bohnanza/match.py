@@ -264,11 +264,11 @@ class Match:
             t.records.append(("dealt", s, tuple(t.hands[s])))
 
     def _phase(self, n: int) -> None:
+        """Begin phase ``n`` (play_turn inlines this when no seat takes windows)."""
         t = self.table
         t.phase = n
         t.records.append(("phase", t.active, n))
-        if self._any_anytime:  # else no window: a fast skip
-            self.boundary()
+        self.boundary()
 
     def play_turn(self) -> None:
         t = self.table
@@ -276,7 +276,11 @@ class Match:
         hand = t.hands[a]
         windows = self._any_anytime  # else every self.window() is a no-op
         ask = self.window_then_ask if windows else self._ask
-        self._phase(1)
+        if windows:
+            self._phase(1)
+        else:
+            t.phase = 1
+            t.records.append(("phase", a, 1))
         if hand:  # an empty hand goes straight to phase 2
             if windows:
                 self.window(a)
@@ -286,7 +290,11 @@ class Match:
                     self.window(a)
                 self.place(a, hand, 0, FROM_HAND)
 
-        self._phase(2)
+        if windows:
+            self._phase(2)
+        else:
+            t.phase = 2
+            t.records.append(("phase", a, 2))
         for _ in range(self.rules.reveal):
             if not self.draw(t.revealed, "revealed", a) or t.ended:
                 break  # phases 2 and 3 are still played, with what was revealed
@@ -296,7 +304,11 @@ class Match:
         t.trade[a].extend(t.revealed)
         t.revealed.clear()
 
-        self._phase(3)
+        if windows:
+            self._phase(3)
+        else:
+            t.phase = 3
+            t.records.append(("phase", a, 3))
         for i in range(t.players):
             s = (a + i) % t.players
             area = t.trade[s]
@@ -312,7 +324,11 @@ class Match:
         if t.ended:
             raise GameOver
 
-        self._phase(4)
+        if windows:
+            self._phase(4)
+        else:
+            t.phase = 4
+            t.records.append(("phase", a, 4))
         for _ in range(self.rules.draw):
             if not self.draw(hand, "drew", a):
                 raise GameOver  # (a run-out here ends the game in self.draw)
