@@ -342,9 +342,14 @@ class Referee:
         state: Any,
         view: Callable[[Any, int], Any],
         how: bool = False,
+        live_views: bool = False,
     ) -> None:
         """``how``: record every answer, defaults included, with how it came
-        about as its last value (``BY_BOT`` or ``BY_DEFAULT``)."""
+        about as its last value (``BY_BOT`` or ``BY_DEFAULT``).
+        ``live_views``: ``view(state, seat)`` reads the state live (as a
+        :class:`ViewBase` does, holding no values of its own), so one view a
+        seat serves every decision of the match (building one a decision
+        was a twentieth of a match's time)."""
         self.seats = list(seats)
         self.decisions, self.state, self.view = decisions, state, view
         self.how = how
@@ -353,6 +358,7 @@ class Referee:
         self.faults = [0] * n
         self.forfeited: set[int] = set()
         self.asks: list[frozenset[str]] = [frozenset()] * n
+        self._views = [view(state, s) for s in range(n)] if live_views else None
 
     def seat_all(self, rules: Any, seed: int) -> None:
         """Start every seat's agent; each gets its own seeded random stream."""
@@ -365,7 +371,7 @@ class Referee:
 
     def ask(self, seat: int, kind: str, args: tuple[Any, ...] = ()) -> Any:
         """The seat's checked answer (``view(state, seat)`` is what it sees)."""
-        view = self.view(self.state, seat)
+        view = self._views[seat] if self._views else self.view(self.state, seat)
         if kind not in self.asks[seat]:
             return self._default(seat, kind, args, view)
         answer, fault = self.seats[seat].decide(kind, view, args)
@@ -392,14 +398,16 @@ class Referee:
         if pair is None or first not in self.asks[seat] or then not in self.asks[seat]:
             answer = self.ask(seat, first)
             return answer, (self.ask(seat, then, args) if answer is None else NOT_ASKED)
-        view = self.view(self.state, seat)
+        view = self._views[seat] if self._views else self.view(self.state, seat)
         (answer, fault), second = pair(first, then, view, args)
         answer = self._settle(seat, first, (), view, answer, fault)
         if answer is not None or fault is not None or second is None:
             return answer, NOT_ASKED
         if then not in self.asks[seat]:  # e.g. the seat forfeited: its answer is void
             return answer, self.ask(seat, then, args)
-        return answer, self._settle(seat, then, args, self.view(self.state, seat), *second)
+        if not self._views:
+            view = self.view(self.state, seat)
+        return answer, self._settle(seat, then, args, view, *second)
 
     def _default(self, seat: int, kind: str, args: tuple[Any, ...], view: Any) -> Any:
         answer = self.defaults[kind](None, view, *args)

@@ -40,7 +40,9 @@ class Match:
         self.rules = rules
         self.seed = seed
         self.table = Table(rules, seed)
-        self.referee = Referee(seats, DECISIONS, Bot, self.table, SeatView, how=True)
+        self.referee = Referee(
+            seats, DECISIONS, Bot, self.table, SeatView, how=True, live_views=True
+        )
         self._asks = self.referee.asks  # the referee's list (a forfeit empties an entry)
         self._ask = self.referee.ask  # (seat, kind, args): one call less than self.ask
         self._any_anytime = False  # a fast skip of phase-boundary windows
