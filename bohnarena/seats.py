@@ -382,8 +382,10 @@ class Referee:
             except IllegalAnswer as e:  # anything else is an engine bug: the match errors
                 fault = _illegal(e)
             else:
-                how = (BY_BOT,) if self.how else ()
-                self.state.records.append((kind, seat, *spec.encode(checked, args), *how))
+                values = spec.encode(checked, args)
+                self.state.records.append(
+                    (kind, seat, *values, BY_BOT) if self.how else (kind, seat, *values)
+                )
                 return checked
         return self._settle(seat, kind, args, view, answer, fault)
 
