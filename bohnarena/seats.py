@@ -216,6 +216,13 @@ class BotSeat:
             fn = getattr(self.bot, kind)
         except BaseException as e:
             return None, self._lookup_fault(e)
+        if not self.timed:  # _call's fast path, inlined: the hottest call of a match
+            try:
+                return fn(view, *args), None
+            except BaseException as e:
+                if isinstance(e, KeyboardInterrupt) and genuine_interrupt(self.watchdog):
+                    raise
+                return None, _raised(e)
         return self._call(fn, view, *args)
 
     def forfeits(self, faults: int) -> bool:
@@ -328,6 +335,10 @@ def _log_traceback(reason: str, e: BaseException) -> None:
     log.info("a bot %s (later ones from here are only counted)\n%s", reason, text)
 
 
+def _illegal(e: IllegalAnswer) -> str:
+    return f"illegal: {e}"[:300]
+
+
 #: What :meth:`Referee.ask_pair` returns for a decision it did not ask.
 NOT_ASKED = object()
 
@@ -352,12 +363,16 @@ class Referee:
         view: Callable[[Any, int], Any],
         how: bool = False,
         notes: bool = False,
+        live_views: bool = False,
     ) -> None:
         """``how``: record every answer, defaults included, with how it came
         about as its last value (``BY_BOT`` or ``BY_DEFAULT``). ``notes``:
         record a note a seat's bot attaches to an answer (a seat that keeps
         notes has a list ``notes``) as ``("note", seat, text)`` right after
-        the answer's record."""
+        the answer's record. ``live_views``: ``view(state, seat)`` reads the
+        state live (as a :class:`ViewBase` does, holding no values of its
+        own), so one view a seat serves every decision of the match (building
+        one a decision was a twentieth of a match's time)."""
         self.seats = list(seats)
         self.decisions, self.state, self.view = decisions, state, view
         self.how = how
@@ -369,6 +384,7 @@ class Referee:
         self.keep_notes = notes
         #: Each seat's pending notes, oldest first (None: no note for that answer).
         self.notes: list[list[Any] | None] = [None] * n
+        self._views = [view(state, s) for s in range(n)] if live_views else None
 
     def time_left(self, seat: int) -> float | None:
         """Seconds left in ``seat``'s time bank this match (None: no limits)."""
@@ -400,10 +416,24 @@ class Referee:
 
     def ask(self, seat: int, kind: str, args: tuple[Any, ...] = ()) -> Any:
         """The seat's checked answer (``view(state, seat)`` is what it sees)."""
-        view = self.view(self.state, seat)
+        view = self._views[seat] if self._views else self.view(self.state, seat)
         if kind not in self.asks[seat]:
             return self._default(seat, kind, args, view)
         answer, fault = self.seats[seat].decide(kind, view, args)
+        if fault is None:  # _settle's common case, inlined (one call less a decision)
+            spec = self.decisions[kind]
+            try:
+                checked = spec.check(self.state, seat, answer, *args)
+            except IllegalAnswer as e:  # anything else is an engine bug: the match errors
+                fault = _illegal(e)
+            else:
+                values = spec.encode(checked, args)
+                self.state.records.append(
+                    (kind, seat, *values, BY_BOT) if self.how else (kind, seat, *values)
+                )
+                if self.notes[seat]:
+                    self._record_note(seat)
+                return checked
         return self._settle(seat, kind, args, view, answer, fault)
 
     def ask_pair(
@@ -417,7 +447,7 @@ class Referee:
         if pair is None or first not in self.asks[seat] or then not in self.asks[seat]:
             answer = self.ask(seat, first)
             return answer, (self.ask(seat, then, args) if answer is None else NOT_ASKED)
-        view = self.view(self.state, seat)
+        view = self._views[seat] if self._views else self.view(self.state, seat)
         (answer, fault), second = pair(first, then, view, args)
         answer = self._settle(seat, first, (), view, answer, fault)
         if answer is not None or fault is not None or second is None:
@@ -426,7 +456,9 @@ class Referee:
         if then not in self.asks[seat]:  # e.g. the seat forfeited: its answer is void
             self._drop_notes(seat)
             return answer, self.ask(seat, then, args)
-        return answer, self._settle(seat, then, args, self.view(self.state, seat), *second)
+        if not self._views:
+            view = self.view(self.state, seat)
+        return answer, self._settle(seat, then, args, view, *second)
 
     def _default(self, seat: int, kind: str, args: tuple[Any, ...], view: Any) -> Any:
         answer = self.defaults[kind](None, view, *args)
@@ -450,19 +482,23 @@ class Referee:
             try:
                 answer = spec.check(self.state, seat, answer, *args)
             except IllegalAnswer as e:  # anything else is an engine bug: the match errors
-                fault = f"illegal: {e}"[:300]
+                fault = _illegal(e)
         if fault is not None:
             self.fault(seat, kind, fault)
             answer = self.defaults[kind](None, view, *args)
         how = (BY_BOT if fault is None else BY_DEFAULT,) if self.how else ()
         self.state.records.append((kind, seat, *spec.encode(answer, args), *how))
-        notes = self.notes[seat]
-        if notes:  # (an empty list when the bot notes nothing: no cost)
-            note = notes.pop(0)
-            if type(note) is str and note:
-                note = note[:NOTE_CHARS].encode("utf-8", "backslashreplace").decode("utf-8")
-                self.state.records.append(("note", seat, note))
+        if self.notes[seat]:  # (an empty list when the bot notes nothing: no cost)
+            self._record_note(seat)
         return answer
+
+    def _record_note(self, seat: int) -> None:
+        notes = self.notes[seat]
+        assert notes
+        note = notes.pop(0)
+        if type(note) is str and note:
+            note = note[:NOTE_CHARS].encode("utf-8", "backslashreplace").decode("utf-8")
+            self.state.records.append(("note", seat, note))
 
     def _drop_notes(self, seat: int) -> None:
         notes = self.notes[seat]

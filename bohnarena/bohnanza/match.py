@@ -40,10 +40,14 @@ class Match:
         self.rules = rules
         self.seed = seed
         self.table = Table(rules, seed)
-        self.referee = Referee(seats, DECISIONS, Bot, self.table, SeatView, how=True, notes=True)
+        self.referee = Referee(
+            seats, DECISIONS, Bot, self.table, SeatView, how=True, notes=True, live_views=True
+        )
         self.table.referee = self.referee
         self._asks = self.referee.asks  # the referee's list (a forfeit empties an entry)
+        self._ask = self.referee.ask  # (seat, kind, args): one call less than self.ask
         self._any_anytime = False  # a fast skip of phase-boundary windows
+        self._any_trade = False
 
     @property
     def seats(self) -> list[Seat]:
@@ -70,7 +74,7 @@ class Match:
     def window(self, seat: int) -> None:
         """A harvest window for one seat (see the module docstring)."""
         if "anytime" in self._asks[seat]:
-            self._take_window(seat, self.ask(seat, "anytime"))
+            self._take_window(seat, self._ask(seat, "anytime"))
 
     def window_then_ask(self, seat: int, kind: str, *args: Any) -> Any:
         """A harvest window for ``seat``, then its decision ``kind``: as
@@ -81,7 +85,7 @@ class Match:
             if answer is not NOT_ASKED:
                 return answer
             self._take_window(seat, taken)
-        return self.ask(seat, kind, *args)
+        return self._ask(seat, kind, args)
 
     def _take_window(self, seat: int, answer: Anytime | None) -> None:
         if answer is None:
@@ -95,8 +99,6 @@ class Match:
             self.harvest(seat, f)
 
     def boundary(self) -> None:
-        if not self._any_anytime:
-            return
         t = self.table
         for i in range(t.players):
             self.window((t.active + i) % t.players)
@@ -110,19 +112,24 @@ class Match:
         """Plant ``zone[index]``, harvesting first if it fits no field."""
         t = self.table
         card = zone[index]
-        while True:
-            fits = t.fields_for(seat, card)
-            if fits:
-                break
+        fits = t.fields_for(seat, card)
+        while not fits:
             room = t.harvestable(seat)
             if len(room) == 1:
-                self.harvest(seat, self.forced(seat, "make_room", room[0], card))
+                field = room[0]
+                # self.forced(seat, "make_room", field, card), inlined (as below):
+                # the forced plays are most of a match's decisions
+                t.records.append(("make_room", seat, card, field, FORCED))
             else:
-                self.harvest(seat, self.ask(seat, "make_room", card))
+                field = self._ask(seat, "make_room", (card,))
+            if t.harvest(seat, field):
+                self.draft(seat)
+            fits = t.fields_for(seat, card)
         if len(fits) == 1:
-            field = self.forced(seat, "plant", fits[0], card)
+            field = fits[0]
+            t.records.append(("plant", seat, card, field, FORCED))
         else:
-            field = self.ask(seat, "plant", card)
+            field = self._ask(seat, "plant", (card,))
         zone.pop(index)
         t.plant(seat, card, field, source)
 
@@ -132,6 +139,12 @@ class Match:
         for the third time"), unless it happens where the edition's
         ``end_grace`` lets phases 2 and 3 of this turn be played to the end."""
         t = self.table
+        deck = t.deck
+        if len(deck) > 1:  # Table.draw's common case, inlined: no run-out, no end
+            card = deck.pop()
+            zone.append(card)
+            t.records.append((kind, seat, card))
+            return True
         if not t.draw(zone, kind, seat):
             return False
         if t.ended and not t.playing_out:
@@ -223,6 +236,8 @@ class Match:
     def seat_all(self) -> None:
         self.referee.seat_all(self.rules, self.seed)
         self._any_anytime = any("anytime" in asks for asks in self._asks)
+        # No trading phase to run when no seat makes offers (trading() says so too)
+        self._any_trade = any("propose" in s.asks or "offer" in s.asks for s in self.seats)
 
     def play(self) -> MatchResult:
         t = self.table
@@ -252,6 +267,7 @@ class Match:
             t.records.append(("dealt", s, tuple(t.hands[s])))
 
     def _phase(self, n: int) -> None:
+        """Begin phase ``n`` (play_turn inlines this when no seat takes windows)."""
         t = self.table
         t.phase = n
         t.records.append(("phase", t.active, n))
@@ -261,38 +277,61 @@ class Match:
         t = self.table
         a = t.active
         hand = t.hands[a]
-        self._phase(1)
+        windows = self._any_anytime  # else every self.window() is a no-op
+        ask = self.window_then_ask if windows else self._ask
+        if windows:
+            self._phase(1)
+        else:
+            t.phase = 1
+            t.records.append(("phase", a, 1))
         if hand:  # an empty hand goes straight to phase 2
-            self.window(a)
-            self.place(a, hand, 0, FROM_HAND)
-            if hand and self.window_then_ask(a, "plant_second"):
+            if windows:
                 self.window(a)
+            self.place(a, hand, 0, FROM_HAND)
+            if hand and ask(a, "plant_second"):
+                if windows:
+                    self.window(a)
                 self.place(a, hand, 0, FROM_HAND)
 
-        self._phase(2)
+        if windows:
+            self._phase(2)
+        else:
+            t.phase = 2
+            t.records.append(("phase", a, 2))
         for _ in range(self.rules.reveal):
             if not self.draw(t.revealed, "revealed", a) or t.ended:
                 break  # phases 2 and 3 are still played, with what was revealed
-        self.trading()
+        if self._any_trade:
+            self.trading()
         t.records.append(("kept", a, tuple(t.revealed)))  # also when all were traded away
         t.trade[a].extend(t.revealed)
         t.revealed.clear()
 
-        self._phase(3)
+        if windows:
+            self._phase(3)
+        else:
+            t.phase = 3
+            t.records.append(("phase", a, 3))
         for i in range(t.players):
             s = (a + i) % t.players
             area = t.trade[s]
             while area:
                 if len(area) == 1:
-                    self.window(s)
-                    k = self.forced(s, "plant_next", 0)
+                    if windows:
+                        self.window(s)
+                    k = 0
+                    t.records.append(("plant_next", s, k, FORCED))  # self.forced(), inlined
                 else:
-                    k = self.window_then_ask(s, "plant_next")
+                    k = ask(s, "plant_next")
                 self.place(s, area, k, FROM_TRADE_AREA)
         if t.ended:
             raise GameOver
 
-        self._phase(4)
+        if windows:
+            self._phase(4)
+        else:
+            t.phase = 4
+            t.records.append(("phase", a, 4))
         for _ in range(self.rules.draw):
             if not self.draw(hand, "drew", a):
                 raise GameOver  # (a run-out here ends the game in self.draw)

@@ -36,7 +36,8 @@ class SeatView(ViewBase):
 
     @property
     def my_fields(self) -> tuple[Field, ...]:
-        return tuple((v, n) for v, n in self._table.fields[self._seat])
+        # (map: no generator, half the time; every field is a [variety, count] pair)
+        return tuple(map(tuple, self._table.fields[self._seat]))  # type: ignore[arg-type]
 
     @property
     def my_trade_area(self) -> tuple[int, ...]:
