@@ -92,17 +92,27 @@ def checked_game(edition, players, seed, classes, **options):
 CONFIGS = [(e, p) for e in edition_names() for p in player_counts(e)]
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(
+def _invariants(config, seed, bots, jumping):
+    edition, players = config
+    options = {"extra_bean": "jumping" if jumping else "garden"} if edition == "anniversary" else {}
+    checked_game(edition, players, seed, bots[:players], **options)
+
+
+_GAMES = given(
     config=st.sampled_from(CONFIGS),
     seed=st.integers(0, 2**63),
     bots=st.lists(st.sampled_from(BOTS), min_size=7, max_size=7),
     jumping=st.booleans(),
 )
-def test_invariants_hold_at_every_step(config, seed, bots, jumping):
-    edition, players = config
-    options = {"extra_bean": "jumping" if jumping else "garden"} if edition == "anniversary" else {}
-    checked_game(edition, players, seed, bots[:players], **options)
+
+
+def _examples(n):
+    return settings(max_examples=n, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+# The quick set draws 30 games, the full run 150.
+test_invariants_hold_at_every_step = _examples(30)(_GAMES(_invariants))
+test_invariants_hold_at_every_step_many = pytest.mark.slow(_examples(150)(_GAMES(_invariants)))
 
 
 def seeded_games(games: int) -> Counter:

@@ -64,7 +64,11 @@ def test_base_exceptions_are_faults(tmp_path, hostile, reason):
     "hostile,reason",
     [
         ("InitRaises", "raised SystemExit: 3 (in the constructor)"),
-        ("InitSleeps", "timeout: no answer within 0.5 s (in the constructor)"),
+        pytest.param(
+            "InitSleeps",
+            "timeout: no answer within 0.5 s (in the constructor)",
+            marks=pytest.mark.slow,
+        ),
     ],
 )
 def test_a_broken_constructor_forfeits_the_match(tmp_path, hostile, reason):
@@ -75,8 +79,8 @@ def test_a_broken_constructor_forfeits_the_match(tmp_path, hostile, reason):
 @pytest.mark.parametrize(
     "hostile,decision",
     [
-        ("StartSleeps", "start"),
-        ("DecisionsSleep", "start"),
+        pytest.param("StartSleeps", "start", marks=pytest.mark.slow),
+        pytest.param("DecisionsSleep", "start", marks=pytest.mark.slow),
         ("EndExits", "end"),
     ],
 )

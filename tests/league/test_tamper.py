@@ -85,7 +85,12 @@ def finished(tmp_path_factory):
     return path, tmp / "out"
 
 
-@pytest.mark.parametrize("kind", list(TAMPERS))
+QUICK = {"seats swapped", "a row twice", "ids outside the league"}
+
+
+@pytest.mark.parametrize(
+    "kind", [k if k in QUICK else pytest.param(k, marks=pytest.mark.slow) for k in TAMPERS]
+)
 def test_every_edit_is_caught(tmp_path, finished, kind):
     path, clean = finished
     out = tmp_path / "out"

@@ -16,6 +16,7 @@ def shipped_kinds() -> list[reconstruct.DieKind]:
     return [(tuple(names[f] for f in rules.faces[i]), n) for i, n in ((0, 4), (4, 3))]
 
 
+@pytest.mark.slow
 def test_24_of_120_assignments_fit_every_example_and_all_put_snap_on_both_colours() -> None:
     results = reconstruct.assignments()
     fitting = [mapping for mapping, broken in results if not broken]
