@@ -31,18 +31,7 @@ import tempfile
 import time
 from pathlib import Path
 
-LEAGUE = """name = "bench"
-edition = "classic"
-players = 4
-deals = {deals}
-seed = 1
-
-[bots]
-a = "{bot}"
-b = "{bot}"
-c = "{bot}"
-d = "{bot}"
-"""
+from league_bench import LEAGUE
 
 RANK = """
 import sys, time

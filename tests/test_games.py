@@ -3,17 +3,14 @@ and replay; broken game plugins break nothing else; games import no runner
 layer."""
 
 import ast
-import os
 import shutil
-import sys
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
 from bohnarena.cli import cli
-from bohnarena.plugins import load_bot, registered
-from tests.test_loading import fake_dist, one_line_error
+from tests.test_loading import fake_dist, fake_site, one_line_error
 
 ROOT = Path(__file__).resolve().parent.parent
 TOY = Path(__file__).resolve().parent / "plugin_game" / "toy3.py"
@@ -25,19 +22,7 @@ def run(*args):
 
 @pytest.fixture
 def site(tmp_path, monkeypatch):
-    """A temporary sys.path entry for fake distributions; the entry-point
-    caches are cleared around the test."""
-    root = tmp_path / "site"
-    root.mkdir()
-    monkeypatch.syspath_prepend(str(root))
-    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(root), os.environ.get("PYTHONPATH", "")]))
-    registered.cache_clear()
-    load_bot.cache_clear()
-    yield root
-    registered.cache_clear()
-    load_bot.cache_clear()
-    for name in [m for m in sys.modules if m.split(".")[0] in ("toy3", "broken_game")]:
-        del sys.modules[name]
+    yield from fake_site(tmp_path, monkeypatch, ("toy3", "broken_game"))
 
 
 @pytest.fixture

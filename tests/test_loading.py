@@ -36,8 +36,13 @@ def one_line_error(r, message):
 
 @pytest.fixture
 def site(tmp_path, monkeypatch):
+    yield from fake_site(tmp_path, monkeypatch, ("sidefx", "twobots"))
+
+
+def fake_site(tmp_path, monkeypatch, modules):
     """A temporary sys.path entry for fake distributions (also on PYTHONPATH,
-    for sandbox processes); the entry-point cache is cleared around the test."""
+    for sandbox processes); the entry-point caches are cleared around the
+    test, and ``modules`` (top-level names) forgotten after it."""
     root = tmp_path / "site"
     root.mkdir()
     monkeypatch.syspath_prepend(str(root))
@@ -47,7 +52,7 @@ def site(tmp_path, monkeypatch):
     yield root
     registered.cache_clear()
     load_bot.cache_clear()
-    for name in [m for m in sys.modules if m.split(".")[0] in ("sidefx", "twobots")]:
+    for name in [m for m in sys.modules if m.split(".")[0] in modules]:
         del sys.modules[name]
 
 
