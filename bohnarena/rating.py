@@ -169,6 +169,14 @@ class Ranking:
         return "\n".join(out)
 
 
+def rate_table(env: Any, ratings: Sequence[Any], places: Sequence[int]) -> list[Any]:
+    """One match as TrueSkill sees it: every seat a one-player team, ranked
+    by its place (1 is first; equal places are a draw). Returns the seats'
+    new ratings."""
+    teams = env.rate([(r,) for r in ratings], ranks=[p - 1 for p in places])
+    return [team[0] for team in teams]
+
+
 class Rater:
     """TrueSkill over matches fed one at a time, in match-id order: a run
     rates matches as they finish (runner.py), ``rank`` rates a directory."""
@@ -189,9 +197,9 @@ class Rater:
         for w in row["winners"]:
             self.seat_wins[w] += 1
         # Teams are seats; a bot may fill two seats of one table (fewer bots than seats).
-        new = self.env.rate([(self.ratings[b],) for b in seats], ranks=[r - 1 for r in ranks])
+        new = rate_table(self.env, [self.ratings[b] for b in seats], ranks)
         for s, b in enumerate(seats):
-            self.ratings[b] = new[s][0]
+            self.ratings[b] = new[s]
             st = self.standing[b]
             st.matches += 1
             st.wins += s in row["winners"]

@@ -23,7 +23,7 @@ import numpy as np
 import numpy.typing as npt
 import trueskill
 
-from .rating import BotStanding, Ranking
+from .rating import BotStanding, Ranking, rate_table
 
 #: The matches columns the statistics read.
 COLUMNS = [
@@ -407,9 +407,9 @@ def league_path(m: Matches, points: int = 60) -> Trajectory:
     bots, places = m.bot.tolist(), m.place.tolist()
     for i in range(m.n):
         seats = bots[i]
-        new = env.rate([(ratings[x],) for x in seats], ranks=[r - 1 for r in places[i]])
+        new = rate_table(env, [ratings[x] for x in seats], places[i])
         for s, x in enumerate(seats):
-            ratings[x] = new[s][0]
+            ratings[x] = new[s]
         if nxt < len(at) and i + 1 == at[nxt]:
             mu[nxt] = [r.mu for r in ratings]
             sigma[nxt] = [r.sigma for r in ratings]
