@@ -28,6 +28,7 @@ def test_dask_backend_gives_the_same_matches_moves_and_ranking(league, tmp_path)
         assert remote.ranking.rows() == local.ranking.rows()
 
 
+@pytest.mark.slow
 def test_shards_merged_equal_the_whole(league, tmp_path):
     path = league(deals=5)
     run_league(path, tmp_path / "whole", workers=2, progress=False)

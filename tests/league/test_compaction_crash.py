@@ -18,7 +18,7 @@ class Died(Exception):
     pass
 
 
-@pytest.mark.parametrize("dies_after", ["moves", "matches"])
+@pytest.mark.parametrize("dies_after", [pytest.param("moves", marks=pytest.mark.slow), "matches"])
 def test_readers_count_every_match_once_whatever_step_the_crash_hit(
     league, tmp_path, monkeypatch, dies_after
 ):

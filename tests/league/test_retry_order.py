@@ -21,7 +21,10 @@ def drop_match(out, match_id, moves_too):
             pq.write_table(t.filter(pc.not_equal(t["match_id"], match_id)), part)
 
 
-@pytest.mark.parametrize("moves_too", [True, False], ids=["errored", "row-lost"])
+@pytest.mark.parametrize(
+    "moves_too",
+    [pytest.param(True, id="errored"), pytest.param(False, id="row-lost", marks=pytest.mark.slow)],
+)
 def test_a_match_played_later_lands_in_order_and_once(league, tmp_path, moves_too):
     path = league(deals=3, extra="[run]\nbatch_size = 4\n")
     whole = run_league(path, tmp_path / "whole", workers=2, progress=False)
@@ -55,7 +58,10 @@ def test_a_part_played_again_survives_an_interruption_before_compaction(league, 
     assert store.done_ids() == set(range(9))
 
 
-@pytest.mark.parametrize("damage", ["truncated", "garbage", "deleted"])
+@pytest.mark.parametrize(
+    "damage",
+    ["truncated", *(pytest.param(d, marks=pytest.mark.slow) for d in ("garbage", "deleted"))],
+)
 def test_a_resume_replays_a_damaged_moves_part_instead_of_trusting_it(league, tmp_path, damage):
     path = league(deals=3, extra="[run]\nbatch_size = 4\n")
     out = tmp_path / "out"
