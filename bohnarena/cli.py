@@ -800,6 +800,8 @@ def schema_command(out: str | None, check: bool) -> None:
     message both ways), generated from the code that speaks it."""
     from .bohnanza.schema import schema_text
 
+    if check and out is None:
+        raise UsageError("--check needs --out FILE: the file to compare with")
     text = schema_text()
     if out is None:
         click.echo(text, nl=False)

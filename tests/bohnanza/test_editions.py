@@ -51,26 +51,15 @@ def test_anniversary_rejects_a_third_choice():
         ruleset("anniversary", 4, extra_bean="cocoa")
 
 
+#: The Rio Grande edition's eleven varieties (text 002's card list).
+RIO_GRANDE = (
+    *("coffee", "wax", "blue", "chili", "stink", "green"),
+    *("soy", "blackeyed", "red", "garden", "cocoa"),
+)
+
+
 def test_riogrande_154_cards_11_varieties():
-    assert (
-        sum(
-            varieties()[V[k]].cards
-            for k in [
-                "coffee",
-                "wax",
-                "blue",
-                "chili",
-                "stink",
-                "green",
-                "soy",
-                "blackeyed",
-                "red",
-                "garden",
-                "cocoa",
-            ]
-        )
-        == 154
-    )
+    assert sum(varieties()[V[k]].cards for k in RIO_GRANDE) == 154
 
 
 @pytest.mark.parametrize(
@@ -85,20 +74,7 @@ def test_riogrande_154_cards_11_varieties():
 )
 def test_riogrande_removes_varieties_by_player_count(players, removed):
     r = ruleset("riogrande", players)
-    all11 = {
-        "coffee",
-        "wax",
-        "blue",
-        "chili",
-        "stink",
-        "green",
-        "soy",
-        "blackeyed",
-        "red",
-        "garden",
-        "cocoa",
-    }
-    assert set(deck_of(r)) == all11 - removed
+    assert set(deck_of(r)) == set(RIO_GRANDE) - removed
 
 
 def test_riogrande_player_count_parameters():

@@ -60,6 +60,12 @@ def _traffic(
 
 
 @pytest.mark.slow
+def test_check_without_a_file_is_a_usage_error() -> None:
+    r = CliRunner().invoke(cli, ["schema", "--check"])
+    assert r.exit_code == 2 and "--check needs --out" in r.output
+    assert len(r.output.strip().splitlines()) == 1
+
+
 def test_real_traffic_validates(tmp_path: Path) -> None:
     """Every message of real matches, both ways, against the published schema;
     each answer also against its decision's answer schema."""
