@@ -59,13 +59,13 @@ def _traffic(
     return [json.loads(line) for line in log.read_text("utf-8").splitlines()]
 
 
-@pytest.mark.slow
 def test_check_without_a_file_is_a_usage_error() -> None:
     r = CliRunner().invoke(cli, ["schema", "--check"])
     assert r.exit_code == 2 and "--check needs --out" in r.output
     assert len(r.output.strip().splitlines()) == 1
 
 
+@pytest.mark.slow
 def test_real_traffic_validates(tmp_path: Path) -> None:
     """Every message of real matches, both ways, against the published schema;
     each answer also against its decision's answer schema."""
