@@ -76,8 +76,13 @@ class LocalPool:
 
 
 def _start_worker(counter: Any, cpus: list[int], workers: int) -> None:
-    # Ctrl-C reaches the whole process group; the parent alone decides what stops.
+    # Ctrl-C and a closed terminal reach the whole process group; the parent
+    # alone decides what stops. SIGTERM (the parent's terminate(), or a
+    # scheduler's kill of the group) ends a worker quietly: the handler it
+    # inherited from the parent would raise Stopped into the pool's code.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGHUP, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     die_with_parent()
     # A pool worker ends without atexit: its sandboxes (and their cgroups) go here.
     multiprocessing.util.Finalize(None, close_sandboxes, exitpriority=10)
