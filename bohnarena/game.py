@@ -49,6 +49,9 @@ class Decision:
     check: Callable[..., Any]  # (state, seat, answer, *args) -> canonical answer; raises if illegal
     encode: Callable[[Any, tuple[Any, ...]], Record]  # (answer, args) -> record values
     decode: Callable[[Record], Any]  # record values -> answer
+    #: (view, *args) -> the answer played for a seat that does not answer
+    #: this decision, or whose answer was a fault (the bot base class's answer).
+    default: Callable[..., Any]
 
 
 @runtime_checkable

@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
+from .errors import IllegalAnswer
 from .game import Decision, MatchResult
-from .seats import Public
+from .seats import BY_BOT, BY_DEFAULT, Public, Resumable
 
 
 class Divergence(Exception):
@@ -146,6 +147,106 @@ def replay(
     return match.table, result
 
 
+class ReplayState(Resumable, Protocol):
+    """A game's searchable state as replay drives it (see :func:`apply_log`)."""
+
+    asks: list[frozenset[str]]
+    forfeited: set[int]
+    result: MatchResult | None
+
+    @property
+    def table(self) -> Any: ...
+    def start(self, declared: Sequence[frozenset[str]] | None = None) -> None: ...
+    def check(self, answer: Any) -> Any: ...
+    def view(self, seat: int) -> Any: ...
+
+
+def apply_log(
+    state: ReplayState,
+    log: Sequence[tuple[Any, ...]],
+    decisions: Mapping[str, Decision],
+    stop_at: int | None = None,
+    on_record: Callable[[int, tuple[Any, ...], Any], None] | None = None,
+) -> tuple[Any, MatchResult | None]:
+    """Replay ``log`` by applying its answers to a fresh ``state``: the
+    referee's records (seats, faults, forfeits, notes) are taken from the
+    log, every other record is made by the rules and compared with the
+    log's as it is made. Returns as :func:`replay` does."""
+    table = state.table
+    made: list[tuple[Any, ...]] = []
+
+    def record(rec: tuple[Any, ...]) -> None:
+        i = len(made)
+        logged = log[i] if i < len(log) else "(nothing: the log ends)"
+        if rec != logged:
+            raise Divergence(i, logged, rec)
+        made.append(rec)
+        if on_record is not None:
+            on_record(i, rec, table)
+        if stop_at is not None and i >= stop_at:
+            raise Stop
+
+    def peek() -> tuple[Any, ...] | None:
+        return log[len(made)] if len(made) < len(log) else None
+
+    faults = [0] * len(state.asks)
+
+    def faulted(seat: int, kind: str) -> bool:
+        """Take the seat's logged fault at ``kind`` (and forfeit), if any."""
+        rec = peek()
+        if rec is None or rec[:3] != ("fault", seat, kind) or len(rec) != 4:
+            return False
+        record(rec)
+        faults[seat] += 1
+        if peek() == ("forfeit", seat):
+            record(("forfeit", seat))
+            state.forfeited.add(seat)
+            state.asks[seat] = frozenset()
+        return True
+
+    table.records, table.record = made, record
+    try:
+        declared = []
+        for s in range(len(state.asks)):
+            rec = peek()
+            if rec is None or rec[:2] != ("seat", s) or len(rec) != 3 or type(rec[2]) is not str:
+                raise Divergence(len(made), rec, ("seat", s, "..."))
+            asks = frozenset(filter(None, rec[2].split(",")))
+            if not asks <= decisions.keys():
+                raise Divergence(len(made), rec, f"(seat {s} answers only {sorted(decisions)})")
+            record(rec)
+            state.asks[s] = asks
+            declared.append(asks)
+            faulted(s, "start")
+        state.start(declared)
+        while (pending := state.pending) is not None:
+            seat, kind, args = pending
+            fault = faulted(seat, kind)
+            at = len(made)
+            rec = peek()
+            if rec is None or rec[:2] != (kind, seat):
+                raise Divergence(at, rec, f"(seat {seat} answers {kind})")
+            note = log[at + 1] if at + 1 < len(log) else None
+            text = note[2] if note is not None and note[:2] == ("note", seat) else None
+            if fault:  # the default is played, whatever the log says
+                state.resume(decisions[kind].default(state.view(seat), *args), BY_DEFAULT, text)
+                continue
+            try:
+                answer = state.check(decisions[kind].decode(rec[2:]))
+            except IllegalAnswer as e:
+                raise Divergence(at, rec, f"(illegal: {e})") from None
+            state.resume(answer, BY_BOT, text)
+        for s in range(len(state.asks)):
+            faulted(s, "end")
+    except Stop:
+        return table, None
+    if len(made) != len(log):
+        raise Divergence(len(made), log[len(made)], "(nothing: the match is over)")
+    result = state.result
+    assert result is not None
+    return table, replace(result, faults=tuple(faults))
+
+
 class Narrator(Protocol):
     """A game's words for its records and its table."""
 
@@ -168,8 +269,9 @@ class Replayer:
     The fields are what is the game's own; the methods are the same for every
     game (a game binds them as its :class:`~bohnarena.game.Game` members)."""
 
-    #: (rules, seed, seats) -> the match to replay (see :func:`replay`).
-    match: Callable[[Any, int, list[LogSeat]], Any]
+    #: (rules, seed, seats) -> the match to replay (see :func:`replay`);
+    #: None for a game that replays through :attr:`new_state`.
+    match: Callable[[Any, int, list[LogSeat]], Any] | None
     decisions: Mapping[str, Decision]
     #: (table, seat) -> the table as plain data (all of it, or what ``seat``
     #: sees); it has at least "turn" and "active".
@@ -183,6 +285,9 @@ class Replayer:
     #: (rules, log) -> the first problem a check of the log apart from the
     #: engine finds (e.g. the end of the game), or None.
     audit: Callable[[Any, Sequence[tuple[Any, ...]]], str | None] | None = None
+    #: (rules, seed) -> the game's searchable state before the deal, which
+    #: replay drives with the logged answers (:func:`apply_log`).
+    new_state: Callable[[Any, int], ReplayState] | None = None
 
     def replay(
         self,
@@ -193,8 +298,13 @@ class Replayer:
         on_record: Callable[[int, tuple[Any, ...], Any], None] | None = None,
     ) -> tuple[Any, MatchResult | None]:
         """Replay ``log`` (see :func:`replay`)."""
+        if self.new_state is not None:
+            state = self.new_state(rules, seed)
+            return apply_log(state, log, self.decisions, stop_at, on_record)
+        match = self.match
+        assert match is not None
         return replay(
-            lambda seats: self.match(rules, seed, seats),
+            lambda seats: match(rules, seed, seats),
             rules.players,
             log,
             self.decisions,

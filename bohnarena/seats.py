@@ -1,8 +1,8 @@
 """Seats and the referee: who answers a game's decisions, and how answers
 are checked, recorded and replaced by defaults (any game).
 
-A game supplies its decisions (:class:`Decision`: how an answer is checked
-and recorded) and a bot base class whose methods are the default answers.
+A game supplies its decisions (:class:`Decision`: how an answer is checked,
+recorded, and what the default answer is).
 """
 
 from __future__ import annotations
@@ -339,10 +339,6 @@ def _illegal(e: IllegalAnswer) -> str:
     return f"illegal: {e}"[:300]
 
 
-#: What :meth:`Referee.ask_pair` returns for a decision it did not ask.
-NOT_ASKED = object()
-
-
 #: How an answer came about, when a game records it (``Referee(how=True)``):
 #: the seat's bot chose it; the base bot's answer was played (the bot does
 #: not answer this decision, or its answer was a fault); the rules left only
@@ -350,37 +346,55 @@ NOT_ASKED = object()
 BY_BOT, BY_DEFAULT, FORCED = "bot", "default", "forced"
 
 
+class Resumable(Protocol):
+    """A match stopped at a decision (a game's searchable state): the
+    referee answers what is pending, and the state plays on."""
+
+    #: (seat, kind, args) of the decision waiting for an answer; None: none.
+    pending: tuple[int, str, tuple[Any, ...]] | None
+    #: When the pending decision is a window that may pass (its answer
+    #: None), the decision that follows if it does, as (kind, args).
+    then: tuple[str, tuple[Any, ...]] | None
+
+    def resume(self, answer: Any, how: str = ..., note: str | None = None) -> None:
+        """Play a checked answer to the pending decision, recorded with
+        ``how`` and ``note``, and play on to the next decision."""
+        ...
+
+
 class Referee:
-    """Asks seats, checks every answer, records decisions and faults, and
-    replaces a faulty answer by the default (the base bot's method)."""
+    """Asks seats, checks every answer, records faults, and replaces a
+    faulty answer by the default (the decision's ``default``)."""
 
     def __init__(
         self,
         seats: Sequence[Seat],
         decisions: Mapping[str, Decision],
-        base: type,
         state: Any,
         view: Callable[[Any, int], Any],
         how: bool = False,
         notes: bool = False,
         live_views: bool = False,
+        asks: list[frozenset[str]] | None = None,
     ) -> None:
-        """``how``: record every answer, defaults included, with how it came
+        """``state`` is the table the decisions' checks and the views read.
+        ``how``: record every answer, defaults included, with how it came
         about as its last value (``BY_BOT`` or ``BY_DEFAULT``). ``notes``:
-        record a note a seat's bot attaches to an answer (a seat that keeps
-        notes has a list ``notes``) as ``("note", seat, text)`` right after
-        the answer's record. ``live_views``: ``view(state, seat)`` reads the
-        state live (as a :class:`ViewBase` does, holding no values of its
-        own), so one view a seat serves every decision of the match (building
-        one a decision was a twentieth of a match's time)."""
+        pass on a note a seat's bot attaches to an answer (a seat that keeps
+        notes has a list ``notes``); :meth:`ask` records it as ``("note",
+        seat, text)`` right after the answer's record. ``live_views``:
+        ``view(state, seat)`` reads the state live (as a :class:`ViewBase`
+        does, holding no values of its own), so one view a seat serves every
+        decision of the match (building one a decision was a twentieth of a
+        match's time). ``asks``: the list that holds what each seat is asked
+        (shared with a game state that needs it; a forfeit empties an entry)."""
         self.seats = list(seats)
         self.decisions, self.state, self.view = decisions, state, view
         self.how = how
-        self.defaults = {kind: getattr(base, kind) for kind in decisions}
         n = len(self.seats)
         self.faults = [0] * n
         self.forfeited: set[int] = set()
-        self.asks: list[frozenset[str]] = [frozenset()] * n
+        self.asks: list[frozenset[str]] = asks if asks is not None else [frozenset()] * n
         self.keep_notes = notes
         #: Each seat's pending notes, oldest first (None: no note for that answer).
         self.notes: list[list[Any] | None] = [None] * n
@@ -400,11 +414,19 @@ class Referee:
         mid: int | None = getattr(self.seats[seat], "match_id", None)
         return mid
 
+    def _put(self, rec: tuple[Any, ...]) -> None:
+        """Record ``rec`` (through the table's ``record`` if it has one)."""
+        sink = getattr(self.state, "record", None)
+        if sink is None:
+            self.state.records.append(rec)
+        else:
+            sink(rec)
+
     def seat_all(self, rules: Any, seed: int) -> None:
         """Start every seat's agent; each gets its own seeded random stream."""
         for s, agent in enumerate(self.seats):
             fault = agent.start(s, rules, derive_seed(seed, "bot", s))
-            self.state.records.append(("seat", s, ",".join(sorted(agent.asks))))
+            self._put(("seat", s, ",".join(sorted(agent.asks))))
             self.asks[s] = agent.asks
             if self.keep_notes:
                 notes: list[Any] | None = getattr(agent, "notes", None)
@@ -414,58 +436,100 @@ class Referee:
             if fault:
                 self.fault(s, "start", fault)
 
-    def ask(self, seat: int, kind: str, args: tuple[Any, ...] = ()) -> Any:
-        """The seat's checked answer (``view(state, seat)`` is what it sees)."""
+    def _view(self, seat: int) -> Any:
+        return self._views[seat] if self._views else self.view(self.state, seat)
+
+    def answer(self, seat: int, kind: str, args: tuple[Any, ...] = ()) -> tuple[Any, str, Any]:
+        """The seat's checked answer, how it came about (``BY_BOT`` or
+        ``BY_DEFAULT``) and its note (None: none). A fault is recorded."""
         view = self._views[seat] if self._views else self.view(self.state, seat)
         if kind not in self.asks[seat]:
-            return self._default(seat, kind, args, view)
+            return self.decisions[kind].default(view, *args), BY_DEFAULT, None
         answer, fault = self.seats[seat].decide(kind, view, args)
         if fault is None:  # _settle's common case, inlined (one call less a decision)
-            spec = self.decisions[kind]
             try:
-                checked = spec.check(self.state, seat, answer, *args)
+                checked = self.decisions[kind].check(self.state, seat, answer, *args)
             except IllegalAnswer as e:  # anything else is an engine bug: the match errors
                 fault = _illegal(e)
             else:
-                values = spec.encode(checked, args)
-                self.state.records.append(
-                    (kind, seat, *values, BY_BOT) if self.how else (kind, seat, *values)
-                )
-                if self.notes[seat]:
-                    self._record_note(seat)
-                return checked
+                return checked, BY_BOT, (self._note(seat) if self.notes[seat] else None)
         return self._settle(seat, kind, args, view, answer, fault)
 
-    def ask_pair(
-        self, seat: int, first: str, then: str, args: tuple[Any, ...] = ()
-    ) -> tuple[Any, Any]:
+    def ask(self, seat: int, kind: str, args: tuple[Any, ...] = ()) -> Any:
+        """The seat's checked answer, recorded (``view(state, seat)`` is
+        what it sees); for a game that asks inline rather than through
+        :meth:`run`."""
+        spec = self.decisions[kind]
+        if kind not in self.asks[seat] and not self.how:  # a default, not recorded
+            return spec.default(self._view(seat), *args)
+        answer, how, note = self.answer(seat, kind, args)
+        values = spec.encode(answer, args)
+        self._put((kind, seat, *values, how) if self.how else (kind, seat, *values))
+        if note:
+            self._put(("note", seat, note))
+        return answer
+
+    def run(self, state: Resumable) -> None:
+        """Answer every decision ``state`` stops at, until it stops at none.
+        A seat that can (``decide_pair``) gets a window and the decision
+        that follows it in one request."""
+        resume, asks, seats, decisions = state.resume, self.asks, self.seats, self.decisions
+        table, views, notes = self.state, self._views, self.notes
+        while (pending := state.pending) is not None:
+            seat, kind, args = pending
+            if kind not in asks[seat]:
+                resume(*self.answer(seat, kind, args))
+                continue
+            then = state.then
+            if then is not None and then[0] in asks[seat]:
+                pair = getattr(seats[seat], "decide_pair", None)
+                if pair is not None:
+                    self._paired(state, pair, seat, kind, then)
+                    continue
+            # self.answer(), inlined: the hottest loop of a match
+            view = views[seat] if views else self.view(table, seat)
+            answer, fault = seats[seat].decide(kind, view, args)
+            if fault is None:
+                try:
+                    checked = decisions[kind].check(table, seat, answer, *args)
+                except IllegalAnswer as e:  # anything else is an engine bug: the match errors
+                    fault = _illegal(e)
+                else:
+                    resume(checked, BY_BOT, self._note(seat) if notes[seat] else None)
+                    continue
+            resume(*self._settle(seat, kind, args, view, answer, fault))
+
+    def _paired(
+        self,
+        state: Resumable,
+        pair: Callable[..., Any],
+        seat: int,
+        first: str,
+        then: tuple[str, tuple[Any, ...]],
+    ) -> None:
         """``first`` (asked without arguments; None means nothing changes),
         then, if it was None, ``then``: the same answers and records as two
-        :meth:`ask` calls, in one round trip for a seat that can pair them.
-        Returns (first's answer, then's answer or :data:`NOT_ASKED`)."""
-        pair = getattr(self.seats[seat], "decide_pair", None)
-        if pair is None or first not in self.asks[seat] or then not in self.asks[seat]:
-            answer = self.ask(seat, first)
-            return answer, (self.ask(seat, then, args) if answer is None else NOT_ASKED)
-        view = self._views[seat] if self._views else self.view(self.state, seat)
-        (answer, fault), second = pair(first, then, view, args)
-        answer = self._settle(seat, first, (), view, answer, fault)
-        if answer is not None or fault is not None or second is None:
+        requests, in one."""
+        kind, args = then
+        view = self._view(seat)
+        (answer, fault), second = pair(first, kind, view, args)
+        settled = self._settle(seat, first, (), view, answer, fault)
+        state.resume(*settled)
+        pending = state.pending
+        if (
+            settled[0] is not None
+            or fault is not None
+            or second is None
+            or pending is None
+            or pending[0] != seat
+            or pending[1] != kind
+            or pending[2] is not args  # e.g. the seat forfeited: its answer is void
+        ):
             self._drop_notes(seat)  # a note for a second answer that is void
-            return answer, NOT_ASKED
-        if then not in self.asks[seat]:  # e.g. the seat forfeited: its answer is void
-            self._drop_notes(seat)
-            return answer, self.ask(seat, then, args)
+            return
         if not self._views:
             view = self.view(self.state, seat)
-        return answer, self._settle(seat, then, args, view, *second)
-
-    def _default(self, seat: int, kind: str, args: tuple[Any, ...], view: Any) -> Any:
-        answer = self.defaults[kind](None, view, *args)
-        if self.how:
-            encoded = self.decisions[kind].encode(answer, args)
-            self.state.records.append((kind, seat, *encoded, BY_DEFAULT))
-        return answer
+        state.resume(*self._settle(seat, kind, args, view, *second))
 
     def _settle(
         self,
@@ -475,8 +539,9 @@ class Referee:
         view: Any,
         answer: Any,
         fault: str | None,
-    ) -> Any:
-        """Check, record and return a seat's answer (the default after a fault)."""
+    ) -> tuple[Any, str, Any]:
+        """Check a seat's answer (the default after a fault): the answer,
+        how it came about, and its note."""
         spec = self.decisions[kind]
         if fault is None:
             try:
@@ -485,20 +550,18 @@ class Referee:
                 fault = _illegal(e)
         if fault is not None:
             self.fault(seat, kind, fault)
-            answer = self.defaults[kind](None, view, *args)
-        how = (BY_BOT if fault is None else BY_DEFAULT,) if self.how else ()
-        self.state.records.append((kind, seat, *spec.encode(answer, args), *how))
-        if self.notes[seat]:  # (an empty list when the bot notes nothing: no cost)
-            self._record_note(seat)
-        return answer
+            answer = spec.default(view, *args)
+        note = self._note(seat) if self.notes[seat] else None
+        return answer, (BY_BOT if fault is None else BY_DEFAULT), note
 
-    def _record_note(self, seat: int) -> None:
+    def _note(self, seat: int) -> str | None:
+        """The note of the answer just given, if it is a usable one."""
         notes = self.notes[seat]
         assert notes
         note = notes.pop(0)
         if type(note) is str and note:
-            note = note[:NOTE_CHARS].encode("utf-8", "backslashreplace").decode("utf-8")
-            self.state.records.append(("note", seat, note))
+            return note[:NOTE_CHARS].encode("utf-8", "backslashreplace").decode("utf-8")
+        return None
 
     def _drop_notes(self, seat: int) -> None:
         notes = self.notes[seat]
@@ -509,11 +572,11 @@ class Referee:
         self.faults[seat] += 1
         # A bot's text is stored as UTF-8: a lone surrogate would void the whole batch.
         reason = reason.encode("utf-8", "backslashreplace").decode("utf-8")
-        self.state.records.append(("fault", seat, kind, reason))
+        self._put(("fault", seat, kind, reason))
         if seat not in self.forfeited and self.seats[seat].forfeits(self.faults[seat]):
             # The seat plays on with default answers and is ranked last.
             self.forfeited.add(seat)
-            self.state.records.append(("forfeit", seat))
+            self._put(("forfeit", seat))
             self.asks[seat] = frozenset()
 
     def end_all(self, result: MatchResult) -> None:

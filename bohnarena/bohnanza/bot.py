@@ -72,6 +72,32 @@ class DraftPick:
     field: int | None = None
 
 
+# The base answers, also played by the engine for a seat that does not answer.
+def default_plant(view: SeatView, card: int) -> int:
+    return view.fields_for(card)[0]
+
+
+def default_make_room(view: SeatView, card: int) -> int:
+    return view.harvestable()[0]
+
+
+def default_draft(view: SeatView, cards: tuple[int, ...]) -> DraftPick:
+    fits = view.fields_for(cards[0])
+    return DraftPick(0, fits[0] if fits else None)
+
+
+def default_none(view: SeatView, *args: object) -> None:
+    return None
+
+
+def default_false(view: SeatView) -> bool:
+    return False
+
+
+def default_first(view: SeatView) -> int:
+    return 0
+
+
 DECISION_METHODS = (
     "plant",
     "make_room",
@@ -95,12 +121,12 @@ class Bot(BotBase):
     # -- planting -----------------------------------------------------------
     def plant(self, view: SeatView, card: int) -> int:
         """The field to plant ``card`` in; one of ``view.fields_for(card)``."""
-        return view.fields_for(card)[0]
+        return default_plant(view, card)
 
     def make_room(self, view: SeatView, card: int) -> int:
         """``card`` fits no field: the field to harvest first; one of
         ``view.harvestable()``."""
-        return view.harvestable()[0]
+        return default_make_room(view, card)
 
     def plant_second(self, view: SeatView) -> bool:
         """Phase 1: plant the (new) front card of the hand as well?"""
@@ -131,5 +157,4 @@ class Bot(BotBase):
     # -- Jumping Bean draft -------------------------------------------------
     def draft(self, view: SeatView, cards: tuple[int, ...]) -> DraftPick:
         """Pick one of ``cards``; plant it where it fits, else discard it."""
-        fits = view.fields_for(cards[0])
-        return DraftPick(0, fits[0] if fits else None)
+        return default_draft(view, cards)

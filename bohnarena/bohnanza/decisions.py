@@ -16,7 +16,20 @@ from typing import Any
 
 from ..errors import IllegalAnswer
 from ..game import Decision
-from .bot import DECISION_METHODS, Accept, Anytime, DraftPick, Offer, Proposal
+from .bot import (
+    DECISION_METHODS,
+    Accept,
+    Anytime,
+    DraftPick,
+    Offer,
+    Proposal,
+    default_draft,
+    default_false,
+    default_first,
+    default_make_room,
+    default_none,
+    default_plant,
+)
 from .table import PROTECTION, Table
 
 
@@ -169,39 +182,48 @@ def _opt_offer(o: Offer | None) -> tuple[Any, ...]:
 DECISIONS: dict[str, Decision] = {
     d.name: d
     for d in (
-        Decision("plant", _plant, lambda a, args: (args[0], a), lambda v: v[1]),
-        Decision("make_room", _make_room, lambda a, args: (args[0], a), lambda v: v[1]),
-        Decision("plant_second", _yes, lambda a, args: (int(a),), lambda v: bool(v[0])),
-        Decision("plant_next", _plant_next, lambda a, args: (a,), lambda v: v[0]),
+        Decision("plant", _plant, lambda a, args: (args[0], a), lambda v: v[1], default_plant),
+        Decision(
+            "make_room", _make_room, lambda a, args: (args[0], a), lambda v: v[1], default_make_room
+        ),
+        Decision(
+            "plant_second", _yes, lambda a, args: (int(a),), lambda v: bool(v[0]), default_false
+        ),
+        Decision("plant_next", _plant_next, lambda a, args: (a,), lambda v: v[0], default_first),
         Decision(
             "anytime",
             _anytime,
             lambda a, args: ((), 0) if a is None else (a.harvest, int(a.buy_field)),
             lambda v: Anytime(tuple(v[0]), bool(v[1])),
+            default_none,
         ),
         Decision(
             "propose",
             _propose,
             lambda a, args: _opt_offer(a),
             lambda v: Offer(tuple(v[2]), tuple(v[3]), None if v[1] < 0 else v[1]) if v[0] else None,
+            default_none,
         ),
         Decision(
             "offer",
             _offer,
             lambda a, args: _without_to(_opt_offer(a)),
             lambda v: Offer(tuple(v[1]), tuple(v[2])) if v[0] else None,
+            default_none,
         ),
         Decision(
             "respond",
             _respond,
             lambda a, args: (0, ()) if a is None else (1, a.give),
             lambda v: Accept(tuple(v[1])) if v[0] else None,
+            default_none,
         ),
         Decision(
             "draft",
             _draft,
             lambda a, args: (a.index, -1 if a.field is None else a.field),
             lambda v: DraftPick(v[0], None if v[1] < 0 else v[1]),
+            default_draft,
         ),
     )
 }

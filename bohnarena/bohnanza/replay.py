@@ -1,8 +1,8 @@
 """Replaying a logged match through the rules engine, without its bots.
 
-The engine plays the match again from its seed; every decision is answered
-from the log (:class:`LogSeat`), and every record the engine makes is
-checked against the logged one as it is made. A changed card, a dropped or
+The rules play the match again from its seed, and every answer in the log
+is applied to the :class:`~.state.State` in turn; every record the rules
+make is checked against the logged one as it is made. A changed card, a dropped or
 added move, an edited coin count or an illegal logged decision makes the two
 streams differ, and :class:`Divergence` names the first move where they do.
 """
@@ -16,9 +16,9 @@ from ..game import MatchResult
 from ..replaylog import Replayer
 from . import ending
 from .decisions import DECISIONS
-from .match import Match
 from .records import as_dict, public
 from .rules import RuleSet
+from .state import State
 from .table import Table
 from .transcript import Narrator
 
@@ -76,4 +76,6 @@ def state(table: Table, seat: int | None = None) -> dict[str, Any]:
 
 
 #: The card game's replayer: an empty "anytime" answer leaves no record.
-REPLAYER = Replayer(Match, DECISIONS, state, as_dict, Narrator, public, ending.check)
+REPLAYER = Replayer(
+    None, DECISIONS, state, as_dict, Narrator, public, ending.check, new_state=State
+)

@@ -18,6 +18,7 @@ from .rules import RuleSet
 
 if TYPE_CHECKING:
     from ..seats import Referee
+    from .state import State
 
 EMPTY = -1
 
@@ -113,12 +114,34 @@ class Table:
         self.turn = 0
         self.phase = 0
         self.records: list[tuple[Any, ...]] = []
+        #: Where every record goes (replay checks each against the log as it is made).
+        self.record: Callable[[tuple[Any, ...]], None] = self.records.append
+        #: The searchable state this table is part of, if any.
+        self.state: State | None = None
         #: The match's referee (set by the match): what a seat's view tells
         #: of its own seat (time bank, match id). None: a bare table.
         self.referee: Referee | None = None
         self._protect = PROTECTION[rules.protection]
         self._payout = [v.payout for v in rules.varieties]
         self._draft_at = [v.draft_at for v in rules.varieties]
+
+    def copy(self) -> Table:
+        """An independent copy of every zone (the records list is copied too,
+        the random stream is the same stream's copy)."""
+        new = Table.__new__(Table)
+        new.__dict__.update(self.__dict__)
+        new.rng = random.Random()
+        new.rng.setstate(self.rng.getstate())
+        new.deck, new.discard, new.revealed = self.deck[:], self.discard[:], self.revealed[:]
+        new.hands = [h[:] for h in self.hands]
+        new.fields = [[f[:] for f in fs] for fs in self.fields]
+        new.trade = [a[:] for a in self.trade]
+        new.coins = [p[:] for p in self.coins]
+        new.drafts = [d[:] for d in self.drafts]
+        new.records = self.records[:]
+        new.record = new.records.append
+        new.state = None
+        return new
 
     # -- the draw pile ------------------------------------------------------
     def draw(self, zone: list[int], kind: str | None, seat: int) -> bool:
@@ -136,17 +159,17 @@ class Table:
         card = deck.pop()
         zone.append(card)
         if kind is not None:
-            self.records.append((kind, seat, card))
+            self.record((kind, seat, card))
         while not deck and not self.ended:
             self.exhaustions += 1
-            self.records.append(("exhausted", -1, self.exhaustions))
+            self.record(("exhausted", -1, self.exhaustions))
             if self.exhaustions >= self.rules.exhaustions:
                 self.ended = True
             else:
                 deck.extend(self.discard)
                 self.discard.clear()
                 shuffle(deck, self.rng)
-                self.records.append(("reshuffled", -1, len(deck)))
+                self.record(("reshuffled", -1, len(deck)))
         return True
 
     # -- fields -------------------------------------------------------------
@@ -166,7 +189,7 @@ class Table:
         f = self.fields[seat][field]
         f[0] = card
         f[1] += 1
-        self.records.append(("planted", seat, card, field, source))
+        self.record(("planted", seat, card, field, source))
 
     def coins_for(self, variety: int, count: int) -> int:
         """The beanometer: coins a field of ``count`` cards of ``variety`` pays."""
@@ -183,7 +206,7 @@ class Table:
         pile.extend([variety] * paid)
         self.discard.extend([variety] * (count - paid))
         f[0], f[1] = EMPTY, 0
-        self.records.append(("harvested", seat, field, variety, count, paid))
+        self.record(("harvested", seat, field, variety, count, paid))
         at = self._draft_at[variety]
         return bool(at) and count >= at and not final
 
@@ -203,7 +226,7 @@ class Table:
         del pile[-cost:]
         self.discard.extend(paid)
         self.fields[seat].append([EMPTY, 0])
-        self.records.append(("bought_field", seat, cost, tuple(paid)))
+        self.record(("bought_field", seat, cost, tuple(paid)))
 
     # -- bookkeeping --------------------------------------------------------
     def census(self) -> list[int]:

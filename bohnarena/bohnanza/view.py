@@ -15,6 +15,9 @@ from ..seats import events_since as _events_since
 from .records import public, public_history
 
 if TYPE_CHECKING:
+    import random
+
+    from .state import State
     from .table import Table
 
 Field = tuple[int, int]  # (variety or EMPTY, number of cards)
@@ -147,6 +150,17 @@ class SeatView(ViewBase):
 
     def can_buy_field(self) -> bool:
         return self._table.can_buy_field(self._seat)
+
+    # -- searching ahead ------------------------------------------------------
+    def determinize(self, rng: random.Random) -> State:
+        """A full state of this match that this seat could believe in: the
+        cards it cannot see dealt afresh with ``rng`` (see
+        :meth:`State.determinize`). Play it on with ``apply``; nothing done
+        to it reaches the real match. For bots in the engine's process."""
+        state = self._table.state
+        if state is None:
+            raise RuntimeError("this view has no state behind it")
+        return state.determinize(self._seat, rng)
 
 
 def events_since(view: SeatView, start: int) -> tuple[list[tuple[Any, ...]], int]:

@@ -225,6 +225,12 @@ class JsonView:
                 raise AttributeError(name) from None
         return frozen[name]
 
+    def determinize(self, rng: Any) -> Any:
+        raise NotImplementedError(
+            "a sampled state (view.determinize) is for bots in the engine's process;"
+            " a bot out of process does not get one yet"
+        )
+
     @property
     def my_fields(self) -> tuple[tuple[int, int], ...]:
         mine: tuple[tuple[int, int], ...] = self.fields[self.seat]

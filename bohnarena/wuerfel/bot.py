@@ -100,6 +100,17 @@ def public(rec: tuple[Any, ...], seat: int) -> tuple[Any, ...] | None:
     return rec
 
 
+# The base answers, also played by the engine for a seat that does not answer.
+def default_keep(view: DiceView, roll: tuple[int, ...]) -> Keep:
+    return Keep((0,))
+
+
+def default_harvest(view: DiceView, dice: tuple[int, ...]) -> str | None:
+    if view.fulfillable(dice):
+        return FULFIL
+    return REDEEM if view.covered[view.seat] == 6 else None
+
+
 class Bot(BotBase):
     """Base class of dice-game bots; every method answers legally."""
 
@@ -109,7 +120,7 @@ class Bot(BotBase):
 
     def keep(self, view: DiceView, roll: tuple[int, ...]) -> Keep:
         """Active player, after each roll: dice to set aside (positions in ``roll``)."""
-        return Keep((0,))
+        return default_keep(view, roll)
 
     def harvest(self, view: DiceView, dice: tuple[int, ...]) -> str | None:
         """The next step of a fulfilment window: "fulfil" (the lowest open
@@ -117,6 +128,4 @@ class Bot(BotBase):
         at the earliest) or None (done). Asked again after each step. ``dice``
         are the bean field (active player, end of turn) or the dice just
         rolled (everyone else). Default: fulfil while it can, redeem a full card."""
-        if view.fulfillable(dice):
-            return FULFIL
-        return REDEEM if view.covered[view.seat] == 6 else None
+        return default_harvest(view, dice)

@@ -21,7 +21,7 @@ from ..errors import IllegalAnswer
 from ..game import Decision, MatchResult
 from ..seats import BotSeat, Referee, Seat
 from ..seeding import derive_seed
-from .bot import FULFIL, REDEEM, Bot, DiceView, Keep
+from .bot import FULFIL, REDEEM, Bot, DiceView, Keep, default_harvest, default_keep
 from .orders import met_in_a_row
 from .rules import PAYOUT, RuleSet
 
@@ -139,8 +139,15 @@ DECISIONS: dict[str, Decision] = {
             _keep,
             lambda a, args: (a.dice, int(a.stop)),
             lambda v: Keep(tuple(v[0]), bool(v[1])),
+            default_keep,
         ),
-        Decision("harvest", _harvest, lambda a, args: (STEP_CODE[a],), lambda v: STEPS[v[0]]),
+        Decision(
+            "harvest",
+            _harvest,
+            lambda a, args: (STEP_CODE[a],),
+            lambda v: STEPS[v[0]],
+            default_harvest,
+        ),
     )
 }
 
@@ -152,7 +159,7 @@ class Match:
             raise ValueError(f"{len(seats)} seats for a {rules.players}-player rule set")
         self.rules, self.seed = rules, seed
         self.table = Table(rules, seed)
-        self.referee = Referee(seats, DECISIONS, Bot, self.table, DiceView)
+        self.referee = Referee(seats, DECISIONS, self.table, DiceView)
 
     @property
     def records(self) -> list[tuple[Any, ...]]:

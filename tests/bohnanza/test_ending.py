@@ -16,6 +16,7 @@ from bohnarena import replaylog
 from bohnarena.bohnanza import Anytime, Bot, Match, ending, play_match, ruleset
 from bohnarena.bohnanza.decisions import DECISIONS
 from bohnarena.bohnanza.replay import verify
+from bohnarena.bohnanza.state import State
 from bohnarena.bohnanza.table import GameOver
 from bohnarena.errors import RulesError
 from bohnarena.plugins import load_bot
@@ -58,8 +59,10 @@ def last_pile(phase: int, pile: list[int], after_reveal: bool = False, **options
 
 
 def after_the_end(m: Match) -> list[str]:
-    last = max(i for i, r in enumerate(m.records) if r[0] == "exhausted")
-    return [r[0] for r in m.records[last + 1 :]]
+    """What was played between the last run-out and the final harvest."""
+    kinds = [r[0] for r in m.records]
+    last = max(i for i, k in enumerate(kinds) if k == "exhausted")
+    return kinds[last + 1 : kinds.index("final_harvest")]
 
 
 def test_a_one_card_draft_at_the_last_run_out_ends_the_game_at_once() -> None:
@@ -86,7 +89,8 @@ def test_a_draft_while_trading_that_empties_the_pile_ends_the_anniversary_game()
     m = last_pile(2, cards("blue", "stink", "red"), after_reveal=True)
     with pytest.raises(GameOver):
         m.play_turn()
-    assert [r[0] for r in m.records[-3:]] == ["harvested", "draft_card", "exhausted"]
+    played = [r[0] for r in m.records[: [r[0] for r in m.records].index("final_harvest")]]
+    assert played[-3:] == ["harvested", "draft_card", "exhausted"]
     assert kinds(m, "phase")[-1][2] == 2  # phase 3 was not reached
 
 
@@ -122,11 +126,11 @@ def test_end_grace_is_edition_data_and_checked() -> None:
 
 
 # -- the old behaviour, and verify's independent check of it -------------------
-class OldMatch(Match):
+class OldState(State):
     """The engine before issue 13: phases 2 and 3 always played out, and a
     draft that ran the pile out went on until its next question."""
 
-    def draw(self, zone: list[int], kind: str, seat: int) -> bool:
+    def _draw(self, zone: list[int], kind: str, seat: int) -> bool:
         t = self.table
         if not t.draw(zone, kind, seat):
             return False
@@ -137,10 +141,10 @@ class OldMatch(Match):
                 raise GameOver
         return True
 
-    def ask(self, seat: int, kind: str, *args: Any) -> Any:
+    def _decide(self, seat: int, kind: str, args: tuple[Any, ...], then: tuple[Any, ...]) -> Any:
         if self.table.ended and not self.table.playing_out:
             raise GameOver
-        return super().ask(seat, kind, *args)
+        return super()._decide(seat, kind, args, then)
 
 
 REPRODUCTIONS = [
@@ -156,11 +160,11 @@ def test_verify_rejects_the_old_end_even_from_an_engine_that_shares_it(
     seed: int, bots: tuple[str, ...]
 ) -> None:
     rules = ruleset("anniversary", 3, extra_bean="jumping")
-    old = OldMatch(rules, seed, [load_bot(b, Bot)() for b in bots])
+    old = Match(rules, seed, [load_bot(b, Bot)() for b in bots], new_state=OldState)
     old.play()
     log = old.records
     # The old engine replays its own log without complaint ...
-    replaylog.replay(lambda seats: OldMatch(rules, seed, seats), 3, log, DECISIONS)
+    replaylog.apply_log(OldState(rules, seed), log, DECISIONS)
     # ... the end-of-game check, which shares no code with it, does not.
     problem = ending.check(rules, log)
     assert problem is not None and "goes on" in problem

@@ -82,6 +82,7 @@ def checked_game(edition, players, seed, classes, **options):
     rules = ruleset(edition, players, **options)
     m = Match(rules, seed, [c() for c in classes])
     m.table.records = CheckedRecords(m)
+    m.table.record = m.table.records.append
     result = m.play()
     assert m.table.records.steps > 50
     assert sum(result.ranks.count(1) for _ in [0]) == len(result.winners)

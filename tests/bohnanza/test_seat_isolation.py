@@ -10,6 +10,7 @@ from bohnarena_bots.trader import TraderBot
 from .helpers import V, cards, rig, scripted
 
 PUBLIC = {
+    "determinize",  # a sample: the hidden cards dealt afresh (tests/bohnanza/test_state.py)
     "seat",
     "rules",
     "players",
@@ -53,6 +54,7 @@ def test_view_surface_is_exactly_what_a_seat_may_see():
         "harvestable",
         "coins_for",
         "can_buy_field",
+        "determinize",
         "rules",
         "time_left",
         "match_id",

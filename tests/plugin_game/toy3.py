@@ -86,14 +86,14 @@ def _take(t: Table, seat: int, x: Any) -> int:
     return x
 
 
-DECISIONS = {"take": Decision("take", _take, lambda a, args: (a,), lambda v: v[0])}
+DECISIONS = {"take": Decision("take", _take, lambda a, args: (a,), lambda v: v[0], lambda view: 0)}
 
 
 class Match:
     def __init__(self, rules: Rules, seed: int, players: Sequence[ToyBot | Seat]) -> None:
         seats = [BotSeat(p, DECISIONS) if isinstance(p, ToyBot) else p for p in players]
         self.rules, self.seed, self.table = rules, seed, Table(rules, seed)
-        self.referee = Referee(seats, DECISIONS, ToyBot, self.table, ToyView)
+        self.referee = Referee(seats, DECISIONS, self.table, ToyView)
 
     def play(self) -> MatchResult:
         t = self.table

@@ -1,0 +1,844 @@
+"""The card game as a searchable state: the table plus where the turn is.
+
+A :class:`State` runs the rules until a seat must decide something, and
+stops there: :attr:`State.pending` says who decides what, :meth:`State.apply`
+gives the answer and runs on to the next decision. ``clone`` copies a state
+cheaply; ``determinize`` makes a full state a seat could believe in (the
+cards it cannot see sampled afresh). The referee drives a league's matches
+through the same object (:meth:`bohnarena.seats.Referee.run`), and replay
+applies the logged answers to it.
+
+Where the turn is lives in a stack of frames: ``(step, *values)`` tuples
+of plain values, run top first. A step runs the rules on until it needs an
+answer; then it pushes the frame that takes the answer and sets
+``pending``. Nothing in a frame refers to a zone of cards by object (zones
+are named by seat and source), so a copy of the stack serves a copy of the
+table.
+
+When seats are asked (the "at any time" rule made concrete):
+
+* A seat's ``anytime`` (harvest, buy a third field) is asked at every phase
+  boundary, for every seat clockwise from the active player, and right
+  before every other decision that seat is asked in phases 1 to 3 (not
+  before ``plant`` or ``make_room``, which come inside a planting).
+* A decision with exactly one legal answer is not asked; it is played, and
+  recorded with ``how`` "forced".
+* A decision a seat does not answer (not in its ``asks``) is not asked
+  either: the default answer is played and recorded with ``how`` "default".
+* A seat that answers ``anytime`` is offered every window, and every
+  window's answer is recorded, an empty one too.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from collections.abc import Callable, Sequence
+from itertools import combinations, islice, permutations, product
+from typing import Any
+
+from ..errors import IllegalAnswer
+from ..game import MatchResult
+from ..seats import BY_BOT, BY_DEFAULT, FORCED
+from .bot import DECISION_METHODS, Accept, Anytime, DraftPick, Offer, Proposal
+from .decisions import DECISIONS, ref_cards
+from .rules import RuleSet
+from .table import FINAL_PHASE, FROM_HAND, FROM_TRADE_AREA, GameOver, Table, shuffle
+from .view import SeatView
+
+MAX_TURNS = 100_000  # a guard against engine bugs only; real games end far sooner
+
+#: Every decision: what a seat that answers everything is asked.
+EVERYTHING = frozenset(DECISION_METHODS)
+
+Frame = tuple[Any, ...]
+#: What :meth:`State._decide` returns when the state stops for the answer.
+STOPPED: Any = object()
+Pending = tuple[int, str, tuple[Any, ...]]  # (seat, decision kind, its arguments)
+
+
+class _Pause(Exception):
+    """Stops the rules where :meth:`State.pause_after` asked."""
+
+
+class State:
+    """One match of the card game, stopped at a decision (or over).
+
+    ``asks[seat]`` are the decisions that seat is asked (the others are
+    played with their default answer); a forfeit empties it. ``declared``
+    are the decisions each seat said it answers at the start (who takes
+    part in trading follows them).
+    """
+
+    def __init__(self, rules: RuleSet, seed: int, asks: Sequence[frozenset[str]] | None = None):
+        self.rules = rules
+        self.table = Table(rules, seed)
+        n = rules.players
+        self.asks: list[frozenset[str]] = list(asks) if asks is not None else [EVERYTHING] * n
+        self.declared: list[frozenset[str]] = list(self.asks)
+        #: (seat, kind, args) of the decision waiting for an answer; None: none.
+        self.pending: Pending | None = None
+        #: The decision that follows the pending ``anytime`` window when it
+        #: passes, as (kind, args); None when unknown (a referee pairs them).
+        self.then: tuple[str, tuple[Any, ...]] | None = None
+        #: Seats that forfeited (ranked below every other, whatever their coins).
+        self.forfeited: set[int] = set()
+        self.result: MatchResult | None = None
+        self._stack: list[Frame] = []
+        self._answer: Any = None
+        self._busy = False  # a trading round in which something was offered
+        self._windows = False  # does any seat take harvest windows?
+        self._trades = False  # does any seat make offers?
+        self._views: list[SeatView] | None = None
+        #: Answers decisions as they come, ``(seat, kind, args) -> (checked
+        #: answer, how, note)``, instead of stopping at them (a referee's
+        #: bots in this process); None: stop at each (``pending``).
+        self.answerer: Callable[[int, str, tuple[Any, ...]], tuple[Any, str, Any]] | None = None
+        self.table.state = self
+
+    # -- the public interface ------------------------------------------------
+    def seated(self, declared: Sequence[frozenset[str]] | None = None) -> None:
+        """``declared``: what each seat said it answers (default: its ``asks``)."""
+        self.declared = list(declared) if declared is not None else list(self.asks)
+        self._windows = any("anytime" in a for a in self.asks)
+        self._trades = any("propose" in a or "offer" in a for a in self.declared)
+
+    def start(self, declared: Sequence[frozenset[str]] | None = None) -> None:
+        """Deal, and play on to the first decision (see :meth:`seated`)."""
+        self.seated(declared if declared is not None else self.declared)
+        self.deal()
+        self._stack.append((State._turn,))
+        self._run()
+
+    def deal(self) -> None:
+        """Deal one card at a time; the first card dealt is the front card."""
+        t = self.table
+        deal = self.rules.deal
+        for k in range(max(deal)):
+            for s in range(t.players):
+                if k < deal[s]:
+                    t.hands[s].append(t.deck.pop())
+        for s in range(t.players):
+            t.record(("dealt", s, tuple(t.hands[s])))
+
+    def pause_after(self, push: Callable[[], None]) -> None:
+        """Run the steps ``push`` puts on the stack, and stop after them
+        (not at the end of the match): for rule tests of one turn."""
+        self._stack.append((State._pause,))
+        push()
+        self._run()
+
+    @property
+    def records(self) -> list[tuple[Any, ...]]:
+        return self.table.records
+
+    def is_terminal(self) -> bool:
+        return self.result is not None
+
+    def returns(self) -> tuple[int, ...]:
+        """Coins of each seat (final once the match is over)."""
+        return tuple(len(p) for p in self.table.coins)
+
+    def view(self, seat: int) -> SeatView:
+        """What ``seat`` sees (a live view of this state)."""
+        if self._views is None:
+            self._views = [SeatView(self.table, s) for s in range(self.table.players)]
+        return self._views[seat]
+
+    def check(self, answer: Any) -> Any:
+        """The pending decision's answer in canonical form; raises
+        :class:`~bohnarena.errors.IllegalAnswer` saying why it is not legal."""
+        if self.pending is None:
+            raise IllegalAnswer("no decision is pending")
+        seat, kind, args = self.pending
+        return DECISIONS[kind].check(self.table, seat, answer, *args)
+
+    def apply(self, answer: Any) -> None:
+        """Answer the pending decision and play on to the next one."""
+        self.resume(self.check(answer))
+
+    def resume(self, answer: Any, how: str = BY_BOT, note: str | None = None) -> None:
+        """Play a checked answer (from :meth:`check`) to the pending
+        decision, recorded with ``how`` and a ``note``, and play on."""
+        pending = self.pending
+        assert pending is not None, "no decision is pending"
+        seat, kind, args = pending
+        t = self.table
+        t.record((kind, seat, *DECISIONS[kind].encode(answer, args), how))
+        if note:
+            t.record(("note", seat, note))
+        self.pending = self.then = None
+        self._answer = answer
+        self._run()
+
+    def legal_answers(self) -> list[Any]:
+        """Every legal answer to the pending decision, but for trade offers
+        (``propose``, ``offer``), where it is :meth:`offers` and None."""
+        if self.pending is None:
+            return []
+        seat, kind, args = self.pending
+        return LEGAL[kind](self, seat, *args)
+
+    def offers(self, seat: int | None = None) -> list[Offer]:
+        """A finite set of sensible trade offers for ``seat`` (default: the
+        pending decision's): every single card it may give for nothing, for
+        one card of any variety in play, and the same for two cards of one
+        variety; and asking for one card of each variety as a gift. See
+        docs/search.md for why this set."""
+        if seat is None:
+            assert self.pending is not None
+            seat = self.pending[0]
+        return sensible_offers(self, seat)
+
+    def clone(self) -> State:
+        """An independent copy: playing on one never changes the other."""
+        new = State.__new__(State)
+        new.__dict__.update(self.__dict__)
+        new.table = self.table.copy()
+        new.asks, new.declared = list(self.asks), list(self.declared)
+        new.forfeited = set(self.forfeited)
+        new._stack = list(self._stack)
+        new._views = None
+        new.answerer = None
+        new.table.state = new
+        return new
+
+    def determinize(self, seat: int, rng: random.Random) -> State:
+        """A full state consistent with what ``seat`` has seen: the other
+        seats' hands and the draw pile are dealt afresh, with ``rng``, from
+        the cards ``seat`` cannot place (``view.unseen``), in the same sizes;
+        the draw pile's later reshuffles follow ``rng`` too. The result does
+        not depend on the hidden cards' real places (the sample is drawn
+        from the unseen counts, not from the cards themselves), and it keeps
+        no records (its history starts now). What the seat may have learnt
+        of another hand from a declined offer is not used."""
+        new = self.clone()
+        t = new.table
+        t.records = []
+        t.record = t.records.append
+        t.referee = None
+        unseen = self.view(seat).unseen
+        pool = [v for v, k in enumerate(unseen) for _ in range(k)]
+        shuffle(pool, rng)
+        t.rng = random.Random(rng.getrandbits(64))
+        for s in range(t.players):
+            if s != seat:
+                size = len(t.hands[s])
+                t.hands[s] = pool[len(pool) - size :]
+                del pool[len(pool) - size :]
+        t.deck = pool
+        return new
+
+    def playout(self, rng: random.Random, policy: Policy | None = None) -> tuple[int, ...]:
+        """Play this state to its end and return the coins of each seat.
+        Every decision is answered by ``policy(state, seat, kind, args,
+        rng)`` (checked; default :func:`random_policy`) as the rules reach
+        it, without stopping: the fast way to play a sample out."""
+        choose = policy or random_policy
+        check = DECISIONS
+
+        def answer(seat: int, kind: str, args: tuple[Any, ...]) -> tuple[Any, str, Any]:
+            reply = choose(self, seat, kind, args, rng)
+            return check[kind].check(self.table, seat, reply, *args), BY_BOT, None
+
+        self.answerer = answer
+        try:
+            if self.pending is not None:
+                self.resume(answer(*self.pending)[0])
+        finally:
+            self.answerer = None
+        return self.returns()
+
+    # -- running the rules -----------------------------------------------------
+    def _run(self) -> None:
+        stack = self._stack
+        try:
+            while self.pending is None and stack:
+                f = stack.pop()
+                f[0](self, f)
+        except GameOver:
+            stack.clear()
+        except _Pause:
+            return
+        if self.pending is None and not stack and self.result is None:
+            self.finish()
+
+    def _pause(self, f: Frame) -> None:
+        raise _Pause
+
+    def _decide(self, seat: int, kind: str, args: tuple[Any, ...], then: Frame) -> Any:
+        """``seat``'s answer to ``kind`` (recorded), or :data:`STOPPED` when
+        the state stops for it (``then`` will take the answer)."""
+        if kind in self.asks[seat]:
+            answerer = self.answerer
+            if answerer is None:
+                self.pending = (seat, kind, args)
+                self._stack.append(then)
+                return STOPPED
+            answer, how, note = answerer(seat, kind, args)
+        else:
+            answer = DECISIONS[kind].default(self.view(seat), *args)
+            how, note = BY_DEFAULT, None
+        t = self.table
+        t.record((kind, seat, *DECISIONS[kind].encode(answer, args), how))
+        if note:
+            t.record(("note", seat, note))
+        return answer
+
+    def _ask(self, seat: int, kind: str, args: tuple[Any, ...], then: Frame) -> None:
+        """Ask ``seat``; ``then`` takes the answer (``self._answer``)."""
+        answer = self._decide(seat, kind, args, then)
+        if answer is not STOPPED:
+            self._answer = answer
+            then[0](self, then)
+
+    def _window_then_ask(self, seat: int, kind: str, args: tuple[Any, ...], then: Frame) -> None:
+        """A harvest window for ``seat``, then its decision ``kind``."""
+        if "anytime" in self.asks[seat]:
+            self._stack.append((State._ask_frame, seat, kind, args, then))
+            self._ask(seat, "anytime", (), (State._window_taken, seat))
+            if self.pending is not None:
+                self.then = (kind, args)
+            return
+        self._ask(seat, kind, args, then)
+
+    def _ask_frame(self, f: Frame) -> None:
+        self._ask(f[1], f[2], f[3], f[4])
+
+    def _window(self, f: Frame) -> None:
+        seat = f[1]
+        if "anytime" in self.asks[seat]:
+            self._ask(seat, "anytime", (), (State._window_taken, seat))
+
+    def _window_taken(self, f: Frame) -> None:
+        answer: Anytime | None = self._answer
+        if answer is None:
+            return
+        seat = f[1]
+        if answer.buy_field:
+            self.table.buy_field(seat)
+        if answer.harvest:
+            self._stack.append((State._harvests, seat, answer.harvest))
+
+    def _harvests(self, f: Frame) -> None:
+        """Harvest the fields in turn; a draft one sets off comes first."""
+        _, seat, fields = f
+        t = self.table
+        field = fields[0]
+        if field not in t.harvestable(seat):
+            return  # a draft set off by an earlier harvest changed the fields
+        if len(fields) > 1:
+            self._stack.append((State._harvests, seat, fields[1:]))
+        if t.harvest(seat, field):
+            self._stack.append((State._draft, seat))
+
+    # -- planting -----------------------------------------------------------
+    def _place(self, f: Frame) -> None:
+        """Plant card ``index`` of ``seat``'s hand or trade area, harvesting
+        first if it fits no field."""
+        _, seat, source, index = f
+        t = self.table
+        zone = t.hands[seat] if source == FROM_HAND else t.trade[seat]
+        card = zone[index]
+        fits = t.fields_for(seat, card)
+        while not fits:
+            room = t.harvestable(seat)
+            if len(room) == 1:
+                field = room[0]
+                t.record(("make_room", seat, card, field, FORCED))
+            else:
+                field = self._decide(seat, "make_room", (card,), (State._room_made, *f[1:]))
+                if field is STOPPED:
+                    return
+            if t.harvest(seat, field):
+                self._stack.append(f)  # plant once the draft is over
+                self._stack.append((State._draft, seat))
+                return
+            fits = t.fields_for(seat, card)
+        if len(fits) == 1:
+            field = fits[0]
+            t.record(("plant", seat, card, field, FORCED))
+        else:
+            field = self._decide(seat, "plant", (card,), (State._planted, *f[1:]))
+            if field is STOPPED:
+                return
+        zone.pop(index)
+        t.plant(seat, card, field, source)
+
+    def _room_made(self, f: Frame) -> None:
+        seat = f[1]
+        place = (State._place, *f[1:])
+        if self.table.harvest(seat, self._answer):
+            self._stack.append(place)
+            self._stack.append((State._draft, seat))
+        else:
+            self._place(place)
+
+    def _planted(self, f: Frame) -> None:
+        _, seat, source, index = f
+        t = self.table
+        zone = t.hands[seat] if source == FROM_HAND else t.trade[seat]
+        t.plant(seat, zone.pop(index), self._answer, source)
+
+    # -- drawing ------------------------------------------------------------
+    def _draw(self, zone: list[int], kind: str, seat: int) -> bool:
+        """Draw one card (see :meth:`Table.draw`). The draw pile's last run-out
+        ends the game at once (000: "as soon as the draw pile becomes empty
+        for the third time"), unless it happens where the edition's
+        ``end_grace`` lets phases 2 and 3 of this turn be played to the end."""
+        t = self.table
+        deck = t.deck
+        if len(deck) > 1:  # Table.draw's common case, inlined: no run-out, no end
+            card = deck.pop()
+            zone.append(card)
+            t.record((kind, seat, card))
+            return True
+        if not t.draw(zone, kind, seat):
+            return False
+        if t.ended and not t.playing_out:
+            grace = kind == "revealed" or self.rules.end_grace == "phase_2"
+            if t.phase != 2 or not grace:
+                raise GameOver
+            t.playing_out = True
+        return True
+
+    def _draft(self, f: Frame) -> None:
+        """The Jumping Bean draft (000, "The Jumping Bean"): draw, then the
+        seats pick in turn, passing to the right."""
+        harvester = f[1]
+        t = self.table
+        cards: list[int] = []
+        t.drafts.append(cards)
+        for _ in range(t.players + 1):
+            if not self._draw(cards, "draft_card", harvester):
+                break  # played out after the end: the draft goes on with what it drew
+        self._draft_pick((State._draft_pick, harvester, harvester, 0))
+
+    def _draft_pick(self, f: Frame) -> None:
+        _, harvester, seat, k = f
+        t = self.table
+        cards = t.drafts[-1]  # drafts nest: the newest is the one going on
+        if k < t.players and len(cards) >= 2:
+            then = (State._drafted, harvester, seat, k)
+            self._window_then_ask(seat, "draft", (tuple(cards),), then)
+            return
+        if cards:
+            t.coins[harvester].append(cards.pop())
+            t.record(("draft_coin", harvester, t.coins[harvester][-1]))
+        t.drafts.pop()
+
+    def _drafted(self, f: Frame) -> None:
+        _, harvester, seat, k = f
+        t = self.table
+        pick: DraftPick = self._answer
+        card = t.drafts[-1].pop(pick.index)
+        if pick.field is None:
+            t.discard.append(card)
+        else:
+            field = t.fields[seat][pick.field]
+            field[0], field[1] = card, field[1] + 1
+        t.record(("picked", seat, card, -1 if pick.field is None else pick.field))
+        self._stack.append((State._draft_pick, harvester, (seat - 1) % t.players, k + 1))
+
+    # -- trading ------------------------------------------------------------
+    def _trading(self, f: Frame) -> None:
+        t = self.table
+        a = t.active
+        proposes = "propose" in self.declared[a]
+        offerers = tuple(
+            s for i in range(1, t.players) if "offer" in self.declared[s := (a + i) % t.players]
+        )
+        if proposes or offerers:
+            self._round((State._round, 0, proposes, offerers))
+
+    def _round(self, f: Frame) -> None:
+        _, r, proposes, offerers = f
+        if r >= self.rules.max_trade_rounds:
+            return
+        self._busy = False
+        push = self._stack.append
+        push((State._round_over, r, proposes, offerers))
+        for s in reversed(offerers):
+            push((State._offer, s))
+        if proposes:
+            push((State._propose, 0))
+
+    def _round_over(self, f: Frame) -> None:
+        if self._busy:
+            self._stack.append((State._round, f[1] + 1, f[2], f[3]))
+
+    def _propose(self, f: Frame) -> None:
+        k = f[1]
+        if k < self.rules.max_offers:
+            self._window_then_ask(self.table.active, "propose", (), (State._proposed, k))
+
+    def _proposed(self, f: Frame) -> None:
+        offer: Offer | None = self._answer
+        if offer is None:
+            return  # no more offers this round
+        self._busy = True
+        t = self.table
+        a = t.active
+        self._stack.append((State._propose, f[1] + 1))
+        if offer.to is not None:
+            others: tuple[int, ...] = (offer.to,)
+        else:
+            others = tuple((a + i) % t.players for i in range(1, t.players))
+        self._resolve(a, offer, others)
+
+    def _offer(self, f: Frame) -> None:
+        self._window_then_ask(f[1], "offer", (), (State._offered, f[1]))
+
+    def _offered(self, f: Frame) -> None:
+        offer: Offer | None = self._answer
+        if offer is not None:
+            self._busy = True
+            self._resolve(f[1], offer, (self.table.active,))
+
+    def _resolve(self, by: int, offer: Offer, responders: tuple[int, ...]) -> None:
+        """Put ``offer`` to ``responders`` in turn; the first to accept trades."""
+        t = self.table
+        give = ref_cards(t, by, offer.give)
+        t.record(("offered", by, -1 if offer.to is None else offer.to, give, offer.want))
+        proposal = Proposal(by, offer.to, give, offer.want)
+        self._respond((State._respond, by, offer, proposal, responders, 0))
+
+    def _respond(self, f: Frame) -> None:
+        _, by, offer, proposal, responders, i = f
+        if i < len(responders):
+            then = (State._responded, by, offer, proposal, responders, i)
+            self._window_then_ask(responders[i], "respond", (proposal,), then)
+
+    def _responded(self, f: Frame) -> None:
+        _, by, offer, proposal, responders, i = f
+        t = self.table
+        r = responders[i]
+        accept: Accept | None = self._answer
+        if accept is None:
+            t.record(("declined", r, by))
+            self._stack.append((State._respond, by, offer, proposal, responders, i + 1))
+            return
+        got = ref_cards(t, r, accept.give)
+        self._hand_over(by, offer.give, r)
+        self._hand_over(r, accept.give, by)
+        active, other = (by, r) if by == t.active else (r, by)
+        a_gives, o_gives = (proposal.cards, got) if by == t.active else (got, proposal.cards)
+        t.record(("traded", active, other, a_gives, o_gives))
+
+    def _hand_over(self, giver: int, refs: tuple[int, ...], to: int) -> None:
+        t = self.table
+        t.trade[to].extend(ref_cards(t, giver, refs))
+        for r in sorted((r for r in refs if r >= 0), reverse=True):
+            t.hands[giver].pop(r)
+        for i in sorted((-1 - r for r in refs if r < 0), reverse=True):
+            t.revealed.pop(i)
+
+    # -- the turn -----------------------------------------------------------
+    # Each step below pushes what comes after it and runs the first of it
+    # itself (a frame pushed only to be popped next costs a tenth of a match).
+    def _turn(self, f: Frame) -> None:
+        t = self.table
+        if t.turn >= MAX_TURNS:
+            raise RuntimeError("match did not end")  # pragma: no cover
+        t.active = t.turn % t.players
+        t.turn += 1
+        t.record(("turn", t.active, t.turn))
+        self._stack += [f, (State._phase_4,), (State._phase_3,), (State._phase_2,)]
+        self._phase_1(f)
+
+    def push_turn_phases(self) -> None:
+        """The four phases of the active player's turn, to run next."""
+        self._stack += [(State._phase_4,), (State._phase_3,), (State._phase_2,), (State._phase_1,)]
+
+    def _boundary(self, n: int, then: Frame) -> bool:
+        """Begin phase ``n``: its record and a window for every seat
+        clockwise, with ``then`` pushed to run after them. False when no
+        seat takes windows (nothing pushed: the caller goes on with ``then``)."""
+        t = self.table
+        t.phase = n
+        t.record(("phase", t.active, n))
+        if not self._windows:
+            return False
+        push = self._stack.append
+        push(then)
+        for i in range(t.players - 1, -1, -1):
+            push((State._window, (t.active + i) % t.players))
+        return True
+
+    def _phase_1(self, f: Frame) -> None:
+        """Plant the front card of the hand, and maybe the next one."""
+        if self._boundary(1, (State._front,)):
+            return
+        t = self.table
+        a = t.active
+        if t.hands[a]:  # an empty hand goes straight to phase 2
+            self._stack.append((State._second,))
+            self._place((State._place, a, FROM_HAND, 0))
+
+    def _front(self, f: Frame) -> None:
+        a = self.table.active
+        if self.table.hands[a]:
+            self._stack.append((State._second,))
+            self._window_then_place(a, FROM_HAND, 0)
+
+    def _window_then_place(self, seat: int, source: int, index: int) -> None:
+        place = (State._place, seat, source, index)
+        if self._windows:
+            self._stack.append(place)
+            self._window((State._window, seat))
+        else:
+            self._place(place)
+
+    def _second(self, f: Frame) -> None:
+        a = self.table.active
+        if self.table.hands[a]:
+            ask = self._window_then_ask if self._windows else self._ask
+            ask(a, "plant_second", (), (State._second_planted,))
+
+    def _second_planted(self, f: Frame) -> None:
+        if self._answer:
+            self._window_then_place(self.table.active, FROM_HAND, 0)
+
+    def _phase_2(self, f: Frame) -> None:
+        """Reveal two cards (three in some editions), then trade."""
+        if not self._boundary(2, (State._reveal,)):
+            self._reveal(f)
+
+    def _reveal(self, f: Frame) -> None:
+        t = self.table
+        for _ in range(self.rules.reveal):
+            if not self._draw(t.revealed, "revealed", t.active) or t.ended:
+                break  # phases 2 and 3 are still played, with what was revealed
+        if self._trades:
+            self._stack.append((State._keep,))
+            self._trading((State._trading,))
+        else:
+            self._keep(f)
+
+    def _keep(self, f: Frame) -> None:
+        t = self.table
+        t.record(("kept", t.active, tuple(t.revealed)))  # also when all were traded away
+        t.trade[t.active].extend(t.revealed)
+        t.revealed.clear()
+
+    def _phase_3(self, f: Frame) -> None:
+        """Every seat, from the active player on, plants its trade area."""
+        start = (State._plant_area, 0)
+        if not self._boundary(3, start):
+            self._plant_area(start)
+
+    def _plant_area(self, f: Frame) -> None:
+        t = self.table
+        i = f[1]
+        push = self._stack.append
+        while i < t.players:
+            s = (t.active + i) % t.players
+            area = t.trade[s]
+            if area:
+                push((State._plant_area, i))
+                if len(area) > 1:
+                    ask = self._window_then_ask if self._windows else self._ask
+                    ask(s, "plant_next", (), (State._plant_chosen, s))
+                elif self._windows:
+                    push((State._place, s, FROM_TRADE_AREA, 0))
+                    push((State._plant_only, s))
+                    self._window((State._window, s))
+                else:
+                    t.record(("plant_next", s, 0, FORCED))  # self._plant_only(), inlined
+                    self._place((State._place, s, FROM_TRADE_AREA, 0))
+                return
+            i += 1
+        if t.ended:
+            raise GameOver
+
+    def _plant_only(self, f: Frame) -> None:
+        # the forced answer, recorded after the window before it
+        self.table.record(("plant_next", f[1], 0, FORCED))
+
+    def _plant_chosen(self, f: Frame) -> None:
+        self._place((State._place, f[1], FROM_TRADE_AREA, self._answer))
+
+    def _phase_4(self, f: Frame) -> None:
+        """Draw to the hand."""
+        if not self._boundary(4, (State._draw_hand,)):
+            self._draw_hand(f)
+
+    def _draw_hand(self, f: Frame) -> None:
+        t = self.table
+        a = t.active
+        for _ in range(self.rules.draw):
+            if not self._draw(t.hands[a], "drew", a):
+                raise GameOver  # (a run-out here ends the game in self._draw)
+
+    def finish(self) -> MatchResult:
+        """End the match: final harvest of every field (no protection, no
+        draft), then ranks."""
+        self._stack.clear()
+        self.pending = self.then = None
+        t = self.table
+        t.phase = FINAL_PHASE
+        t.record(("final_harvest", -1))
+        for s in range(t.players):
+            for f, (_, count) in enumerate(t.fields[s]):
+                if count:
+                    t.harvest(s, f, final=True)
+        coins = self.returns()
+        t.record(("ended", -1, coins))
+        breaks: dict[str, Callable[[int], int]] = {
+            "seat": lambda s: s,
+            "hand": lambda s: len(t.hands[s]),
+        }
+        keys = [
+            (s not in self.forfeited, coins[s], *(breaks[b](s) for b in self.rules.tie_break))
+            for s in range(t.players)
+        ]
+        ranks = tuple(1 + sum(k > keys[s] for k in keys) for s in range(t.players))
+        self.result = MatchResult(
+            coins, ranks, tuple(s for s in range(t.players) if ranks[s] == 1), t.turn, ()
+        )
+        return self.result
+
+
+# -- legal answers ------------------------------------------------------------
+def _fields(state: State, seat: int, card: int) -> list[Any]:
+    return list(state.table.fields_for(seat, card))
+
+
+def _room(state: State, seat: int, card: int) -> list[Any]:
+    return list(state.table.harvestable(seat))
+
+
+def _yes_no(state: State, seat: int) -> list[Any]:
+    return [False, True]
+
+
+def _area(state: State, seat: int) -> list[Any]:
+    return list(range(len(state.table.trade[seat])))
+
+
+def _windows(state: State, seat: int) -> list[Any]:
+    """None, and every order of harvests protection allows (a third field
+    bought first, or not)."""
+    t = state.table
+    out: list[Any] = [None]
+    buys = (False, True) if t.can_buy_field(seat) else (False,)
+    check = DECISIONS["anytime"].check
+    for buy in buys:
+        fields = range(len(t.fields[seat]) + (1 if buy else 0))
+        for k in range(len(fields) + 1):
+            for order in permutations(fields, k):
+                if not order and not buy:
+                    continue
+                try:
+                    out.append(check(t, seat, Anytime(order, buy)))
+                except IllegalAnswer:
+                    pass
+    return out
+
+
+def _trade_offers(state: State, seat: int) -> list[Any]:
+    return [None, *sensible_offers(state, seat)]
+
+
+def _responses(state: State, seat: int, proposal: Proposal) -> list[Any]:
+    """None, and every way (at most 64) to give the wanted varieties: which
+    cards of a variety go matters, as hand order decides what is planted."""
+    t = state.table
+    where: dict[int, list[int]] = {}
+    for r, v in enumerate(t.hands[seat]):
+        where.setdefault(v, []).append(r)
+    if seat == t.active:
+        for i, v in enumerate(t.revealed):
+            where.setdefault(v, []).append(-1 - i)
+    choices = [combinations(where.get(v, []), k) for v, k in Counter(proposal.want).items()]
+    out: list[Any] = [None]
+    for picked in islice(product(*choices), 64):
+        out.append(Accept(tuple(r for refs in picked for r in refs)))
+    return out
+
+
+def _draft_picks(state: State, seat: int, cards: tuple[int, ...]) -> list[Any]:
+    t = state.table
+    return [
+        DraftPick(i, f) for i, card in enumerate(cards) for f in (*t.fields_for(seat, card), None)
+    ]
+
+
+LEGAL: dict[str, Callable[..., list[Any]]] = {
+    "plant": _fields,
+    "make_room": _room,
+    "plant_second": _yes_no,
+    "plant_next": _area,
+    "anytime": _windows,
+    "propose": _trade_offers,
+    "offer": _trade_offers,
+    "respond": _responses,
+    "draft": _draft_picks,
+}
+assert tuple(LEGAL) == DECISION_METHODS
+
+
+def sensible_offers(state: State, seat: int) -> list[Offer]:
+    """See :meth:`State.offers`."""
+    t = state.table
+    own: dict[int, list[int]] = {}
+    for r, v in enumerate(t.hands[seat]):
+        own.setdefault(v, []).append(r)
+    if seat == t.active:
+        for i, v in enumerate(t.revealed):
+            own.setdefault(v, []).append(-1 - i)
+    in_play = t.rules.in_play
+    out: list[Offer] = []
+    for v, refs in own.items():
+        for give in ((refs[-1],), tuple(refs[-2:]) if len(refs) > 1 else None):
+            if give is None:
+                continue
+            out.append(Offer(give, ()))
+            out.extend(Offer(give, (w,)) for w in in_play if w != v)
+    out.extend(Offer((), (w,)) for w in in_play)
+    return out
+
+
+def random_policy(
+    state: State, seat: int, kind: str, args: tuple[Any, ...], rng: random.Random
+) -> Any:
+    """A quick random legal answer: plant and harvest where the rules let
+    it at random, plant a second card at even odds; no harvest windows, no
+    trade offers, every offer declined."""
+    t = state.table
+    if kind == "plant":
+        fits = t.fields_for(seat, args[0])
+        return fits[rng.randrange(len(fits))]
+    if kind == "make_room":
+        room = t.harvestable(seat)
+        return room[rng.randrange(len(room))]
+    if kind == "plant_next":
+        return rng.randrange(len(t.trade[seat]))
+    if kind == "plant_second":
+        return rng.random() < 0.5
+    if kind == "draft":
+        cards = args[0]
+        i = rng.randrange(len(cards))
+        fits = t.fields_for(seat, cards[i])
+        return DraftPick(i, fits[0] if fits else None)
+    return None  # anytime, propose, offer, respond
+
+
+def random_answer(state: State, rng: random.Random) -> Any:
+    """:func:`random_policy`'s answer to the pending decision."""
+    assert state.pending is not None
+    return random_policy(state, *state.pending, rng)
+
+
+#: ``(state, seat, kind, args, rng) -> answer``: how a playout answers.
+Policy = Callable[[State, int, str, tuple[Any, ...], random.Random], Any]
+
+__all__ = [
+    "EVERYTHING",
+    "LEGAL",
+    "Policy",
+    "State",
+    "random_answer",
+    "random_policy",
+    "sensible_offers",
+]
