@@ -241,6 +241,13 @@ def play(
     show_default=True,
     help="Timed rounds; the median is reported.",
 )
+@click.option(
+    "--playouts",
+    type=click.IntRange(min=0),
+    default=200,
+    show_default=True,
+    help="Random playouts a round (clone + playout of the game's state; 0: none).",
+)
 @click.option("--seed", "-s", type=int, default=0, show_default=True)
 def bench(
     game: str,
@@ -250,10 +257,12 @@ def bench(
     bot_specs: tuple[str, ...],
     games: int,
     rounds: int,
+    playouts: int,
     seed: int,
 ) -> None:
-    """Measure games per second on one core (no logging, no workers)."""
-    from .bench import games_per_second
+    """Measure games per second on one core (no logging, no workers), and
+    the playouts per second a search gets from the game's state."""
+    from .bench import games_per_second, playouts_per_second
 
     specs = [bot_specs[i % len(bot_specs)] for i in range(players)]
     g, rules, classes = _setup(game, edition, players, options, specs)
@@ -267,6 +276,13 @@ def bench(
         f"{median:,.0f} games/s on one core (median of {rounds} rounds of {games}; "
         f"min {rates[0]:,.0f}, max {rates[-1]:,.0f})"
     )
+    new_state = getattr(g, "new_state", None)
+    if playouts and new_state is not None:
+        rates = sorted(playouts_per_second(new_state, rules, playouts, rounds, seed))
+        click.echo(
+            f"{rates[len(rates) // 2]:,.0f} random playouts/s from the first decision "
+            f"(state.clone() + state.playout(); median of {rounds} rounds of {playouts})"
+        )
 
 
 @cli.command()

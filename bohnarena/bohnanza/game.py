@@ -11,6 +11,7 @@ from .bot import Bot
 from .decisions import DECISIONS
 from .match import play_match
 from .rules import RuleSet
+from .state import State
 
 
 class Bohnanza:
@@ -42,6 +43,10 @@ class Bohnanza:
                 for extra in choices:
                     out.append((edition, players, {"extra_bean": extra} if extra else {}))
         return out
+
+    def new_state(self, ruleset: RuleSet, seed: int) -> State:
+        """The match as a searchable state, before the deal (``start()`` deals)."""
+        return State(ruleset, seed)
 
     def play(
         self, ruleset: RuleSet, seed: int, bots: Sequence[Bot]

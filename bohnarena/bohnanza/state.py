@@ -270,12 +270,16 @@ class State:
         """``seat``'s answer to ``kind`` (recorded), or :data:`STOPPED` when
         the state stops for it (``then`` will take the answer)."""
         if kind in self.asks[seat]:
+            self.pending = (seat, kind, args)
+            self._stack.append(then)
             answerer = self.answerer
             if answerer is None:
-                self.pending = (seat, kind, args)
-                self._stack.append(then)
                 return STOPPED
+            # Stopped while the answerer thinks: a bot may copy or sample
+            # this state from its view (the rest of the match is on the stack)
             answer, how, note = answerer(seat, kind, args)
+            self._stack.pop()
+            self.pending = None
         else:
             answer = DECISIONS[kind].default(self.view(seat), *args)
             how, note = BY_DEFAULT, None

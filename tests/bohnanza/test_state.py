@@ -240,3 +240,35 @@ def test_thousands_of_random_playouts_end_legally() -> None:
         coins = state.playout(rng)
         assert state.is_terminal() and state.table.census() == list(rules.deck)
         assert coins == state.result.coins  # type: ignore[union-attr]
+
+
+class Sampler(PlannerBot):
+    """A planner that samples the match at every decision it is asked."""
+
+    def __init__(self) -> None:
+        self.samples: list[tuple[Any, ...]] = []
+
+    def _sample(self, view: SeatView, kind: str, *args: Any) -> None:
+        sample = view.determinize(self.rng)
+        self.samples.append(
+            (sample.pending == (self.seat, kind, args), sample.clone().playout(self.rng))
+        )
+
+    def plant_second(self, view: SeatView) -> bool:
+        self._sample(view, "plant_second")
+        return super().plant_second(view)
+
+    def plant_next(self, view: SeatView) -> int:
+        self._sample(view, "plant_next")
+        return super().plant_next(view)
+
+
+@pytest.mark.parametrize("inline", [True, False])
+def test_a_bot_samples_the_match_it_is_asked_in_without_changing_it(inline: bool) -> None:
+    rules = ruleset("classic", 4)
+    sampler = Sampler()
+    sampling = Match(rules, 6, [sampler, PlannerBot(), RandomBot(), TraderBot()], inline=inline)
+    plain = Match(rules, 6, [PlannerBot(), PlannerBot(), RandomBot(), TraderBot()])
+    assert sampling.play() == plain.play()
+    assert sampling.records == plain.records
+    assert sampler.samples and all(same for same, _ in sampler.samples)
