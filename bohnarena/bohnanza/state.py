@@ -367,7 +367,10 @@ class State:
             if field is STOPPED:
                 return
         zone.pop(index)
-        t.plant(seat, card, field, source)
+        planted = t.fields[seat][field]  # t.plant(), inlined: a call less a card planted
+        planted[0] = card
+        planted[1] += 1
+        t.record(("planted", seat, card, field, source))
 
     def _room_made(self, f: Frame) -> None:
         seat = f[1]
@@ -670,8 +673,13 @@ class State:
     def _draw_hand(self, f: Frame) -> None:
         t = self.table
         a = t.active
+        hand, deck, record = t.hands[a], t.deck, t.record
         for _ in range(self.rules.draw):
-            if not self._draw(t.hands[a], "drew", a):
+            if len(deck) > 1:  # self._draw()'s common case, inlined
+                card = deck.pop()
+                hand.append(card)
+                record(("drew", a, card))
+            elif not self._draw(hand, "drew", a):
                 raise GameOver  # (a run-out here ends the game in self._draw)
 
     def finish(self) -> MatchResult:
