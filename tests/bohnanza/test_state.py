@@ -23,6 +23,8 @@ from bohnarena_bots.planner import PlannerBot
 from bohnarena_bots.random_bot import RandomBot
 from bohnarena_bots.trader import TraderBot
 
+from .test_seat_isolation import PUBLIC
+
 CONFIGS = [
     ("classic", 4, {}),
     ("classic", 3, {}),
@@ -32,27 +34,13 @@ CONFIGS = [
     ("riogrande", 3, {}),
 ]
 BOTS = [RandomBot, PlannerBot, TraderBot, Bot]
-#: Everything a seat's view says, but the records (a sample starts its own).
-SEEN = [
-    "seat",
-    "players",
-    "active",
-    "turn",
-    "phase",
-    "hand",
-    "my_fields",
-    "my_trade_area",
-    "my_coins",
-    "fields",
-    "trade_areas",
-    "revealed",
-    "coins",
-    "hand_sizes",
-    "draw_pile",
-    "discard",
-    "exhaustions",
-    "unseen",
-]
+#: Everything a seat's view says of the table (a sample keeps no records and
+#: no referee; the rest are methods or the rules).
+SEEN = sorted(
+    PUBLIC
+    - {"history", "time_left", "match_id", "rules", "beanometer", "determinize"}
+    - {"fields_for", "harvestable", "coins_for", "can_buy_field"}
+)
 
 
 def seen(view: SeatView) -> dict[str, Any]:
