@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import gymnasium
@@ -255,6 +255,8 @@ class ObservationLayout:
             ]
         )
         self.size = max(s.stop for s, _ in self.parts.values())
+        self._at = {name: int(s.start) for name, (s, _) in self.parts.items()}
+        self._fields = f
         self.space = spaces.Box(0.0, float(rules.total_cards), (self.size,), np.float32)
 
     def encode(
@@ -266,74 +268,77 @@ class ObservationLayout:
         """``view``'s seat's observation; ``decision`` is its pending decision
         (None: it has none), ``then`` the one its pending harvest window
         comes before, when known."""
-        x = np.zeros(self.size, np.float32)
-        parts = self.parts
-
-        def part(name: str) -> np.ndarray:
-            s, shape = parts[name]
-            return x[s].reshape(shape)  # a view: writes land in x
-
+        # Filled as a list, by flat (row-major) index: writing numpy
+        # elements one by one costs three times as much.
+        x = [0.0] * self.size
+        at = self._at
         col = self._column
+        v, f_max = len(col), self._fields
         n, me = self.players, view.seat
 
         def rel(seat: int) -> int:
             return (seat - me) % n
 
-        for name, d in (("kind", decision), ("then", then if decision else None)):
-            if d is not None:
-                part(name)[DECISION_METHODS.index(d[0])] = 1
+        if decision is not None:
+            x[at["kind"] + DECISION_METHODS.index(decision[0])] = 1
+            if then is not None:
+                x[at["then"] + DECISION_METHODS.index(then[0])] = 1
         if 1 <= view.phase <= 4:
-            part("phase")[view.phase - 1] = 1
-        part("active")[rel(view.active)] = 1
+            x[at["phase"] + view.phase - 1] = 1
+        x[at["active"] + rel(view.active)] = 1
         hand = view.hand
         for card in hand:
-            part("hand")[col[card]] += 1
+            x[at["hand"] + col[card]] += 1
         for i, card in enumerate(hand[:2]):
-            part("front")[i, col[card]] = 1
-        fields = part("fields")
+            x[at["front"] + i * v + col[card]] = 1
         for seat, seat_fields in enumerate(view.fields):
             for f, (variety, count) in enumerate(seat_fields):
-                fields[rel(seat), f, 0] = 1
+                base = at["fields"] + (rel(seat) * f_max + f) * (v + 2)
+                x[base] = 1
                 if count:
-                    fields[rel(seat), f, 1 + col[variety]] = 1
-                    fields[rel(seat), f, -1] = count
+                    x[base + 1 + col[variety]] = 1
+                    x[base + 1 + v] = count
         for seat, area in enumerate(view.trade_areas):
             for card in area:
-                part("trade_areas")[rel(seat), col[card]] += 1
+                x[at["trade_areas"] + rel(seat) * v + col[card]] += 1
         for i, card in enumerate(view.my_trade_area[:TRADE_AREA_CAP]):
-            part("my_trade_area")[i, col[card]] = 1
+            x[at["my_trade_area"] + i * v + col[card]] = 1
         for card in view.revealed:
-            part("revealed")[col[card]] += 1
+            x[at["revealed"] + col[card]] += 1
+        coins, sizes = view.coins, view.hand_sizes
         for seat in range(n):
-            part("coins")[rel(seat)] = view.coins[seat]
-            part("hand_sizes")[rel(seat)] = view.hand_sizes[seat]
-        part("table")[:] = (view.draw_pile, view.exhaustions, view.can_buy_field())
+            x[at["coins"] + rel(seat)] = coins[seat]
+            x[at["hand_sizes"] + rel(seat)] = sizes[seat]
+        table = at["table"]
+        x[table : table + 3] = (view.draw_pile, view.exhaustions, view.can_buy_field())
         for card in view.discard:
-            part("discard")[col[card]] += 1
+            x[at["discard"] + col[card]] += 1
         unseen = view.unseen
         for vid, j in col.items():
-            part("unseen")[j] = unseen[vid]
+            x[at["unseen"] + j] = unseen[vid]
         # A harvest window says what it comes before: that decision's argument.
         for d in (decision, then if decision else None):
             if d is not None:
-                self._argument(part, rel, d[0], d[1])
-        return x
+                self._argument(x, rel, d[0], d[1])
+        return np.array(x, np.float32)
 
-    def _argument(self, part: Any, rel: Any, kind: str, args: tuple[Any, ...]) -> None:
-        col = self._column
+    def _argument(
+        self, x: list[float], rel: Callable[[int], int], kind: str, args: tuple[Any, ...]
+    ) -> None:
+        at, col, v = self._at, self._column, len(self._column)
         if kind in ("plant", "make_room"):
-            part("card")[col[args[0]]] = 1
+            x[at["card"] + col[args[0]]] = 1
         elif kind == "draft":
             for i, card in enumerate(args[0][: self.players + 1]):
-                part("draft")[i, col[card]] = 1
+                x[at["draft"] + i * v + col[card]] = 1
         elif kind == "respond":
             proposal: Proposal = args[0]
-            part("proposal_by")[rel(proposal.by)] = 1
-            part("proposal_to_me")[0] = proposal.to is not None
+            x[at["proposal_by"] + rel(proposal.by)] = 1
+            x[at["proposal_to_me"]] = proposal.to is not None
             for card in proposal.cards:
-                part("proposal_gives")[col[card]] += 1
+                x[at["proposal_gives"] + col[card]] += 1
             for card in proposal.want:
-                part("proposal_wants")[col[card]] += 1
+                x[at["proposal_wants"] + col[card]] += 1
 
 
 class BohnanzaEnv(AECEnv):  # type: ignore[misc]  # pettingzoo ships no type information
