@@ -257,7 +257,11 @@ class ObservationLayout:
         self.size = max(s.stop for s, _ in self.parts.values())
         self._at = {name: int(s.start) for name, (s, _) in self.parts.items()}
         self._fields = f
-        self.space = spaces.Box(0.0, float(rules.total_cards), (self.size,), np.float32)
+        self._high = float(rules.total_cards)
+
+    def space(self) -> spaces.Box:
+        """A new space object for the vector (each agent's is its own, to seed)."""
+        return spaces.Box(0.0, self._high, (self.size,), np.float32)
 
     def encode(
         self,
@@ -346,7 +350,8 @@ class BohnanzaEnv(AECEnv):  # type: ignore[misc]  # pettingzoo ships no type inf
 
     ``decisions``: the kinds of decision the agents are asked (default:
     all); the others are played with the engine's default answers, as for
-    a bot that does not override them. ``reward``: "win" (1 to each
+    a bot that does not override them (should none of them come up, the
+    match is over at ``reset``). ``reward``: "win" (1 to each
     winner at the end, 0 to the others) or "margin" (own coins less the
     best other seat's). ``seed``: where the deals start when ``reset`` is
     given none; ``reset(seed=s)`` plays the deal of match seed ``s`` (the
@@ -398,7 +403,7 @@ class BohnanzaEnv(AECEnv):  # type: ignore[misc]  # pettingzoo ships no type inf
 
     def _space(self) -> spaces.Dict:
         mask = spaces.Box(0, 1, (self.actions.size,), np.int8)
-        return spaces.Dict({"observation": self.observations.space, "action_mask": mask})
+        return spaces.Dict({"observation": self.observations.space(), "action_mask": mask})
 
     def observation_space(self, agent: str) -> spaces.Space[Any]:
         return self._obs_spaces[agent]
