@@ -32,6 +32,7 @@ When seats are asked (the "at any time" rule made concrete):
 from __future__ import annotations
 
 import random
+import weakref
 from collections import Counter
 from collections.abc import Callable, Sequence
 from itertools import combinations, islice, permutations, product
@@ -94,7 +95,7 @@ class State:
         #: answer, how, note)``, instead of stopping at them (a referee's
         #: bots in this process); None: stop at each (``pending``).
         self.answerer: Callable[[int, str, tuple[Any, ...]], tuple[Any, str, Any]] | None = None
-        self.table.state = self
+        self.table.state = weakref.ref(self)
 
     # -- the public interface ------------------------------------------------
     def seated(self, declared: Sequence[frozenset[str]] | None = None) -> None:
@@ -200,7 +201,7 @@ class State:
         new._stack = list(self._stack)
         new._views = None
         new.answerer = None
-        new.table.state = new
+        new.table.state = weakref.ref(new)
         return new
 
     def determinize(self, seat: int, rng: random.Random) -> State:

@@ -84,6 +84,10 @@ def shuffle(cards: list[int], rng: random.Random) -> None:
         cards[i], cards[j] = cards[j], cards[i]
 
 
+def _no_state() -> State | None:
+    return None
+
+
 class GameOver(Exception):
     """Raised inside the turn loop when the last exhaustion ends the game."""
 
@@ -116,8 +120,9 @@ class Table:
         self.records: list[tuple[Any, ...]] = []
         #: Where every record goes (replay checks each against the log as it is made).
         self.record: Callable[[tuple[Any, ...]], None] = self.records.append
-        #: The searchable state this table is part of, if any.
-        self.state: State | None = None
+        #: The searchable state this table is part of, if any (a weak
+        #: reference: a match's table and state are freed without the gc).
+        self.state: Callable[[], State | None] = _no_state
         #: The match's referee (set by the match): what a seat's view tells
         #: of its own seat (time bank, match id). None: a bare table.
         self.referee: Referee | None = None
@@ -140,7 +145,7 @@ class Table:
         new.drafts = [d[:] for d in self.drafts]
         new.records = self.records[:]
         new.record = new.records.append
-        new.state = None
+        new.state = _no_state
         return new
 
     # -- the draw pile ------------------------------------------------------

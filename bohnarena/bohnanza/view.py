@@ -157,7 +157,7 @@ class SeatView(ViewBase):
         cards it cannot see dealt afresh with ``rng`` (see
         :meth:`State.determinize`). Play it on with ``apply``; nothing done
         to it reaches the real match. For bots in the engine's process."""
-        state = self._table.state
+        state = self._table.state()
         if state is None:
             raise RuntimeError("this view has no state behind it")
         return state.determinize(self._seat, rng)
