@@ -90,7 +90,7 @@ class State:
         self._busy = False  # a trading round in which something was offered
         self._windows = False  # does any seat take harvest windows?
         self._trades = False  # does any seat make offers?
-        self._views: list[SeatView] | None = None
+        self._views = [SeatView(self.table, s) for s in range(n)]
         #: Answers decisions as they come, ``(seat, kind, args) -> (checked
         #: answer, how, note)``, instead of stopping at them (a referee's
         #: bots in this process); None: stop at each (``pending``).
@@ -108,7 +108,7 @@ class State:
         """Deal, and play on to the first decision (see :meth:`seated`)."""
         self.seated(declared if declared is not None else self.declared)
         self.deal()
-        self._stack.append((State._turn,))
+        self._stack.append(STEP_TURN)
         self._run()
 
     def deal(self) -> None:
@@ -125,7 +125,7 @@ class State:
     def pause_after(self, push: Callable[[], None]) -> None:
         """Run the steps ``push`` puts on the stack, and stop after them
         (not at the end of the match): for rule tests of one turn."""
-        self._stack.append((State._pause,))
+        self._stack.append(STEP_PAUSE)
         push()
         self._run()
 
@@ -142,8 +142,6 @@ class State:
 
     def view(self, seat: int) -> SeatView:
         """What ``seat`` sees (a live view of this state)."""
-        if self._views is None:
-            self._views = [SeatView(self.table, s) for s in range(self.table.players)]
         return self._views[seat]
 
     def check(self, answer: Any) -> Any:
@@ -199,7 +197,7 @@ class State:
         new.asks, new.declared = list(self.asks), list(self.declared)
         new.forfeited = set(self.forfeited)
         new._stack = list(self._stack)
-        new._views = None
+        new._views = [SeatView(new.table, s) for s in range(len(self._views))]
         new.answerer = None
         new.table.state = weakref.ref(new)
         return new
@@ -282,7 +280,7 @@ class State:
             self._stack.pop()
             self.pending = None
         else:
-            answer = DECISIONS[kind].default(self.view(seat), *args)
+            answer = DECISIONS[kind].default(self._views[seat], *args)
             how, note = BY_DEFAULT, None
         t = self.table
         t.record((kind, seat, *DECISIONS[kind].encode(answer, args), how))
@@ -551,42 +549,39 @@ class State:
         t.active = t.turn % t.players
         t.turn += 1
         t.record(("turn", t.active, t.turn))
-        self._stack += [f, (State._phase_4,), (State._phase_3,), (State._phase_2,)]
+        self._stack += [f, STEP_PHASE_4, STEP_PHASE_3, STEP_PHASE_2]
         self._phase_1(f)
 
     def push_turn_phases(self) -> None:
         """The four phases of the active player's turn, to run next."""
-        self._stack += [(State._phase_4,), (State._phase_3,), (State._phase_2,), (State._phase_1,)]
+        self._stack += [STEP_PHASE_4, STEP_PHASE_3, STEP_PHASE_2, STEP_PHASE_1]
 
-    def _boundary(self, n: int, then: Frame) -> bool:
-        """Begin phase ``n``: its record and a window for every seat
-        clockwise, with ``then`` pushed to run after them. False when no
-        seat takes windows (nothing pushed: the caller goes on with ``then``)."""
+    def _windows_then(self, then: Frame) -> None:
+        """A phase boundary's windows, every seat clockwise from the active
+        player, then ``then``."""
         t = self.table
-        t.phase = n
-        t.record(("phase", t.active, n))
-        if not self._windows:
-            return False
         push = self._stack.append
         push(then)
         for i in range(t.players - 1, -1, -1):
             push((State._window, (t.active + i) % t.players))
-        return True
 
     def _phase_1(self, f: Frame) -> None:
         """Plant the front card of the hand, and maybe the next one."""
-        if self._boundary(1, (State._front,)):
-            return
         t = self.table
         a = t.active
+        t.phase = 1
+        t.record(("phase", a, 1))
+        if self._windows:
+            self._windows_then(STEP_FRONT)
+            return
         if t.hands[a]:  # an empty hand goes straight to phase 2
-            self._stack.append((State._second,))
+            self._stack.append(STEP_SECOND)
             self._place((State._place, a, FROM_HAND, 0))
 
     def _front(self, f: Frame) -> None:
         a = self.table.active
         if self.table.hands[a]:
-            self._stack.append((State._second,))
+            self._stack.append(STEP_SECOND)
             self._window_then_place(a, FROM_HAND, 0)
 
     def _window_then_place(self, seat: int, source: int, index: int) -> None:
@@ -601,7 +596,7 @@ class State:
         a = self.table.active
         if self.table.hands[a]:
             ask = self._window_then_ask if self._windows else self._ask
-            ask(a, "plant_second", (), (State._second_planted,))
+            ask(a, "plant_second", (), STEP_SECOND_PLANTED)
 
     def _second_planted(self, f: Frame) -> None:
         if self._answer:
@@ -609,7 +604,12 @@ class State:
 
     def _phase_2(self, f: Frame) -> None:
         """Reveal two cards (three in some editions), then trade."""
-        if not self._boundary(2, (State._reveal,)):
+        t = self.table
+        t.phase = 2
+        t.record(("phase", t.active, 2))
+        if self._windows:
+            self._windows_then(STEP_REVEAL)
+        else:
             self._reveal(f)
 
     def _reveal(self, f: Frame) -> None:
@@ -618,8 +618,8 @@ class State:
             if not self._draw(t.revealed, "revealed", t.active) or t.ended:
                 break  # phases 2 and 3 are still played, with what was revealed
         if self._trades:
-            self._stack.append((State._keep,))
-            self._trading((State._trading,))
+            self._stack.append(STEP_KEEP)
+            self._trading(STEP_TRADING)
         else:
             self._keep(f)
 
@@ -631,31 +631,39 @@ class State:
 
     def _phase_3(self, f: Frame) -> None:
         """Every seat, from the active player on, plants its trade area."""
-        start = (State._plant_area, 0)
-        if not self._boundary(3, start):
-            self._plant_area(start)
+        t = self.table
+        t.phase = 3
+        t.record(("phase", t.active, 3))
+        if self._windows:
+            self._windows_then(PLANT_AREAS)
+        else:
+            self._plant_area(PLANT_AREAS)
 
     def _plant_area(self, f: Frame) -> None:
         t = self.table
         i = f[1]
-        push = self._stack.append
+        stack = self._stack
         while i < t.players:
             s = (t.active + i) % t.players
             area = t.trade[s]
-            if area:
-                push((State._plant_area, i))
-                if len(area) > 1:
-                    ask = self._window_then_ask if self._windows else self._ask
-                    ask(s, "plant_next", (), (State._plant_chosen, s))
-                elif self._windows:
-                    push((State._place, s, FROM_TRADE_AREA, 0))
-                    push((State._plant_only, s))
-                    self._window((State._window, s))
-                else:
-                    t.record(("plant_next", s, 0, FORCED))  # self._plant_only(), inlined
-                    self._place((State._place, s, FROM_TRADE_AREA, 0))
-                return
-            i += 1
+            if not area:
+                i += 1
+                continue
+            again = (State._plant_area, i)
+            stack.append(again)
+            if len(area) > 1:
+                ask = self._window_then_ask if self._windows else self._ask
+                ask(s, "plant_next", (), (State._plant_chosen, s))
+            elif self._windows:
+                stack.append((State._place, s, FROM_TRADE_AREA, 0))
+                stack.append((State._plant_only, s))
+                self._window((State._window, s))
+            else:
+                t.record(("plant_next", s, 0, FORCED))  # self._plant_only(), inlined
+                self._place((State._place, s, FROM_TRADE_AREA, 0))
+            if self.pending is not None or stack[-1] is not again:
+                return  # a decision or a draft comes first
+            stack.pop()
         if t.ended:
             raise GameOver
 
@@ -668,7 +676,12 @@ class State:
 
     def _phase_4(self, f: Frame) -> None:
         """Draw to the hand."""
-        if not self._boundary(4, (State._draw_hand,)):
+        t = self.table
+        t.phase = 4
+        t.record(("phase", t.active, 4))
+        if self._windows:
+            self._windows_then(STEP_DRAW_HAND)
+        else:
             self._draw_hand(f)
 
     def _draw_hand(self, f: Frame) -> None:
@@ -710,6 +723,23 @@ class State:
             coins, ranks, tuple(s for s in range(t.players) if ranks[s] == 1), t.turn, ()
         )
         return self.result
+
+
+# Frames without values, made once (a turn pushes several).
+STEP_DRAW_HAND: Frame = (State._draw_hand,)
+STEP_FRONT: Frame = (State._front,)
+STEP_KEEP: Frame = (State._keep,)
+STEP_PAUSE: Frame = (State._pause,)
+STEP_PHASE_1: Frame = (State._phase_1,)
+STEP_PHASE_2: Frame = (State._phase_2,)
+STEP_PHASE_3: Frame = (State._phase_3,)
+STEP_PHASE_4: Frame = (State._phase_4,)
+STEP_REVEAL: Frame = (State._reveal,)
+STEP_SECOND: Frame = (State._second,)
+STEP_SECOND_PLANTED: Frame = (State._second_planted,)
+STEP_TRADING: Frame = (State._trading,)
+STEP_TURN: Frame = (State._turn,)
+PLANT_AREAS: Frame = (State._plant_area, 0)
 
 
 # -- legal answers ------------------------------------------------------------
