@@ -594,9 +594,12 @@ class State:
 
     def _second(self, f: Frame) -> None:
         a = self.table.active
-        if self.table.hands[a]:
-            ask = self._window_then_ask if self._windows else self._ask
-            ask(a, "plant_second", (), STEP_SECOND_PLANTED)
+        if not self.table.hands[a]:
+            return
+        if self._windows:
+            self._window_then_ask(a, "plant_second", (), STEP_SECOND_PLANTED)
+        elif self._decide(a, "plant_second", (), STEP_SECOND_PLANTED) is True:
+            self._place((State._place, a, FROM_HAND, 0))  # self._second_planted(), inlined
 
     def _second_planted(self, f: Frame) -> None:
         if self._answer:
@@ -652,8 +655,11 @@ class State:
             again = (State._plant_area, i)
             stack.append(again)
             if len(area) > 1:
-                ask = self._window_then_ask if self._windows else self._ask
-                ask(s, "plant_next", (), (State._plant_chosen, s))
+                then = (State._plant_chosen, s)
+                if self._windows:
+                    self._window_then_ask(s, "plant_next", (), then)
+                elif (k := self._decide(s, "plant_next", (), then)) is not STOPPED:
+                    self._place((State._place, s, FROM_TRADE_AREA, k))  # then, inlined
             elif self._windows:
                 stack.append((State._place, s, FROM_TRADE_AREA, 0))
                 stack.append((State._plant_only, s))
