@@ -115,9 +115,8 @@ def table(name: str, matches: int, seed: int, bots: Sequence[str] = ()) -> None:
             if s in result.winners:
                 wins[labels[i]] += 1 / len(result.winners)
     took = time.perf_counter() - start
-    print(
-        f"{name}: {edition}, {players} players, {matches} matches, seeds {seed}..{seed + matches - 1}"
-    )
+    seeds = f"seeds {seed}..{seed + matches - 1}"
+    print(f"{name}: {edition}, {players} players, {matches} matches, {seeds}")
     print(f"  {'bot':<14} {'win share':>9} {'mean coins':>10}")
     for label in labels:
         print(f"  {label:<14} {wins[label] / matches:>9.1%} {coins[label] / matches:>10.2f}")

@@ -30,6 +30,8 @@ HAND_WEIGHT = (1.0, 1.0, 0.5, 0.35, 0.25)
 DRAFT_WORTH = 1.5
 # A trade or gift must gain at least this much to be worth making.
 MARGIN = 0.05
+# How many of the varieties it wants most it asks for.
+WANTS = 2
 
 
 class Sight:
@@ -76,7 +78,7 @@ class Sight:
         for step in self.steps[v]:
             if step > n:
                 need = step - n
-                chance = min(1.0, self.avail[v] / (need * 1.5)) * 0.85**need
+                chance = min(1.0, self.avail[v] / (need * 2.0)) * 0.7**need
                 return now + (self.paid(v, step) - now) * chance
         return now
 
@@ -304,7 +306,7 @@ class TraderBot(PlannerBot):
         unwanted.sort(reverse=True)
         for _, ref, card in unwanted:
             targets = self._targets(sight, view, (card,))
-            for _, want in wanted[:2]:
+            for _, want in wanted[:WANTS]:
                 if len(targets) == view.players - 1:
                     if self._once(view, ("swap", card, want, None)):
                         return Offer(give=(ref,), want=(want,))
@@ -314,7 +316,7 @@ class TraderBot(PlannerBot):
                 if self._once(view, ("gift", card, s)):
                     return Offer(give=(ref,), to=s)
         # Ask for cards that grow own fields, for nothing.
-        for _, want in wanted[:2]:
+        for _, want in wanted[:WANTS]:
             if self._once(view, ("beg", want)):
                 return Offer(want=(want,))
         return None
@@ -325,9 +327,12 @@ class TraderBot(PlannerBot):
         pending = list(view.my_trade_area)
         base = sight.settle(pending)
         active = view.active
-        revealed = view.revealed
+        # the revealed cards, then what grows own fields from the active hand
+        asks = dict.fromkeys(view.revealed)
+        for _, v in self._wanted(sight, pending)[:WANTS]:
+            asks.setdefault(v)
         best: tuple[float, tuple[int, ...], int] | None = None
-        for card in set(revealed):
+        for card in asks:
             gained = sight.settle([*pending, card]) - base
             if gained <= MARGIN:
                 continue
@@ -342,9 +347,10 @@ class TraderBot(PlannerBot):
                 if spent < cost or (not give and spent < gained - MARGIN):
                     give, cost = (pos,), spent
             value = gained - cost
-            if (best is None or value > best[0]) and self._once(view, ("ask", card, give)):
-                best = (value, give, card)
-        if best is None:
+            if best is None or value > best[0]:
+                if (view.turn, "ask", card, give) not in self._tried:
+                    best = (value, give, card)
+        if best is None or not self._once(view, ("ask", best[2], best[1])):
             return None
         return Offer(give=best[1], want=(best[2],))
 
