@@ -22,8 +22,8 @@ from .planner import PlannerBot
 
 Fields = list[list[int]]
 
-# How much a hand card counts by its position: the front cards are planted
-# soon, on fields much like today's; later ones on fields that will change.
+# How much a hand card counts by its position. The front two are planted next
+# turn (Sight.settle plants them); later ones on fields that will change.
 HAND_WEIGHT = (1.0, 1.0, 0.5, 0.35, 0.25)
 # Worth of a card in a draft (Jumping Bean): the harvest draws a card each
 # and the harvester keeps the last as a coin.
@@ -38,12 +38,11 @@ class Sight:
     """What one decision reads of the view, read once: own fields, the
     unseen cards, and how many of them can still come out."""
 
-    __slots__ = ("avail", "coins", "fields", "hand", "others", "pay", "seat", "steps")
+    __slots__ = ("avail", "coins", "fields", "hand", "others", "pay", "steps")
 
     def __init__(self, bot: TraderBot, view: SeatView) -> None:
         self.pay = bot._payouts
         self.steps = bot._steps
-        self.seat = view.seat
         unseen = view.unseen
         rules = view.rules
         # In the last run through the draw pile only its cards still come
@@ -87,13 +86,14 @@ class Sight:
         v, n = fields[f]
         return self.worth(v, n) - self.paid(v, n)
 
-    def room(self, fields: Fields) -> int:
+    def room(self, fields: Fields, harvestable: Sequence[int] | None = None) -> int:
         """The field to harvest when a card fits none: the one that loses least,
-        among equals the one paying most."""
-        best, least = 0, 0.0
-        for f, (v, n) in enumerate(fields):
+        among equals the one paying most (every field, unless ``harvestable``)."""
+        best, least = -1, 0.0
+        for f in range(len(fields)) if harvestable is None else harvestable:
+            v, n = fields[f]
             lost = self.worth(v, n) - 0.99 * self.paid(v, n)
-            if f == 0 or lost < least:
+            if best < 0 or lost < least:
                 best, least = f, lost
         return best
 
@@ -180,7 +180,8 @@ class TraderBot(PlannerBot):
 
     def start(self, seat: int, rules: RuleSet, rng: random.Random) -> None:
         super().start(seat, rules, rng)
-        self._tried: set[tuple[object, ...]] = set()
+        self._tried: set[tuple[object, ...]] = set()  # offers made this turn
+        self._turn = -1
         self._steps = [tuple(sorted({s for s in v.beanometer if s})) for v in rules.varieties]
         for v in rules.varieties:
             if v.draft_at:
@@ -188,25 +189,18 @@ class TraderBot(PlannerBot):
 
     def _once(self, view: SeatView, key: tuple[object, ...]) -> bool:
         """True the first time ``key`` comes up this turn."""
-        key = (view.turn, *key)
+        if view.turn != self._turn:
+            self._turn = view.turn
+            self._tried.clear()
         if key in self._tried:
             return False
-        if len(self._tried) > 256:  # only this turn's keys matter
-            self._tried = {k for k in self._tried if k[0] == view.turn}
         self._tried.add(key)
         return True
 
     # -- planting -----------------------------------------------------------
     def make_room(self, view: SeatView, card: int) -> int:
         sight = Sight(self, view)
-        fields = sight.fields
-        best, least = -1, 0.0
-        for f in view.harvestable():
-            v, n = fields[f]
-            lost = sight.worth(v, n) - 0.99 * sight.paid(v, n)
-            if best < 0 or lost < least:
-                best, least = f, lost
-        return best
+        return sight.room(sight.fields, view.harvestable())
 
     def plant_second(self, view: SeatView) -> bool:
         hand = view.hand
@@ -290,31 +284,38 @@ class TraderBot(PlannerBot):
         pending = [*view.my_trade_area, *revealed]
         base = sight.settle(pending)
         wanted = self._wanted(sight, pending)
-        # Cards to be rid of: revealed ones that cost a harvest, front hand cards
+        # Cards to be rid of: revealed ones that cost a harvest (one, or both
+        # together where each alone would not be worth it), front hand cards
         # that will.
-        unwanted: list[tuple[float, int, int]] = []  # (relief, ref, card)
+        unwanted: list[tuple[float, tuple[int, ...], tuple[int, ...]]] = []  # relief, refs, cards
         for i, card in enumerate(revealed):
             rest = list(pending)
             rest.remove(card)
             relief = sight.settle(rest) - base
             if relief > MARGIN:
-                unwanted.append((relief, -1 - i, card))
+                unwanted.append((relief, (-1 - i,), (card,)))
+        if len(revealed) > 1:
+            rest = list(view.my_trade_area)
+            relief = sight.settle(rest) - base
+            if relief > MARGIN:
+                refs = tuple(-1 - i for i in range(len(revealed)))
+                unwanted.append((relief - MARGIN, refs, tuple(revealed)))
         for pos in range(min(3, len(hand))):
             relief = -sight.hand_cost(pending, pos)
             if relief > MARGIN:
-                unwanted.append((relief, pos, hand[pos]))
+                unwanted.append((relief, (pos,), (hand[pos],)))
         unwanted.sort(reverse=True)
-        for _, ref, card in unwanted:
-            targets = self._targets(sight, view, (card,))
+        for _, refs, cards in unwanted:
+            targets = self._targets(sight, view, cards)
             for _, want in wanted[:WANTS]:
                 if len(targets) == view.players - 1:
-                    if self._once(view, ("swap", card, want, None)):
-                        return Offer(give=(ref,), want=(want,))
-                elif targets and self._once(view, ("swap", card, want, targets[0])):
-                    return Offer(give=(ref,), want=(want,), to=targets[0])
+                    if self._once(view, ("swap", cards, want, None)):
+                        return Offer(give=refs, want=(want,))
+                elif targets and self._once(view, ("swap", cards, want, targets[0])):
+                    return Offer(give=refs, want=(want,), to=targets[0])
             for s in targets:
-                if self._once(view, ("gift", card, s)):
-                    return Offer(give=(ref,), to=s)
+                if self._once(view, ("gift", cards, s)):
+                    return Offer(give=refs, to=s)
         # Ask for cards that grow own fields, for nothing.
         for _, want in wanted[:WANTS]:
             if self._once(view, ("beg", want)):
@@ -347,9 +348,9 @@ class TraderBot(PlannerBot):
                 if spent < cost or (not give and spent < gained - MARGIN):
                     give, cost = (pos,), spent
             value = gained - cost
-            if best is None or value > best[0]:
-                if (view.turn, "ask", card, give) not in self._tried:
-                    best = (value, give, card)
+            tried = view.turn == self._turn and ("ask", card, give) in self._tried
+            if not tried and (best is None or value > best[0]):
+                best = (value, give, card)
         if best is None or not self._once(view, ("ask", best[2], best[1])):
             return None
         return Offer(give=best[1], want=(best[2],))
