@@ -38,7 +38,18 @@ class Sight:
     """What one decision reads of the view, read once: own fields, the
     unseen cards, and how many of them can still come out."""
 
-    __slots__ = ("avail", "coins", "fields", "hand", "others", "pay", "steps")
+    __slots__ = (
+        "_gains",
+        "_settled",
+        "_worths",
+        "avail",
+        "coins",
+        "fields",
+        "hand",
+        "others",
+        "pay",
+        "steps",
+    )
 
     def __init__(self, bot: TraderBot, view: SeatView) -> None:
         self.pay = bot._payouts
@@ -58,6 +69,10 @@ class Sight:
         self.hand = view.hand
         self.coins = view.coins
         self.others = view.fields
+        # (the same few fields and cards come up again and again in one decision)
+        self._worths: dict[tuple[int, int], float] = {}
+        self._gains: dict[int, float] = {}
+        self._settled: dict[tuple[tuple[int, ...], tuple[int, ...]], float] = {}
 
     # -- fields -------------------------------------------------------------
     def paid(self, v: int, n: int) -> float:
@@ -73,13 +88,18 @@ class Sight:
         """A field of ``n`` cards of ``v``: coins now plus the hope of the next step."""
         if v == EMPTY or not n:
             return 0.0
-        now = self.paid(v, n)
+        known = self._worths.get((v, n))
+        if known is not None:
+            return known
+        now = value = self.paid(v, n)
         for step in self.steps[v]:
             if step > n:
                 need = step - n
                 chance = min(1.0, self.avail[v] / (need * 2.0)) * 0.7**need
-                return now + (self.paid(v, step) - now) * chance
-        return now
+                value = now + (self.paid(v, step) - now) * chance
+                break
+        self._worths[v, n] = value
+        return value
 
     def loss(self, fields: Fields, f: int) -> float:
         """What harvesting field ``f`` gives up (its hope; the coins are banked)."""
@@ -97,18 +117,23 @@ class Sight:
                 best, least = f, lost
         return best
 
-    def settle(
-        self, cards: Sequence[int], hand: Sequence[int] | None = None, fields: Fields | None = None
-    ) -> float:
+    def settle(self, cards: Sequence[int], hand: Sequence[int] | None = None) -> float:
         """Plant ``cards`` on (a copy of) own fields as phase 3 would, growing
         fields first, then the next turn's hand cards (the front one, and the
         second where it fits): coins harvested on the way plus the fields' worth."""
-        fs = [list(f) for f in (self.fields if fields is None else fields)]
+        front = tuple(self.hand[:2] if hand is None else hand[:2])
+        key = (tuple(sorted(cards)), front)
+        known = self._settled.get(key)
+        if known is None:
+            known = self._settled[key] = self._settle(key[0], front)
+        return known
+
+    def _settle(self, cards: Sequence[int], front: Sequence[int]) -> float:
+        fs = [list(f) for f in self.fields]
         grows = {v for v, n in fs if n}
         banked = 0.0
         for c in sorted(cards, key=lambda c: (c not in grows, c)):
             banked += self._plant(fs, c)
-        front = self.hand[:2] if hand is None else hand[:2]
         if front:
             banked += self._plant(fs, front[0])
             if len(front) > 1 and any(v == front[1] or v == EMPTY for v, _ in fs):
@@ -145,8 +170,11 @@ class Sight:
         cost = 0.0
         for pos in positions:
             if pos >= 2:
-                w = HAND_WEIGHT[min(pos, len(HAND_WEIGHT) - 1)]
-                cost += w * (self.settle((self.hand[pos],), ()) - self.settle((), ()))
+                card = self.hand[pos]
+                gain = self._gains.get(card)
+                if gain is None:
+                    gain = self._gains[card] = self.settle((card,), ()) - self.settle((), ())
+                cost += HAND_WEIGHT[min(pos, len(HAND_WEIGHT) - 1)] * gain
         return cost
 
     def hand_cost(self, pending: Sequence[int], pos: int) -> float:
@@ -332,19 +360,24 @@ class TraderBot(PlannerBot):
         asks = dict.fromkeys(view.revealed)
         for _, v in self._wanted(sight, pending)[:WANTS]:
             asks.setdefault(v)
+        gains = [(card, sight.settle([*pending, card]) - base) for card in asks]
+        gains = [(card, gained) for card, gained in gains if gained > MARGIN]
+        if not gains:
+            return None
+        # what each hand card costs to give, and how much it feeds the active player
+        spends = [
+            sight.hand_cost(pending, pos) + sight.feed_cost(active, (c,))
+            for pos, c in enumerate(hand)
+        ]
         best: tuple[float, tuple[int, ...], int] | None = None
-        for card in asks:
-            gained = sight.settle([*pending, card]) - base
-            if gained <= MARGIN:
-                continue
+        for card, gained in gains:
             # give the hand card that costs least and feeds the active player least
             give: tuple[int, ...] = ()
             cost = 0.0
-            for pos in range(len(hand)):
-                c = hand[pos]
+            for pos, c in enumerate(hand):
                 if c == card:
                     continue
-                spent = sight.hand_cost(pending, pos) + sight.feed_cost(active, (c,))
+                spent = spends[pos]
                 if spent < cost or (not give and spent < gained - MARGIN):
                     give, cost = (pos,), spent
             value = gained - cost
