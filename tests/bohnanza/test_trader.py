@@ -131,7 +131,7 @@ def test_a_field_is_worth_more_the_more_cards_it_holds() -> None:
     class Peek(TraderBot):
         def plant(self, view: SeatView, card: int) -> int:
             if not seen:
-                seen.append(Sight(self, view))
+                seen.extend((Sight(self, view), Sight(self, view)))
             return super().plant(view, card)
 
     play_match(rules, 0, [Peek(), RandomBot(), RandomBot(), RandomBot()])
@@ -140,5 +140,6 @@ def test_a_field_is_worth_more_the_more_cards_it_holds() -> None:
     values = [sight.worth(chili, n) for n in range(1, 10)]
     assert values == sorted(values) and values[2] >= 1 and sight.worth(EMPTY, 0) == 0
     # no unseen Chili left: a field has nothing more to hope for
-    sight.avail[chili] = 0
-    assert sight.worth(chili, 5) == sight.paid(chili, 5) == 1
+    gone = seen[1]
+    gone.avail[chili] = 0
+    assert gone.worth(chili, 5) == gone.paid(chili, 5) == 1 < sight.worth(chili, 5)
