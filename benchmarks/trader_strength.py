@@ -14,7 +14,7 @@ Tables: ``classic`` (4 players: trader, trader-before, planner, random) and
 ``riogrande`` (5 players: the same and a second random). Prints, per bot, its
 win share (a tie of k winners gives each 1/k) and mean coins, the faults of
 any seat, and the new trader's mean wall time a decision (its decision
-methods timed with ``time.perf_counter``, the engine's own time excluded).
+methods timed in CPU time, ``time.process_time``, the engine's own time excluded).
 """
 
 from __future__ import annotations
@@ -65,11 +65,11 @@ class Clock:
 
     def _timed(self, method: Callable[..., Any]) -> Callable[..., Any]:
         def timed(*args: Any) -> Any:
-            start = time.perf_counter()
+            start = time.process_time()
             try:
                 return method(*args)
             finally:
-                self.seconds += time.perf_counter() - start
+                self.seconds += time.process_time() - start
                 self.calls += 1
 
         return timed
