@@ -149,9 +149,9 @@ class OldState(State):
 
 REPRODUCTIONS = [
     (4949426990230361776, ("planner", "random", "random")),
-    (7622095771736099803, ("random", "random", "trader")),
+    (11534118754833929857, ("random", "random", "trader")),
     (16534747258774421329, ("random", "planner", "random")),
-    (17675515004226348049, ("trader", "planner", "random")),
+    (13797736980442333622, ("trader", "planner", "random")),
 ]
 
 

@@ -57,7 +57,7 @@ GOLDEN = [
     Golden(
         "classic-4p-ends-in-phase-2",
         "classic",
-        0,
+        8963783824838420066,  # found by search: trader's play decides where the end falls
         ("trader", "planner", "random", "trader"),
         shows=("traded", "reshuffled"),
     ),
@@ -115,9 +115,9 @@ GOLDEN = [
         )
         for what, seed, bots in (
             ("one-card-draft", 4949426990230361776, ("planner", "random", "random")),
-            ("one-card-draft-2", 7622095771736099803, ("random", "random", "trader")),
+            ("one-card-draft-2", 11534118754833929857, ("random", "random", "trader")),
             ("draft-in-phase-3", 16534747258774421329, ("random", "planner", "random")),
-            ("draft-while-trading", 17675515004226348049, ("trader", "planner", "random")),
+            ("draft-while-trading", 13797736980442333622, ("trader", "planner", "random")),
         )
     ),
 ]
