@@ -130,6 +130,7 @@ def apply_log(
             except IllegalAnswer as e:
                 raise Divergence(at, rec, f"(illegal: {e})") from None
             state.resume(answer, BY_BOT, text)
+        counted = tuple(faults)  # the result's: a match's result is made before its end hooks
         for s in range(len(state.asks)):
             faulted(s, "end")
     except Stop:
@@ -138,7 +139,7 @@ def apply_log(
         raise Divergence(len(made), log[len(made)], "(nothing: the match is over)")
     result = state.result
     assert result is not None
-    return table, replace(result, faults=tuple(faults))
+    return table, replace(result, faults=counted)
 
 
 class Narrator(Protocol):

@@ -133,11 +133,10 @@ def test_in_process_snoop_can_see_the_table_which_is_why_the_sandbox_exists():
 
     sys.path.insert(0, str(HERE))
     import contextlib
+    import gc
     import io
 
     from tests.hostile.bots import Snoops
-
-    import gc
 
     gc.collect()  # tables of earlier tests' matches (a table and its state are a cycle)
     err = io.StringIO()

@@ -131,6 +131,18 @@ def test_replay_applies_the_logged_answers_and_gets_every_record(
     assert "fault" in kinds
 
 
+def test_replay_gives_the_result_as_played_when_a_bot_faults_at_its_end() -> None:
+    class Ends(GreedyDiceBot):
+        def end(self, result: Any) -> None:
+            raise RuntimeError("bye")
+
+    rules = ruleset("standard", 2)
+    match = Match(rules, 1, [Ends(), GreedyDiceBot()])
+    result = match.play()
+    assert match.records[-1][:3] == ("fault", 0, "end") and result.faults == (0, 0)
+    assert GAME.verify(rules, 1, match.records) == (result, None)
+
+
 def test_replay_names_an_illegal_logged_answer() -> None:
     rules = ruleset("standard", 3)
     match = Match(rules, 3, [RandomDiceBot() for _ in range(3)])
