@@ -88,7 +88,7 @@ class Host:
                 reply["note"] = self.notes.pop()
             then = msg.get("then")
             if then is not None and answer is None:
-                # A pair (Referee.ask_pair): the first answer changed nothing,
+                # A pair (Referee.run): the first answer changed nothing,
                 # so the second decision sees the same table, in a fresh view.
                 self.notes.clear()
                 try:

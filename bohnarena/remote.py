@@ -104,7 +104,7 @@ class RemoteSeat:
     ) -> tuple[tuple[Any, str | None], tuple[Any, str | None] | None]:
         """``first`` (no arguments) and, if the bot answers it with None,
         ``then`` on the same view, in one round trip to bohnarena's host
-        (see :meth:`bohnarena.seats.Referee.ask_pair`); a command bot is
+        (see :meth:`bohnarena.seats.Referee.run`); a command bot is
         asked ``first`` alone. The pair shares one deadline of two decisions."""
         if self.channel is None or not self.channel.framed:
             return self.decide(first, view, ()), None

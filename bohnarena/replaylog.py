@@ -1,11 +1,12 @@
-"""Replaying a logged match (any game): seats that answer from the log, and
-a record list that compares every new record with the logged one.
+"""Replaying a logged match (any game): the logged answers are applied to
+the game's searchable state, and every record the rules make is compared
+with the logged one as it is made.
 
 A changed card, a dropped or added move, an edited count or an illegal
 logged decision makes the two streams differ; :class:`Divergence` names the
 first move where they do. A game's :class:`Replayer` verifies its logs,
 narrates them and shows the table at any move; the game supplies only its
-match, decisions, table state and narrator.
+state, decisions, table as data and narrator.
 """
 
 from __future__ import annotations
@@ -37,116 +38,6 @@ class NoSuchTurn(ValueError):
     """``replay_lines(from_turn=N)`` of a match without a turn N."""
 
 
-class Checked(list[tuple[Any, ...]]):
-    """The replay's record list: each record is compared with the log's as it is made."""
-
-    def __init__(
-        self,
-        log: Sequence[tuple[Any, ...]],
-        stop_at: int | None,
-        on_record: Callable[[int, tuple[Any, ...], Any], None] | None,
-    ) -> None:
-        super().__init__()
-        self.log, self.stop_at, self.on_record = log, stop_at, on_record
-        self.table: Any = None
-
-    def append(self, rec: tuple[Any, ...]) -> None:
-        i = len(self)
-        logged = self.log[i] if i < len(self.log) else "(nothing: the log ends)"
-        if rec != logged:
-            raise Divergence(i, logged, rec)
-        super().append(rec)
-        if self.on_record is not None and self.table is not None:
-            self.on_record(i, rec, self.table)
-        if self.stop_at is not None and i >= self.stop_at:
-            raise Stop
-
-
-class LogSeat:
-    """Answers a seat's decisions from the log."""
-
-    def __init__(
-        self,
-        seat: int,
-        log: Sequence[tuple[Any, ...]],
-        made: list[tuple[Any, ...]],
-        decisions: Mapping[str, Decision],
-    ) -> None:
-        self.seat, self.log, self.made, self.decisions = seat, log, made, decisions
-        self.asks: frozenset[str] = frozenset()
-        self.notes: list[Any] = []  # the logged note of the answer given (Referee.notes)
-
-    def _at(self, offset: int = 0) -> tuple[Any, ...] | None:
-        i = len(self.made) + offset
-        return self.log[i] if i < len(self.log) else None
-
-    def _fault(self, kind: str, offset: int = 0) -> str | None:
-        rec = self._at(offset)
-        if rec is not None and rec[0] == "fault" and rec[1] == self.seat and rec[2] == kind:
-            reason: str = rec[3]
-            return reason
-        return None
-
-    def start(self, seat: int, rules: Any, seed: int) -> str | None:
-        rec = self._at()  # the engine records ("seat", seat, asks) next
-        if rec is None or rec[0] != "seat" or rec[1] != seat:
-            raise Divergence(len(self.made), rec, ("seat", seat, "..."))
-        self.asks = frozenset(filter(None, rec[2].split(",")))
-        return self._fault("start", offset=1)
-
-    def decide(self, kind: str, view: Any, args: tuple[Any, ...]) -> tuple[Any, str | None]:
-        self._note()
-        fault = self._fault(kind)
-        if fault is not None:
-            return None, fault
-        rec = self._at()
-        if rec is not None and rec[0] == kind and rec[1] == self.seat:
-            return self.decisions[kind].decode(rec[2:]), None
-        raise Divergence(len(self.made), rec, f"(seat {self.seat} answers {kind})")
-
-    def _note(self) -> None:
-        """The logged note of the answer about to be recorded: it follows the
-        answer's record (after this seat's fault and forfeit, if any)."""
-        i, log = len(self.made), self.log
-        while i < len(log) and log[i][0] in ("fault", "forfeit") and log[i][1] == self.seat:
-            i += 1
-        if i + 1 < len(log) and log[i + 1][0] == "note" and log[i + 1][1] == self.seat:
-            self.notes[:] = [log[i + 1][2]]
-
-    def forfeits(self, faults: int) -> bool:
-        rec = self._at()  # right after the fault the engine just recorded
-        return rec is not None and rec[0] == "forfeit" and rec[1] == self.seat
-
-    def end(self, result: MatchResult) -> str | None:
-        return self._fault("end")
-
-
-def replay(
-    build: Callable[[list[LogSeat]], Any],
-    players: int,
-    log: Sequence[tuple[Any, ...]],
-    decisions: Mapping[str, Decision],
-    stop_at: int | None = None,
-    on_record: Callable[[int, tuple[Any, ...], Any], None] | None = None,
-) -> tuple[Any, MatchResult | None]:
-    """Replay ``log`` through the match ``build(seats)`` makes (it must have a
-    ``table`` with ``records``, and ``play()``). Returns the table (as it
-    stood after move ``stop_at``, or at the end) and the result (None when
-    stopped early); raises :class:`Divergence` where log and rules differ.
-    ``on_record`` sees every record with the table as it stands right after it."""
-    made = Checked(log, stop_at, on_record)
-    match = build([LogSeat(s, log, made, decisions) for s in range(players)])
-    match.table.records = made
-    made.table = match.table
-    try:
-        result = match.play()
-    except Stop:
-        return match.table, None
-    if len(made) != len(log):
-        raise Divergence(len(made), log[len(made)], "(nothing: the match is over)")
-    return match.table, result
-
-
 class ReplayState(Resumable, Protocol):
     """A game's searchable state as replay drives it (see :func:`apply_log`)."""
 
@@ -171,7 +62,10 @@ def apply_log(
     """Replay ``log`` by applying its answers to a fresh ``state``: the
     referee's records (seats, faults, forfeits, notes) are taken from the
     log, every other record is made by the rules and compared with the
-    log's as it is made. Returns as :func:`replay` does."""
+    log's as it is made. Returns the table (as it stood after move
+    ``stop_at``, or at the end) and the result (None when stopped early);
+    raises :class:`Divergence` where log and rules differ. ``on_record``
+    sees every record with the table as it stands right after it."""
     table = state.table
     made: list[tuple[Any, ...]] = []
 
@@ -236,6 +130,7 @@ def apply_log(
             except IllegalAnswer as e:
                 raise Divergence(at, rec, f"(illegal: {e})") from None
             state.resume(answer, BY_BOT, text)
+        counted = tuple(faults)  # the result's: a match's result is made before its end hooks
         for s in range(len(state.asks)):
             faulted(s, "end")
     except Stop:
@@ -244,7 +139,7 @@ def apply_log(
         raise Divergence(len(made), log[len(made)], "(nothing: the match is over)")
     result = state.result
     assert result is not None
-    return table, replace(result, faults=tuple(faults))
+    return table, replace(result, faults=counted)
 
 
 class Narrator(Protocol):
@@ -269,9 +164,9 @@ class Replayer:
     The fields are what is the game's own; the methods are the same for every
     game (a game binds them as its :class:`~bohnarena.game.Game` members)."""
 
-    #: (rules, seed, seats) -> the match to replay (see :func:`replay`);
-    #: None for a game that replays through :attr:`new_state`.
-    match: Callable[[Any, int, list[LogSeat]], Any] | None
+    #: Always None: the slot of the match that replay once drove with seats
+    #: answering from the log (the card game's call still fills it).
+    match: None
     decisions: Mapping[str, Decision]
     #: (table, seat) -> the table as plain data (all of it, or what ``seat``
     #: sees); it has at least "turn" and "active".
@@ -286,7 +181,7 @@ class Replayer:
     #: engine finds (e.g. the end of the game), or None.
     audit: Callable[[Any, Sequence[tuple[Any, ...]]], str | None] | None = None
     #: (rules, seed) -> the game's searchable state before the deal, which
-    #: replay drives with the logged answers (:func:`apply_log`).
+    #: replay drives with the logged answers (:func:`apply_log`); required.
     new_state: Callable[[Any, int], ReplayState] | None = None
 
     def replay(
@@ -297,20 +192,9 @@ class Replayer:
         stop_at: int | None = None,
         on_record: Callable[[int, tuple[Any, ...], Any], None] | None = None,
     ) -> tuple[Any, MatchResult | None]:
-        """Replay ``log`` (see :func:`replay`)."""
-        if self.new_state is not None:
-            state = self.new_state(rules, seed)
-            return apply_log(state, log, self.decisions, stop_at, on_record)
-        match = self.match
-        assert match is not None
-        return replay(
-            lambda seats: match(rules, seed, seats),
-            rules.players,
-            log,
-            self.decisions,
-            stop_at,
-            on_record,
-        )
+        """Replay ``log`` (see :func:`apply_log`)."""
+        assert self.new_state is not None, "a game's Replayer needs new_state"
+        return apply_log(self.new_state(rules, seed), log, self.decisions, stop_at, on_record)
 
     def verify(
         self, rules: Any, seed: int, log: Sequence[tuple[Any, ...]]

@@ -378,11 +378,12 @@ class Referee:
         asks: list[frozenset[str]] | None = None,
     ) -> None:
         """``state`` is the table the decisions' checks and the views read.
-        ``how``: record every answer, defaults included, with how it came
-        about as its last value (``BY_BOT`` or ``BY_DEFAULT``). ``notes``:
+        ``how``: the game records every answer, defaults included, with how
+        it came about as its last value (``BY_BOT`` or ``BY_DEFAULT``; the
+        game's state records, this says only that it does). ``notes``:
         pass on a note a seat's bot attaches to an answer (a seat that keeps
-        notes has a list ``notes``); :meth:`ask` records it as ``("note",
-        seat, text)`` right after the answer's record. ``live_views``:
+        notes has a list ``notes``); the game's state records it as
+        ``("note", seat, text)`` right after the answer's record. ``live_views``:
         ``view(state, seat)`` reads the state live (as a :class:`ViewBase`
         does, holding no values of its own), so one view a seat serves every
         decision of the match (building one a decision was a twentieth of a
@@ -454,20 +455,6 @@ class Referee:
             else:
                 return checked, BY_BOT, (self._note(seat) if self.notes[seat] else None)
         return self._settle(seat, kind, args, view, answer, fault)
-
-    def ask(self, seat: int, kind: str, args: tuple[Any, ...] = ()) -> Any:
-        """The seat's checked answer, recorded (``view(state, seat)`` is
-        what it sees); for a game that asks inline rather than through
-        :meth:`run`."""
-        spec = self.decisions[kind]
-        if kind not in self.asks[seat] and not self.how:  # a default, not recorded
-            return spec.default(self._view(seat), *args)
-        answer, how, note = self.answer(seat, kind, args)
-        values = spec.encode(answer, args)
-        self._put((kind, seat, *values, how) if self.how else (kind, seat, *values))
-        if note:
-            self._put(("note", seat, note))
-        return answer
 
     def run(self, state: Resumable) -> None:
         """Answer every decision ``state`` stops at, until it stops at none.

@@ -10,8 +10,8 @@ from ..seats import BotBase, ViewBase, fault_type, seen_by
 from .orders import Order
 
 if TYPE_CHECKING:
-    from .match import Table
     from .rules import RuleSet
+    from .table import Table
 
 FULFIL, REDEEM = "fulfil", "redeem"
 DECISION_METHODS = ("keep", "harvest")

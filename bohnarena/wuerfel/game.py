@@ -9,7 +9,9 @@ from ..game import Config, Game, MatchResult, Record
 from ..replaylog import Replayer
 from . import rules as rules_mod
 from .bot import Bot
-from .match import DECISIONS, Match, Table
+from .match import Match
+from .state import State
+from .table import DECISIONS, Table
 
 EVENTS: dict[str, tuple[str, ...]] = {
     "seat": ("text",),  # decisions this seat's bot answers itself
@@ -113,7 +115,7 @@ class _Narrator:
         return lines
 
 
-_REPLAYER = Replayer(Match, DECISIONS, _state, as_dict, _Narrator)
+_REPLAYER = Replayer(None, DECISIONS, _state, as_dict, _Narrator, new_state=State)
 
 
 class Wuerfel:

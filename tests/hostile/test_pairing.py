@@ -1,5 +1,5 @@
 """A harvest window and the decision after it go to a bot out of process in
-one round trip (Referee.ask_pair); the match must be the same as when they
+one round trip (Referee.run); the match must be the same as when they
 are asked one by one, whatever the bot answers."""
 
 from pathlib import Path

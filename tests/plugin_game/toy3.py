@@ -8,8 +8,8 @@ until the row is empty, and score its value in coins. It implements
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import asdict, dataclass, replace
 from typing import Any, ClassVar
 
 from bohnarena.errors import IllegalAnswer, RulesError
@@ -78,6 +78,7 @@ class Table:
         self.coins = [0] * rules.players
         self.active = self.turn = 0
         self.records: list[Record] = []
+        self.record: Callable[[Record], None] = self.records.append  # replay swaps it
 
 
 def _take(t: Table, seat: int, x: Any) -> int:
@@ -89,25 +90,72 @@ def _take(t: Table, seat: int, x: Any) -> int:
 DECISIONS = {"take": Decision("take", _take, lambda a, args: (a,), lambda v: v[0], lambda view: 0)}
 
 
+class State:
+    """The match stopped at a decision (``pending``), or over (``result``):
+    the referee and replay both play it (see bohnarena/replaylog.py)."""
+
+    def __init__(self, rules: Rules, seed: int) -> None:
+        self.table = Table(rules, seed)
+        self.asks: list[frozenset[str]] = [frozenset(DECISIONS)] * rules.players
+        self.forfeited: set[int] = set()
+        self.pending: tuple[int, str, tuple[Any, ...]] | None = None
+        self.then = None  # no window pairs with a decision in this game
+        self.result: MatchResult | None = None
+
+    def view(self, seat: int) -> ToyView:
+        return ToyView(self.table, seat)
+
+    def start(self, declared: Sequence[frozenset[str]] | None = None) -> None:
+        self.table.record(("row", -1, tuple(self.table.row)))
+        self._run()
+
+    def check(self, answer: Any) -> int:
+        assert self.pending is not None
+        return _take(self.table, self.pending[0], answer)
+
+    def resume(self, answer: int, how: str = "bot", note: str | None = None) -> None:
+        assert self.pending is not None
+        seat, self.pending = self.pending[0], None
+        self.table.record(("take", seat, answer))
+        self._take(seat, answer)
+
+    def _take(self, seat: int, at: int) -> None:
+        t = self.table
+        t.coins[seat] += t.row.pop(at)
+        self._run()
+
+    def _run(self) -> None:
+        """The next turn: stop for a seat that answers, or play the default."""
+        t = self.table
+        if not t.row:
+            coins = tuple(t.coins)
+            t.record(("ended", -1, coins))
+            ranks = tuple(1 + sum(c > coins[s] for c in coins) for s in range(t.players))
+            winners = tuple(s for s in range(t.players) if ranks[s] == 1)
+            self.result = MatchResult(coins, ranks, winners, t.turn, ())
+            return
+        t.active, t.turn = t.turn % t.players, t.turn + 1
+        t.record(("turn", t.active, t.turn))
+        if "take" in self.asks[t.active]:
+            self.pending = (t.active, "take", ())
+        else:  # a default is played, and not recorded
+            self._take(t.active, DECISIONS["take"].default(self.view(t.active)))
+
+
 class Match:
     def __init__(self, rules: Rules, seed: int, players: Sequence[ToyBot | Seat]) -> None:
         seats = [BotSeat(p, DECISIONS) if isinstance(p, ToyBot) else p for p in players]
-        self.rules, self.seed, self.table = rules, seed, Table(rules, seed)
-        self.referee = Referee(seats, DECISIONS, self.table, ToyView)
+        self.rules, self.seed, self.state = rules, seed, State(rules, seed)
+        self.table = self.state.table
+        self.referee = Referee(seats, DECISIONS, self.table, ToyView, asks=self.state.asks)
+        self.state.forfeited = self.referee.forfeited
 
     def play(self) -> MatchResult:
-        t = self.table
         self.referee.seat_all(self.rules, self.seed)
-        t.records.append(("row", -1, tuple(t.row)))
-        while t.row:
-            t.active, t.turn = t.turn % t.players, t.turn + 1
-            t.records.append(("turn", t.active, t.turn))
-            t.coins[t.active] += t.row.pop(self.referee.ask(t.active, "take"))
-        coins = tuple(t.coins)
-        t.records.append(("ended", -1, coins))
-        ranks = tuple(1 + sum(c > coins[s] for c in coins) for s in range(t.players))
-        winners = tuple(s for s in range(t.players) if ranks[s] == 1)
-        result = MatchResult(coins, ranks, winners, t.turn, tuple(self.referee.faults))
+        self.state.start()
+        self.referee.run(self.state)
+        assert self.state.result is not None
+        result = replace(self.state.result, faults=tuple(self.referee.faults))
         self.referee.end_all(result)
         return result
 
@@ -135,7 +183,7 @@ class Narrator:
         return [f"  [row {state['row']}, coins {state['coins']}]"]
 
 
-_REPLAYER = Replayer(Match, DECISIONS, state, as_dict, Narrator)
+_REPLAYER = Replayer(None, DECISIONS, state, as_dict, Narrator, new_state=State)
 
 
 class ThreeCards:
