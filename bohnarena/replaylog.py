@@ -164,9 +164,9 @@ class Replayer:
     The fields are what is the game's own; the methods are the same for every
     game (a game binds them as its :class:`~bohnarena.game.Game` members)."""
 
-    #: Always None: the slot of the match that replay once drove with seats
-    #: answering from the log (the card game's call still fills it).
-    match: None
+    #: (rules, seed) -> the game's searchable state before the deal, which
+    #: replay drives with the logged answers (:func:`apply_log`).
+    new_state: Callable[[Any, int], ReplayState]
     decisions: Mapping[str, Decision]
     #: (table, seat) -> the table as plain data (all of it, or what ``seat``
     #: sees); it has at least "turn" and "active".
@@ -180,9 +180,6 @@ class Replayer:
     #: (rules, log) -> the first problem a check of the log apart from the
     #: engine finds (e.g. the end of the game), or None.
     audit: Callable[[Any, Sequence[tuple[Any, ...]]], str | None] | None = None
-    #: (rules, seed) -> the game's searchable state before the deal, which
-    #: replay drives with the logged answers (:func:`apply_log`); required.
-    new_state: Callable[[Any, int], ReplayState] | None = None
 
     def replay(
         self,
@@ -193,7 +190,6 @@ class Replayer:
         on_record: Callable[[int, tuple[Any, ...], Any], None] | None = None,
     ) -> tuple[Any, MatchResult | None]:
         """Replay ``log`` (see :func:`apply_log`)."""
-        assert self.new_state is not None, "a game's Replayer needs new_state"
         return apply_log(self.new_state(rules, seed), log, self.decisions, stop_at, on_record)
 
     def verify(

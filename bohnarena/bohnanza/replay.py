@@ -30,7 +30,7 @@ def replay(
     stop_at: int | None = None,
     on_record: Callable[[int, tuple[Any, ...], Table], None] | None = None,
 ) -> tuple[Table, MatchResult | None]:
-    """Replay ``log`` (see :func:`bohnarena.replaylog.replay`)."""
+    """Replay ``log`` (see :func:`bohnarena.replaylog.apply_log`)."""
     return REPLAYER.replay(rules, seed, log, stop_at, on_record)
 
 
@@ -76,6 +76,4 @@ def state(table: Table, seat: int | None = None) -> dict[str, Any]:
 
 
 #: The card game's replayer: an empty "anytime" answer leaves no record.
-REPLAYER = Replayer(
-    None, DECISIONS, state, as_dict, Narrator, public, ending.check, new_state=State
-)
+REPLAYER = Replayer(State, DECISIONS, state, as_dict, Narrator, public, ending.check)

@@ -115,7 +115,7 @@ class _Narrator:
         return lines
 
 
-_REPLAYER = Replayer(None, DECISIONS, _state, as_dict, _Narrator, new_state=State)
+_REPLAYER = Replayer(State, DECISIONS, _state, as_dict, _Narrator)
 
 
 class Wuerfel:

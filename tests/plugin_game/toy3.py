@@ -183,7 +183,7 @@ class Narrator:
         return [f"  [row {state['row']}, coins {state['coins']}]"]
 
 
-_REPLAYER = Replayer(None, DECISIONS, state, as_dict, Narrator, new_state=State)
+_REPLAYER = Replayer(State, DECISIONS, state, as_dict, Narrator)
 
 
 class ThreeCards:
