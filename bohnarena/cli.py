@@ -228,9 +228,8 @@ def play(
     "-b",
     "bot_specs",
     multiple=True,
-    default=("planner",),
-    show_default=True,
-    help="Bot spec; repeat to seat different bots in turn (cycled over the seats).",
+    help="Bot spec; repeat to seat different bots in turn (cycled over the seats)."
+    " Default: the game's first shipped bot (planner, wuerfel-greedy).",
 )
 @click.option("--games", "-n", type=int, default=1000, show_default=True, help="Games per round.")
 @click.option(
@@ -264,6 +263,7 @@ def bench(
     the playouts per second a search gets from the game's state."""
     from .bench import games_per_second, playouts_per_second
 
+    bot_specs = bot_specs or (get_game(game).shipped_bots[0],)
     specs = [bot_specs[i % len(bot_specs)] for i in range(players)]
     g, rules, classes = _setup(game, edition, players, options, specs)
     if games < 1 or rounds < 1:

@@ -145,6 +145,10 @@ class Wuerfel:
             for stop in (True, False)
         ]
 
+    def new_state(self, ruleset: rules_mod.RuleSet, seed: int) -> State:
+        """The match as a searchable state, before the deal (``start()`` deals)."""
+        return State(ruleset, seed)
+
     def play(
         self, ruleset: rules_mod.RuleSet, seed: int, players: Sequence[Any]
     ) -> tuple[MatchResult, list[Record]]:
