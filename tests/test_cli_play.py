@@ -92,9 +92,16 @@ def test_syntax_error_in_a_bot_file_names_the_line(tmp_path):
 
 
 def test_bench_reports_games_per_second():
-    r = run("bench", "-n", "20", "-r", "1", "-b", "planner", "-b", "trader")
+    r = run("bench", "-n", "20", "-r", "1", "--playouts", "5", "-b", "planner", "-b", "trader")
     assert r.exit_code == 0, r.output
     assert "games/s on one core" in r.output and "planner, trader, planner, trader" in r.output
+    assert "random playouts/s" in r.output
+
+
+def test_bench_seats_the_games_own_bot_by_default():
+    r = run("bench", "--game", "wuerfel", "-n", "5", "-r", "1", "--playouts", "0")
+    assert r.exit_code == 0, r.output
+    assert "wuerfel-greedy" in r.output and "playouts" not in r.output
 
 
 def test_bots_lists_shipped_bots_and_help_is_useful():
