@@ -23,7 +23,7 @@ class Bohnanza:
     bot_base = Bot
     decisions = DECISIONS
     wire = "bohnarena.bohnanza.wire"
-    shipped_bots = ("planner", "trader", "random")
+    shipped_bots = ("planner", "trader", "random", "beancounter")
 
     def editions(self) -> list[str]:
         return rules.edition_names()
