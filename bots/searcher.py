@@ -39,6 +39,7 @@ from bohnarena.bohnanza import (
 from bohnarena.bohnanza.bot import DECISION_METHODS
 from bohnarena.bohnanza.state import State
 from bohnarena.bohnanza.table import Table
+from bohnarena.errors import IllegalAnswer
 
 from .trader import TraderBot
 
@@ -287,7 +288,7 @@ class BeanCounterBot(TraderBot):
             legal = legal[:4]
         try:
             first = state.check(first)
-        except Exception:
+        except IllegalAnswer:  # never expected: the trader answers legally
             return legal
         return [first, *(a for a in legal if a != first)]
 
