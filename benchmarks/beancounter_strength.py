@@ -24,10 +24,10 @@ import time
 from typing import Any, ClassVar
 
 from bohnarena.bohnanza import Bot, play_match, ruleset
+from bohnarena.plugins import load_bot
 from bohnarena_bots.planner import PlannerBot
 from bohnarena_bots.random_bot import RandomBot
 from bohnarena_bots.searcher import BeanCounterBot
-from bohnarena_bots.trader import TraderBot
 
 
 class Timed(BeanCounterBot):
@@ -53,6 +53,7 @@ def main() -> None:
     p.add_argument("--playouts", type=int, help="rollouts a decision")
     p.add_argument("--horizon", type=int, help="rounds a rollout plays (0: to the end)")
     p.add_argument("--deals", type=int, help="least samples a decision")
+    p.add_argument("--trader", default="trader", help="the trader's bot spec (another version)")
     a = p.parse_args()
     if a.playouts is not None:
         Timed.playouts = a.playouts
@@ -60,6 +61,7 @@ def main() -> None:
         Timed.horizon_rounds = a.horizon
     if a.deals is not None:
         Timed.min_deals = a.deals
+    trader = load_bot(a.trader, Bot)
     rules = ruleset(a.edition, a.players)
     n = a.players
     wins = places = coins = 0.0
@@ -67,7 +69,7 @@ def main() -> None:
     started = time.perf_counter()
     for m in range(a.matches):
         deal, rot = divmod(m, n)
-        others: list[Bot] = [TraderBot(), PlannerBot(), RandomBot()]
+        others: list[Bot] = [trader(), PlannerBot(), RandomBot()]
         bots: list[Bot] = [others[i % 3] if i else Timed() for i in range(n)]
         for i in range(1, n):  # a fresh object per seat
             bots[i] = type(bots[i])()
@@ -85,7 +87,7 @@ def main() -> None:
             print(f"  {m + 1} matches: win share {wins / (m + 1):.3f}", flush=True)
     k = a.matches
     t = sorted(Timed.times)
-    print(f"{a.edition} {n}p, beancounter vs trader, planner, random; {k} matches")
+    print(f"{a.edition} {n}p, beancounter vs {a.trader}, planner, random; {k} matches")
     print(f"win share {wins / k:.3f} (1/{n} = {1 / n:.3f}); mean place {places / k:.2f}")
     print(f"mean coins {coins / k:.1f}; {time.perf_counter() - started:.0f} s")
     print(
