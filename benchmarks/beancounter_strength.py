@@ -31,8 +31,8 @@ from bohnarena_bots.searcher import BeanCounterBot
 
 
 class Timed(BeanCounterBot):
-    """The bean counter, its searches timed (a decision it answers without
-    a search, a window with no field to buy, is not counted)."""
+    """The bean counter, its decisions timed (but windows with no field to
+    buy, answered at once)."""
 
     times: ClassVar[list[float]] = []
 
@@ -91,10 +91,13 @@ def main() -> None:
     print(f"win share {wins / k:.3f} (1/{n} = {1 / n:.3f}); mean place {places / k:.2f}")
     print(f"mean coins {coins / k:.1f}; {time.perf_counter() - started:.0f} s")
     print(
-        f"decisions searched: {len(t)}; median {1000 * statistics.median(t):.1f} ms, "
+        f"decisions timed: {len(t)}; median {1000 * statistics.median(t):.1f} ms, "
         f"99th percentile {1000 * t[int(0.99 * (len(t) - 1))]:.1f} ms, worst {1000 * t[-1]:.1f} ms"
     )
-    print(f"searches {searched}, cut short by the clock {capped} ({capped / max(searched, 1):.1%})")
+    print(
+        f"searched (more than one candidate) {searched}, "
+        f"cut short by the clock {capped} ({capped / max(searched, 1):.1%})"
+    )
 
 
 if __name__ == "__main__":

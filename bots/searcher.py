@@ -204,8 +204,8 @@ class BeanCounterBot(TraderBot):
     def start(self, seat: int, rules: RuleSet, rng: random.Random) -> None:
         super().start(seat, rules, rng)  # type: ignore[no-untyped-call]
         self.searchable = True
-        self.searches = 0  # decisions searched, and of them stopped by the clock
-        self.capped = 0
+        self.searches = 0  # decisions searched
+        self.capped = 0  # searches the clock cut short
 
     # -- the decisions ----------------------------------------------------------
     def plant(self, view: SeatView, card: int) -> int:
@@ -276,10 +276,11 @@ class BeanCounterBot(TraderBot):
             return fallback()
         pending = root.pending
         if pending is None or pending[0] != self.seat or pending[1] != kind:
+            _free(root)
             return fallback()  # not the decision asked (never expected)
-        first = fallback()
-        candidates = self._candidates(root, kind, first)
+        candidates = self._candidates(root, kind, fallback())
         if len(candidates) == 1:
+            _free(root)
             return candidates[0]
         self.searches += 1
         return self._best(view, root, candidates)
