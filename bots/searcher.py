@@ -10,10 +10,12 @@ seat's. Every candidate sees the same deals and the same random stream
 (common random numbers), so their difference is measured, not their luck.
 
 Budget: a fixed number of rollouts a decision (:attr:`BeanCounterBot.playouts`),
-sized to take about 30 ms on a 2020s laptop core, so that a seed gives the
-same match on any machine. A wall-clock cap (:attr:`BeanCounterBot.max_seconds`,
-and a fair share of the time bank when the seat has one) only stops a search
-early on a slow or busy machine; then results depend on its speed.
+sized to take about 20 ms (99th percentile ~30 ms) on the 2-core VM it was
+tuned on, so that a seed gives the same match on any machine; it leaves room
+under the 50 ms cap for a machine half as fast. The wall-clock cap
+(:attr:`BeanCounterBot.max_seconds`, and a fair share of the time bank when
+the seat has one) only stops a search early on a slow or busy machine; then
+results depend on its speed.
 
 Where the view cannot be searched (a bot run out of process, whose view has
 no state behind it) every decision falls back to the trader's heuristics.
