@@ -188,10 +188,11 @@ def _free(state: State) -> None:
 class BeanCounterBot(TraderBot):
     name = "beancounter"
 
-    #: Rollouts a decision (candidates x deals); the reproducible budget.
+    #: Rollouts a decision at a 4-player table (candidates x deals; times
+    #: 4/players at others): the reproducible budget.
     playouts = 40
     #: Deals a decision at least (more when there are few candidates).
-    min_deals = 4
+    min_deals = 2
     #: Turns a rollout plays before it is scored (0: to the end of the match).
     horizon_rounds = 2
     #: Wall-clock cap a decision, seconds: a safety net, not the budget.
@@ -328,7 +329,9 @@ class BeanCounterBot(TraderBot):
     def _best(self, view: SeatView, root: State, candidates: list[Any]) -> Any:
         rng = self.rng
         n = len(candidates)
-        deals = max(self.min_deals, self.playouts // n)
+        # A rollout plays a turn per seat: fewer of them at a bigger table,
+        # and no more deals than the budget pays for (a draft can offer 18).
+        deals = max(self.min_deals, self.playouts * 4 // view.players // n)
         limit = self.max_seconds
         left = view.time_left
         if left is not None:
