@@ -845,7 +845,7 @@ def schema_command(out: str | None, check: bool) -> None:
     "opponents",
     multiple=True,
     metavar="[NAME=]SPEC",
-    help="An opponent (repeatable). Default: the game's shipped bots.",
+    help="An opponent (repeatable). Default: the game's quick shipped bots (not the searcher).",
 )
 @game_option
 @edition_option
@@ -946,7 +946,8 @@ def compare(
     else:
         g = get_game(game)
         (na, sa), (nb, sb) = cmp.bot_names([a, b])
-        field = cmp.bot_names(opponents or getattr(g, "shipped_bots", ()), (na, nb))
+        sparring: tuple[str, ...] = getattr(g, "sparring_bots", None) or g.shipped_bots
+        field = cmp.bot_names(opponents or sparring, (na, nb))
         name = f"compare-{na}-{nb}"
         settings = {
             "name": name,

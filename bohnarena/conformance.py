@@ -68,7 +68,8 @@ def check_bot(
 ) -> Report:
     """Stops early once ``stop_after`` faults have shown the bot fails."""
     report = Report()
-    opponents = [BotEntry(name, spec=name) for name in game.shipped_bots]
+    sparring = getattr(game, "sparring_bots", None) or game.shipped_bots
+    opponents = [BotEntry(name, spec=name) for name in sparring]
     with Watchdog() as watchdog:
         for edition, players, options in game.conformance_configs():
             rules = game.rules(edition, players, options)

@@ -102,8 +102,10 @@ class Game(Protocol):
 
     @property
     def shipped_bots(self) -> tuple[str, ...]:
-        """Registered bots shipped with the game: conformance opponents,
-        checked in process."""
+        """Registered bots shipped with the game: checked in process, and
+        conformance opponents unless the game names ``sparring_bots`` (an
+        optional tuple of names: quick, clock-free opponents for check-bot
+        and compare)."""
         ...
 
     def editions(self) -> list[str]:

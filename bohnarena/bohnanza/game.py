@@ -23,7 +23,12 @@ class Bohnanza:
     bot_base = Bot
     decisions = DECISIONS
     wire = "bohnarena.bohnanza.wire"
-    shipped_bots = ("planner", "trader", "random")
+    shipped_bots = ("planner", "trader", "random", "beancounter")
+    #: The quick, clock-free ones: conformance and compare opponents (the
+    #: bean counter searches ~20 ms a decision, and its wall-clock cap can
+    #: change a match on a busy machine, which check-bot would call the
+    #: checked bot's nondeterminism).
+    sparring_bots = ("planner", "trader", "random")
 
     def editions(self) -> list[str]:
         return rules.edition_names()

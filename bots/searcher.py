@@ -1,0 +1,380 @@
+"""The bean counter: determinized Monte Carlo search over each real choice.
+
+At a decision with more than one sensible answer, the bot deals the cards
+it cannot see afresh several times (``view.determinize``), tries every
+candidate answer on each deal (``clone`` + ``apply``) and plays on with a
+cheap planner-like policy for every seat (:func:`rollout_policy`) for a
+few rounds; the answer with the best mean score wins, where a score is the
+seat's coins (plus what its fields would pay now) less the best other
+seat's. Every candidate sees the same deals and the same random stream
+(common random numbers), so their difference is measured, not their luck.
+
+Budget: a fixed number of rollouts a decision (:attr:`BeanCounterBot.playouts`),
+sized to take about 20 ms (99th percentile ~30 ms) on the 2-core VM it was
+tuned on, so that a seed gives the same match on any machine; it leaves room
+under the 50 ms cap for a machine half as fast. The wall-clock cap
+(:attr:`BeanCounterBot.max_seconds`, and a fair share of the time bank when
+the seat has one) only stops a search early on a slow or busy machine; then
+results depend on its speed.
+
+Where the view cannot be searched (a bot run out of process, whose view has
+no state behind it) every decision falls back to the trader's heuristics.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable
+from typing import Any
+
+from bohnarena.bohnanza import (
+    EMPTY,
+    Accept,
+    Anytime,
+    DraftPick,
+    Offer,
+    Proposal,
+    RuleSet,
+    SeatView,
+)
+from bohnarena.bohnanza.bot import DECISION_METHODS
+from bohnarena.bohnanza.state import State
+from bohnarena.bohnanza.table import Table
+from bohnarena.errors import IllegalAnswer
+
+from .trader import TraderBot
+
+
+class _Horizon(Exception):
+    """Ends a rollout at its horizon (the state is thrown away after)."""
+
+
+# -- the rollout policy: the planner's rules, read straight off the table ----
+def _best_field(fields: list[list[int]], card: int) -> int:
+    same, most, empty = -1, -1, -1
+    for f, (v, n) in enumerate(fields):
+        if v == card:
+            if n > most:
+                same, most = f, n
+        elif v == EMPTY and empty < 0:
+            empty = f
+    return same if same >= 0 else empty
+
+
+def _cheapest_harvest(t: Table, seat: int) -> int:
+    """The harvestable field that pays most now, preferring fields one more
+    card would not improve; among equals the smallest."""
+    fields = t.fields[seat]
+    best, top, fewest = -1, 0.0, 0
+    for f in t.harvestable(seat):
+        v, n = fields[f]
+        now = t.coins_for(v, n)
+        score = now - 0.5 * (t.coins_for(v, n + 1) > now)
+        if best < 0 or score > top or (score == top and n < fewest):
+            best, top, fewest = f, score, n
+    return best
+
+
+def _grows(fields: list[list[int]], card: int) -> bool:
+    for v, _ in fields:  # noqa: SIM110 (a loop: any() of a generator costs twice as much)
+        if v == card:
+            return True
+    return False
+
+
+def _worth(fields: list[list[int]], card: int) -> int:
+    """2 extends a field, 1 takes an empty one, -1 forces a harvest."""
+    empty = False
+    for v, _ in fields:
+        if v == card:
+            return 2
+        if v == EMPTY:
+            empty = True
+    return 1 if empty else -1
+
+
+def _respond(t: Table, seat: int, offer: Proposal) -> Accept | None:
+    """The trader's rule: accept when what comes is worth more than what goes."""
+    fields = t.fields[seat]
+    gain = 0
+    for c in offer.cards:
+        gain += _worth(fields, c)
+    hand = t.hands[seat]
+    give: list[int] = []
+    for want in offer.want:
+        ref = None
+        for r in range(len(hand) - 1, -1, -1):  # back of the hand: planted last
+            if hand[r] == want and r not in give:
+                ref = r
+                break
+        if ref is None and seat == t.active:
+            for i, c in enumerate(t.revealed):
+                if c == want and -1 - i not in give:
+                    ref = -1 - i
+                    break
+        if ref is None:
+            return None
+        give.append(ref)
+        w = _worth(fields, want)
+        gain -= max(w, 0) if ref >= 0 else w
+    return Accept(tuple(give)) if gain > 0 else None
+
+
+def rollout_policy(
+    state: State, seat: int, kind: str, args: tuple[Any, ...], rng: random.Random
+) -> Any:
+    """Every seat as a planner that buys a third field when it can, makes
+    no offers and takes the trades that help it."""
+    t = state.table
+    fields = t.fields[seat]
+    if kind == "plant":
+        return _best_field(fields, args[0])
+    if kind == "make_room":
+        return _cheapest_harvest(t, seat)
+    if kind == "plant_second":
+        hand = t.hands[seat]
+        if _grows(fields, hand[0]):
+            return True
+        empty = 0
+        for v, _ in fields:
+            if v == EMPTY:
+                empty += 1
+        return empty > 1
+    if kind == "plant_next":
+        for i, card in enumerate(t.trade[seat]):
+            if _grows(fields, card):
+                return i
+        return 0
+    if kind == "draft":
+        cards = args[0]
+        for i, card in enumerate(cards):
+            if _grows(fields, card):
+                return DraftPick(i, _best_field(fields, card))
+        for i, card in enumerate(cards):
+            f = _best_field(fields, card)
+            if f >= 0:
+                return DraftPick(i, f)
+        return DraftPick(0, None)
+    if kind == "anytime":
+        return Anytime(buy_field=True) if t.can_buy_field(seat) else None
+    if kind == "respond":
+        return _respond(t, seat, args[0])
+    return None  # propose, offer
+
+
+def score(t: Table, seat: int) -> float:
+    """Coins plus what the fields would pay if harvested now, less the same
+    for the best other seat: a margin, as only the ranking counts."""
+    worth = []
+    for s in range(t.players):
+        w = float(len(t.coins[s]))
+        for v, n in t.fields[s]:
+            if n:
+                w += t.coins_for(v, n)
+        worth.append(w)
+    own = worth[seat]
+    worth[seat] = float("-inf")
+    return own - max(worth)
+
+
+def _free(state: State) -> None:
+    """Break the state's cycle with its table, so that refcounting frees a
+    sample at once: thousands a second would otherwise wait for the
+    collector (and linger where tests count the tables alive)."""
+    state.table.state = None
+
+
+class BeanCounterBot(TraderBot):
+    name = "beancounter"
+
+    #: Rollouts a decision at a 4-player table (candidates x deals; times
+    #: 4/players at others): the reproducible budget.
+    playouts = 40
+    #: Deals a decision at least (more when there are few candidates).
+    min_deals = 2
+    #: Turns a rollout plays before it is scored (0: to the end of the match).
+    horizon_rounds = 2
+    #: Wall-clock cap a decision, seconds: a safety net, not the budget.
+    max_seconds = 0.05
+
+    def decisions(self, rules: RuleSet) -> frozenset[str]:
+        # Harvest windows are searched only where a third field can be bought;
+        # elsewhere a window harvest is never better than make_room's later.
+        asks = frozenset(DECISION_METHODS)
+        return asks if rules.third_field_cost else asks - {"anytime"}
+
+    def start(self, seat: int, rules: RuleSet, rng: random.Random) -> None:
+        super().start(seat, rules, rng)  # type: ignore[no-untyped-call]
+        self.searchable = True
+        self.searches = 0  # decisions searched
+        self.capped = 0  # searches the clock cut short
+
+    # -- the decisions ----------------------------------------------------------
+    def plant(self, view: SeatView, card: int) -> int:
+        answer: int = self._search(
+            view, "plant", lambda: super(BeanCounterBot, self).plant(view, card)
+        )
+        return answer
+
+    def make_room(self, view: SeatView, card: int) -> int:
+        answer: int = self._search(
+            view, "make_room", lambda: super(BeanCounterBot, self).make_room(view, card)
+        )
+        return answer
+
+    def plant_second(self, view: SeatView) -> bool:
+        answer: bool = self._search(
+            view, "plant_second", lambda: super(BeanCounterBot, self).plant_second(view)
+        )
+        return answer
+
+    def plant_next(self, view: SeatView) -> int:
+        answer: int = self._search(
+            view, "plant_next", lambda: super(BeanCounterBot, self).plant_next(view)
+        )
+        return answer
+
+    def anytime(self, view: SeatView) -> Anytime | None:
+        if not view.can_buy_field():
+            return None  # see decisions(): only the purchase is worth a search
+        answer: Anytime | None = self._search(
+            view, "anytime", lambda: super(BeanCounterBot, self).anytime(view)
+        )
+        return answer
+
+    def propose(self, view: SeatView) -> Offer | None:
+        answer: Offer | None = self._search(
+            view, "propose", lambda: super(BeanCounterBot, self).propose(view)
+        )
+        return answer
+
+    def offer(self, view: SeatView) -> Offer | None:
+        answer: Offer | None = self._search(
+            view, "offer", lambda: super(BeanCounterBot, self).offer(view)
+        )
+        return answer
+
+    def respond(self, view: SeatView, offer: Proposal) -> Accept | None:
+        answer: Accept | None = self._search(
+            view, "respond", lambda: super(BeanCounterBot, self).respond(view, offer)
+        )
+        return answer
+
+    def draft(self, view: SeatView, cards: tuple[int, ...]) -> DraftPick:
+        answer: DraftPick = self._search(
+            view, "draft", lambda: super(BeanCounterBot, self).draft(view, cards)
+        )
+        return answer
+
+    # -- the search -------------------------------------------------------------
+    def _search(self, view: SeatView, kind: str, fallback: Callable[[], Any]) -> Any:
+        if not self.searchable:
+            return fallback()
+        rng = self.rng
+        try:
+            root = view.determinize(rng)
+        except (NotImplementedError, RuntimeError):
+            self.searchable = False  # out of process: heuristics from now on
+            return fallback()
+        pending = root.pending
+        if pending is None or pending[0] != self.seat or pending[1] != kind:
+            _free(root)
+            return fallback()  # not the decision asked (never expected)
+        candidates = self._candidates(root, kind, fallback())
+        if len(candidates) == 1:
+            _free(root)
+            return candidates[0]
+        self.searches += 1
+        return self._best(view, root, candidates)
+
+    def _candidates(self, state: State, kind: str, first: Any) -> list[Any]:
+        """The answers worth a search; the heuristic's own first (ties keep it)."""
+        legal = state.legal_answers()
+        if kind in ("propose", "offer"):
+            legal = [None, *self._offers(state, kind)]
+        elif kind == "anytime":
+            legal = [a for a in legal if a is None or not a.harvest]
+        elif kind == "respond":
+            legal = legal[:4]
+        try:
+            first = state.check(first)
+        except IllegalAnswer:  # never expected: the trader answers legally
+            return legal
+        return [first, *(a for a in legal if a != first)]
+
+    def _offers(self, state: State, kind: str) -> list[Offer]:
+        """The sensible offers that help by the trader's measure: they give
+        away cards that would force a harvest, ask for cards that extend a
+        field; the best few."""
+        t = state.table
+        seat = self.seat
+        fields = t.fields[seat]
+        ranked: list[tuple[int, int, Offer]] = []
+        for o in state.offers():
+            gain = 0
+            for r in o.give:
+                card = t.hands[seat][r] if r >= 0 else t.revealed[-1 - r]
+                w = _worth(fields, card)
+                gain -= w
+            for v in o.want:
+                gain += _worth(fields, v)
+                if kind == "offer" and v not in t.revealed:
+                    gain -= 3  # the active player rarely gives from the hand
+            if gain > 0:
+                ranked.append((-gain, len(ranked), o))
+        ranked.sort()
+        return [o for _, _, o in ranked[:6]]
+
+    def _best(self, view: SeatView, root: State, candidates: list[Any]) -> Any:
+        rng = self.rng
+        n = len(candidates)
+        # A rollout plays a turn per seat: fewer of them at a bigger table,
+        # and no more deals than the budget pays for (a draft can offer 18).
+        deals = max(self.min_deals, self.playouts * 4 // view.players // n)
+        limit = self.max_seconds
+        left = view.time_left
+        if left is not None:
+            limit = min(limit, left / 100)  # never more than a 1% of what is left
+        began = time.perf_counter()
+        totals = [0.0] * n
+        horizon = self.horizon_rounds * view.players
+        seat = self.seat
+        for d in range(deals):
+            state = root if d == 0 else view.determinize(rng)
+            seed = rng.getrandbits(64)
+            for i, answer in enumerate(candidates):
+                s = state.clone()
+                s.apply(answer)
+                totals[i] += self._rollout(s, seed, horizon, seat)
+                _free(s)
+            _free(state)
+            # stop before a deal that would overrun the cap (deals so far as its cost)
+            spent = time.perf_counter() - began
+            if spent * (d + 2) / (d + 1) > limit and d + 1 < deals:
+                self.capped += 1
+                break
+        best = max(range(n), key=lambda i: (totals[i], -i))
+        return candidates[best]
+
+    @staticmethod
+    def _rollout(state: State, seed: int, horizon: int, seat: int) -> float:
+        rng = random.Random(seed)
+        t = state.table
+        if horizon:
+            end = t.turn + horizon
+
+            def policy(
+                state: State, s: int, kind: str, args: tuple[Any, ...], rng: random.Random
+            ) -> Any:
+                if t.turn > end:
+                    raise _Horizon
+                return rollout_policy(state, s, kind, args, rng)
+
+            try:
+                state.playout(rng, policy)
+            except _Horizon:
+                pass
+        else:
+            state.playout(rng, rollout_policy)
+        return score(t, seat)

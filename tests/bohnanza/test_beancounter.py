@@ -1,0 +1,80 @@
+"""The bean counter (bots/searcher.py): legal, reproducible, safe without a
+state to search, and stronger than chance."""
+
+from __future__ import annotations
+
+import pytest
+
+from bohnarena.bohnanza import Bot, play_match, ruleset
+from bohnarena.bohnanza.view import SeatView
+from bohnarena_bots.planner import PlannerBot
+from bohnarena_bots.random_bot import RandomBot
+from bohnarena_bots.searcher import BeanCounterBot
+from bohnarena_bots.trader import TraderBot
+
+
+class Quick(BeanCounterBot):
+    """A small budget, and no clock: the quick loop's matches take a second
+    and play the same on any machine."""
+
+    playouts = 6
+    min_deals = 1
+    horizon_rounds = 1
+    max_seconds = 1e9
+
+
+TABLES = [
+    ("classic", 4, {}),
+    ("anniversary", 4, {"extra_bean": "jumping"}),
+    ("riogrande", 5, {}),
+    ("riogrande", 3, {}),
+]
+
+
+def table(bot: Bot, players: int) -> list[Bot]:
+    others: list[Bot] = [TraderBot(), RandomBot(), PlannerBot(), TraderBot(), RandomBot()]
+    return [bot, *others[: players - 1]]
+
+
+@pytest.mark.parametrize(("edition", "players", "options"), TABLES)
+def test_it_answers_legally_in_every_edition(edition, players, options):
+    me = Quick()
+    bots = table(me, players)
+    k = len(options) + players // 2  # not always the first seat
+    bots = bots[-k:] + bots[:-k]
+    result, records = play_match(ruleset(edition, players, **options), players, bots)
+    assert not any(result.faults)
+    assert me.searches > 10  # it did search (the view had a state behind it)
+    assert not [r for r in records if r[0] == "fault"]
+
+
+def test_the_same_seed_plays_the_same_match():
+    rules = ruleset("classic", 4)
+    runs = [play_match(rules, 5, table(Quick(), 4)) for _ in range(2)]
+    assert runs[0][1] == runs[1][1]
+    assert runs[0][0] == runs[1][0]
+
+
+@pytest.mark.parametrize("error", [NotImplementedError, RuntimeError])
+def test_without_a_state_to_search_it_plays_the_traders_heuristics(monkeypatch, error):
+    def unavailable(self, rng):
+        raise error("no state here")
+
+    monkeypatch.setattr(SeatView, "determinize", unavailable)
+    me = Quick()
+    result, _ = play_match(ruleset("riogrande", 5), 3, table(me, 5))
+    assert not any(result.faults)
+    assert me.searches == 0 and not me.searchable
+
+
+@pytest.mark.slow
+def test_it_beats_random_players_clearly():
+    rules = ruleset("classic", 4)
+    wins = 0.0
+    for m in range(8):
+        bots: list[Bot] = [RandomBot() for _ in range(4)]
+        bots[m % 4] = BeanCounterBot()
+        result, _ = play_match(rules, 100 + m, bots)
+        if m % 4 in result.winners:
+            wins += 1 / len(result.winners)
+    assert wins >= 6
