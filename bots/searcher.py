@@ -11,11 +11,10 @@ seat's. Every candidate sees the same deals and the same random stream
 
 Budget: a fixed number of rollouts a decision (:attr:`BeanCounterBot.playouts`),
 sized to take about 20 ms (99th percentile ~30 ms) on the 2-core VM it was
-tuned on, so that a seed gives the same match on any machine; it leaves room
-under the 50 ms cap for a machine half as fast. The wall-clock cap
-(:attr:`BeanCounterBot.max_seconds`, and a fair share of the time bank when
-the seat has one) only stops a search early on a slow or busy machine; then
-results depend on its speed.
+tuned on, so that a seed gives the same match on any machine. No clock
+stops a search unless the seat has a time bank (then at 1% of what is left)
+or :attr:`BeanCounterBot.max_seconds` is set: a search cut short by the
+clock makes the match depend on the machine's speed.
 
 Where the view cannot be searched (a bot run out of process, whose view has
 no state behind it) every decision falls back to the trader's heuristics.
@@ -23,6 +22,7 @@ no state behind it) every decision falls back to the trader's heuristics.
 
 from __future__ import annotations
 
+import math
 import random
 import time
 from collections.abc import Callable
@@ -178,13 +178,6 @@ def score(t: Table, seat: int) -> float:
     return own - max(worth)
 
 
-def _free(state: State) -> None:
-    """Break the state's cycle with its table, so that refcounting frees a
-    sample at once: thousands a second would otherwise wait for the
-    collector (and linger where tests count the tables alive)."""
-    state.table.state = None
-
-
 class BeanCounterBot(TraderBot):
     name = "beancounter"
 
@@ -195,8 +188,10 @@ class BeanCounterBot(TraderBot):
     min_deals = 2
     #: Turns a rollout plays before it is scored (0: to the end of the match).
     horizon_rounds = 2
-    #: Wall-clock cap a decision, seconds: a safety net, not the budget.
-    max_seconds = 0.05
+    #: Wall-clock cap a decision, seconds (None: none). Off by default: a
+    #: search the clock cuts short makes a seed's match depend on the
+    #: machine. With a time bank the cap is 1% of what is left whatever this says.
+    max_seconds: float | None = None
 
     def decisions(self, rules: RuleSet) -> frozenset[str]:
         # Harvest windows are searched only where a third field can be bought;
@@ -205,7 +200,7 @@ class BeanCounterBot(TraderBot):
         return asks if rules.third_field_cost else asks - {"anytime"}
 
     def start(self, seat: int, rules: RuleSet, rng: random.Random) -> None:
-        super().start(seat, rules, rng)  # type: ignore[no-untyped-call]
+        super().start(seat, rules, rng)
         self.searchable = True
         self.searches = 0  # decisions searched
         self.capped = 0  # searches the clock cut short
@@ -279,11 +274,9 @@ class BeanCounterBot(TraderBot):
             return fallback()
         pending = root.pending
         if pending is None or pending[0] != self.seat or pending[1] != kind:
-            _free(root)
             return fallback()  # not the decision asked (never expected)
         candidates = self._candidates(root, kind, fallback())
         if len(candidates) == 1:
-            _free(root)
             return candidates[0]
         self.searches += 1
         return self._best(view, root, candidates)
@@ -332,10 +325,10 @@ class BeanCounterBot(TraderBot):
         # A rollout plays a turn per seat: fewer of them at a bigger table,
         # and no more deals than the budget pays for (a draft can offer 18).
         deals = max(self.min_deals, self.playouts * 4 // view.players // n)
-        limit = self.max_seconds
+        limit = math.inf if self.max_seconds is None else self.max_seconds
         left = view.time_left
         if left is not None:
-            limit = min(limit, left / 100)  # never more than a 1% of what is left
+            limit = min(limit, left / 100)  # never more than 1% of what is left
         began = time.perf_counter()
         totals = [0.0] * n
         horizon = self.horizon_rounds * view.players
@@ -347,8 +340,6 @@ class BeanCounterBot(TraderBot):
                 s = state.clone()
                 s.apply(answer)
                 totals[i] += self._rollout(s, seed, horizon, seat)
-                _free(s)
-            _free(state)
             # stop before a deal that would overrun the cap (deals so far as its cost)
             spent = time.perf_counter() - began
             if spent * (d + 2) / (d + 1) > limit and d + 1 < deals:
