@@ -40,7 +40,8 @@ from typing import Any
 
 from ..errors import IllegalAnswer
 from ..game import MatchResult
-from ..seats import BY_BOT, BY_DEFAULT, FORCED
+from ..gamestate import STOPPED, Frame, GameState
+from ..seats import FORCED
 from .bot import DECISION_METHODS, Accept, Anytime, DraftPick, Offer, Proposal
 from .decisions import DECISIONS, ref_cards
 from .rules import RuleSet
@@ -52,17 +53,8 @@ MAX_TURNS = 100_000  # a guard against engine bugs only; real games end far soon
 #: Every decision: what a seat that answers everything is asked.
 EVERYTHING = frozenset(DECISION_METHODS)
 
-Frame = tuple[Any, ...]
-#: What :meth:`State._decide` returns when the state stops for the answer.
-STOPPED: Any = object()
-Pending = tuple[int, str, tuple[Any, ...]]  # (seat, decision kind, its arguments)
 
-
-class _Pause(Exception):
-    """Stops the rules where :meth:`State.pause_after` asked."""
-
-
-class State:
+class State(GameState):
     """One match of the card game, stopped at a decision (or over).
 
     ``asks[seat]`` are the decisions that seat is asked (the others are
@@ -71,30 +63,21 @@ class State:
     part in trading follows them).
     """
 
+    DECISIONS = DECISIONS
+    RECORDS_HOW = True
+    table: Table
+
     def __init__(self, rules: RuleSet, seed: int, asks: Sequence[frozenset[str]] | None = None):
         self.rules = rules
         self.table = Table(rules, seed)
         n = rules.players
         self.asks: list[frozenset[str]] = list(asks) if asks is not None else [EVERYTHING] * n
         self.declared: list[frozenset[str]] = list(self.asks)
-        #: (seat, kind, args) of the decision waiting for an answer; None: none.
-        self.pending: Pending | None = None
-        #: The decision that follows the pending ``anytime`` window when it
-        #: passes, as (kind, args); None when unknown (a referee pairs them).
-        self.then: tuple[str, tuple[Any, ...]] | None = None
-        #: Seats that forfeited (ranked below every other, whatever their coins).
-        self.forfeited: set[int] = set()
-        self.result: MatchResult | None = None
-        self._stack: list[Frame] = []
-        self._answer: Any = None
+        self._begin()
         self._busy = False  # a trading round in which something was offered
         self._windows = False  # does any seat take harvest windows?
         self._trades = False  # does any seat make offers?
-        self._views = [SeatView(self.table, s) for s in range(n)]
-        #: Answers decisions as they come, ``(seat, kind, args) -> (checked
-        #: answer, how, note)``, instead of stopping at them (a referee's
-        #: bots in this process); None: stop at each (``pending``).
-        self.answerer: Callable[[int, str, tuple[Any, ...]], tuple[Any, str, Any]] | None = None
+        self._views: list[SeatView] = [SeatView(self.table, s) for s in range(n)]
         self.table.state = weakref.ref(self)
 
     # -- the public interface ------------------------------------------------
@@ -122,53 +105,9 @@ class State:
         for s in range(t.players):
             t.record(("dealt", s, tuple(t.hands[s])))
 
-    def pause_after(self, push: Callable[[], None]) -> None:
-        """Run the steps ``push`` puts on the stack, and stop after them
-        (not at the end of the match): for rule tests of one turn."""
-        self._stack.append(STEP_PAUSE)
-        push()
-        self._run()
-
-    @property
-    def records(self) -> list[tuple[Any, ...]]:
-        return self.table.records
-
-    def is_terminal(self) -> bool:
-        return self.result is not None
-
     def returns(self) -> tuple[int, ...]:
         """Coins of each seat (final once the match is over)."""
         return tuple(len(p) for p in self.table.coins)
-
-    def view(self, seat: int) -> SeatView:
-        """What ``seat`` sees (a live view of this state)."""
-        return self._views[seat]
-
-    def check(self, answer: Any) -> Any:
-        """The pending decision's answer in canonical form; raises
-        :class:`~bohnarena.errors.IllegalAnswer` saying why it is not legal."""
-        if self.pending is None:
-            raise IllegalAnswer("no decision is pending")
-        seat, kind, args = self.pending
-        return DECISIONS[kind].check(self.table, seat, answer, *args)
-
-    def apply(self, answer: Any) -> None:
-        """Answer the pending decision and play on to the next one."""
-        self.resume(self.check(answer))
-
-    def resume(self, answer: Any, how: str = BY_BOT, note: str | None = None) -> None:
-        """Play a checked answer (from :meth:`check`) to the pending
-        decision, recorded with ``how`` and a ``note``, and play on."""
-        pending = self.pending
-        assert pending is not None, "no decision is pending"
-        seat, kind, args = pending
-        t = self.table
-        t.record((kind, seat, *DECISIONS[kind].encode(answer, args), how))
-        if note:
-            t.record(("note", seat, note))
-        self.pending = self.then = None
-        self._answer = answer
-        self._run()
 
     def legal_answers(self) -> list[Any]:
         """Every legal answer to the pending decision, but for trade offers
@@ -191,14 +130,9 @@ class State:
 
     def clone(self) -> State:
         """An independent copy: playing on one never changes the other."""
-        new = State.__new__(State)
-        new.__dict__.update(self.__dict__)
+        new: State = self._copy()
         new.table = self.table.copy()
-        new.asks, new.declared = list(self.asks), list(self.declared)
-        new.forfeited = set(self.forfeited)
-        new._stack = list(self._stack)
         new._views = [SeatView(new.table, s) for s in range(len(self._views))]
-        new.answerer = None
         new.table.state = weakref.ref(new)
         return new
 
@@ -228,65 +162,13 @@ class State:
         t.deck = pool
         return new
 
-    def playout(self, rng: random.Random, policy: Policy | None = None) -> tuple[int, ...]:
-        """Play this state to its end and return the coins of each seat.
-        Every decision is answered by ``policy(state, seat, kind, args,
-        rng)`` (checked; default :func:`random_policy`) as the rules reach
-        it, without stopping: the fast way to play a sample out."""
-        choose = policy or random_policy
-        check = DECISIONS
-
-        def answer(seat: int, kind: str, args: tuple[Any, ...]) -> tuple[Any, str, Any]:
-            reply = choose(self, seat, kind, args, rng)
-            return check[kind].check(self.table, seat, reply, *args), BY_BOT, None
-
-        self.answerer = answer
-        try:
-            if self.pending is not None:
-                self.resume(answer(*self.pending)[0])
-        finally:
-            self.answerer = None
-        return self.returns()
-
     # -- running the rules -----------------------------------------------------
-    def _run(self) -> None:
-        stack = self._stack
-        try:
-            while self.pending is None and stack:
-                f = stack.pop()
-                f[0](self, f)
-        except GameOver:
-            stack.clear()
-        except _Pause:
-            return
-        if self.pending is None and not stack and self.result is None:
-            self.finish()
+    def _end(self) -> None:
+        self.finish()
 
-    def _pause(self, f: Frame) -> None:
-        raise _Pause
-
-    def _decide(self, seat: int, kind: str, args: tuple[Any, ...], then: Frame) -> Any:
-        """``seat``'s answer to ``kind`` (recorded), or :data:`STOPPED` when
-        the state stops for it (``then`` will take the answer)."""
-        if kind in self.asks[seat]:
-            self.pending = (seat, kind, args)
-            self._stack.append(then)
-            answerer = self.answerer
-            if answerer is None:
-                return STOPPED
-            # Stopped while the answerer thinks: a bot may copy or sample
-            # this state from its view (the rest of the match is on the stack)
-            answer, how, note = answerer(seat, kind, args)
-            self._stack.pop()
-            self.pending = None
-        else:
-            answer = DECISIONS[kind].default(self._views[seat], *args)
-            how, note = BY_DEFAULT, None
-        t = self.table
-        t.record((kind, seat, *DECISIONS[kind].encode(answer, args), how))
-        if note:
-            t.record(("note", seat, note))
-        return answer
+    def view(self, seat: int) -> SeatView:
+        """What ``seat`` sees (a live view of this state)."""
+        return self._views[seat]
 
     def _ask(self, seat: int, kind: str, args: tuple[Any, ...], then: Frame) -> None:
         """Ask ``seat``; ``then`` takes the answer (``self._answer``)."""
@@ -702,7 +584,7 @@ class State:
             elif not self._draw(hand, "drew", a):
                 raise GameOver  # (a run-out here ends the game in self._draw)
 
-    def finish(self) -> MatchResult:
+    def finish(self) -> MatchResult:  # (also for rule tests: the end, now)
         """End the match: final harvest of every field (no protection, no
         draft), then ranks."""
         self._stack.clear()
@@ -735,7 +617,6 @@ class State:
 STEP_DRAW_HAND: Frame = (State._draw_hand,)
 STEP_FRONT: Frame = (State._front,)
 STEP_KEEP: Frame = (State._keep,)
-STEP_PAUSE: Frame = (State._pause,)
 STEP_PHASE_1: Frame = (State._phase_1,)
 STEP_PHASE_2: Frame = (State._phase_2,)
 STEP_PHASE_3: Frame = (State._phase_3,)
@@ -881,6 +762,7 @@ def random_answer(state: State, rng: random.Random) -> Any:
 
 #: ``(state, seat, kind, args, rng) -> answer``: how a playout answers.
 Policy = Callable[[State, int, str, tuple[Any, ...], random.Random], Any]
+State.random_policy = staticmethod(random_policy)  # type: ignore[method-assign]
 
 __all__ = [
     "EVERYTHING",

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from itertools import chain
 from typing import TYPE_CHECKING, Any
 
+from ..gamestate import MatchOver
 from ..seeding import derive_seed
 from .rules import RuleSet
 
@@ -88,7 +89,7 @@ def _no_state() -> State | None:
     return None
 
 
-class GameOver(Exception):
+class GameOver(MatchOver):
     """Raised inside the turn loop when the last exhaustion ends the game."""
 
 

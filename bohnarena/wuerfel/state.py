@@ -27,9 +27,8 @@ from collections.abc import Callable, Sequence
 from itertools import combinations
 from typing import Any
 
-from ..errors import IllegalAnswer
 from ..game import MatchResult
-from ..seats import BY_BOT
+from ..gamestate import STOPPED, Frame, GameState
 from .bot import DECISION_METHODS, FULFIL, REDEEM, DiceView, Keep
 from .rules import RuleSet
 from .table import DECISIONS, Table
@@ -40,21 +39,16 @@ WINDOW_STEPS = 20  # at most 6 orders on each of a few cards: a safe bound
 #: Every decision: what a seat that answers everything is asked.
 EVERYTHING = frozenset(DECISION_METHODS)
 
-Frame = tuple[Any, ...]
-Pending = tuple[int, str, tuple[Any, ...]]  # (seat, decision kind, its arguments)
-#: What :meth:`State._decide` returns when the state stops for the answer.
-STOPPED: Any = object()
 
-
-class _Pause(Exception):
-    """Stops the rules where :meth:`State.pause_after` asked."""
-
-
-class State:
+class State(GameState):
     """One match of the dice game, stopped at a decision (or over).
 
     ``asks[seat]`` are the decisions that seat is asked (the others are
     played with their default answer); a forfeit empties it."""
+
+    DECISIONS = DECISIONS
+    RECORDS_HOW = False
+    table: Table
 
     def __init__(self, rules: RuleSet, seed: int, asks: Sequence[frozenset[str]] | None = None):
         self.rules = rules
@@ -62,19 +56,10 @@ class State:
         n = rules.players
         self.asks: list[frozenset[str]] = list(asks) if asks is not None else [EVERYTHING] * n
         self.declared: list[frozenset[str]] = list(self.asks)
-        self.pending: Pending | None = None
-        #: Always None: the dice game has no windows that pair with a decision.
-        self.then: tuple[str, tuple[Any, ...]] | None = None
-        self.forfeited: set[int] = set()
-        self.result: MatchResult | None = None
+        self._begin()  # (``then`` stays None: no window pairs with a decision)
         #: The seats that reached the target (the match ends after the turn step).
         self.winners: list[int] = []
-        self._stack: list[Frame] = []
-        self._answer: Any = None
-        self._views: list[DiceView] | None = None
-        #: Answers decisions as they come, ``(seat, kind, args) -> (checked
-        #: answer, how, note)``, instead of stopping at them; None: stop.
-        self.answerer: Callable[[int, str, tuple[Any, ...]], tuple[Any, str, Any]] | None = None
+        self._views: list[DiceView] = [DiceView(self.table, s) for s in range(n)]
 
     # -- the public interface ------------------------------------------------
     def start(self, declared: Sequence[frozenset[str]] | None = None) -> None:
@@ -92,13 +77,6 @@ class State:
             t.active_card[s], t.cover_card[s] = t.deck.pop(), t.deck.pop()
             t.record(("dealt", s, (t.active_card[s], t.cover_card[s])))
 
-    def pause_after(self, push: Callable[[], None]) -> None:
-        """Run the steps ``push`` puts on the stack, and stop after them
-        (not at the end of the match): for rule tests of one turn."""
-        self._stack.append((State._pause,))
-        push()
-        self._run()
-
     def push_turn(self) -> None:
         """The active player's turn (``table.active``), to run next."""
         self._stack.append((State._turn_body,))
@@ -107,48 +85,9 @@ class State:
         """A fulfilment window of ``seat`` over ``dice``, to run next."""
         self._stack.append((State._window, seat, dice, 0))
 
-    @property
-    def records(self) -> list[tuple[Any, ...]]:
-        return self.table.records
-
-    def is_terminal(self) -> bool:
-        return self.result is not None
-
     def returns(self) -> tuple[int, ...]:
         """Coins of each seat (final once the match is over)."""
         return tuple(self.table.coins)
-
-    def view(self, seat: int) -> DiceView:
-        """What ``seat`` sees (a live view of this state)."""
-        if self._views is None:
-            self._views = [DiceView(self.table, s) for s in range(self.table.players)]
-        return self._views[seat]
-
-    def check(self, answer: Any) -> Any:
-        """The pending decision's answer in canonical form; raises
-        :class:`~bohnarena.errors.IllegalAnswer` saying why it is not legal."""
-        if self.pending is None:
-            raise IllegalAnswer("no decision is pending")
-        seat, kind, args = self.pending
-        return DECISIONS[kind].check(self.table, seat, answer, *args)
-
-    def apply(self, answer: Any) -> None:
-        """Answer the pending decision and play on to the next one."""
-        self.resume(self.check(answer))
-
-    def resume(self, answer: Any, how: str = BY_BOT, note: str | None = None) -> None:
-        """Play a checked answer (from :meth:`check`) to the pending
-        decision and play on. ``how`` is not recorded in this game."""
-        pending = self.pending
-        assert pending is not None, "no decision is pending"
-        seat, kind, args = pending
-        t = self.table
-        t.record((kind, seat, *DECISIONS[kind].encode(answer, args)))
-        if note:
-            t.record(("note", seat, note))
-        self.pending = None
-        self._answer = answer
-        self._run()
 
     def legal_answers(self) -> list[Any]:
         """Every legal answer to the pending decision."""
@@ -168,15 +107,10 @@ class State:
 
     def clone(self) -> State:
         """An independent copy: playing on one never changes the other."""
-        new = State.__new__(State)
-        new.__dict__.update(self.__dict__)
+        new: State = self._copy()
         new.table = self.table.copy()
-        new.asks, new.declared = list(self.asks), list(self.declared)
-        new.forfeited = set(self.forfeited)
         new.winners = list(self.winners)
-        new._stack = list(self._stack)
-        new._views = None
-        new.answerer = None
+        new._views = [DiceView(new.table, s) for s in range(len(self._views))]
         return new
 
     def determinize(self, seat: int, rng: random.Random) -> State:
@@ -204,56 +138,12 @@ class State:
         t.rng = random.Random(rng.getrandbits(64))
         return new
 
-    def playout(self, rng: random.Random, policy: Policy | None = None) -> tuple[int, ...]:
-        """Play this state to its end and return the coins of each seat.
-        Every decision is answered by ``policy(state, seat, kind, args,
-        rng)`` (checked; default :func:`random_policy`) as the rules reach
-        it, without stopping."""
-        choose = policy or random_policy
+    def view(self, seat: int) -> DiceView:
+        """What ``seat`` sees (a live view of this state)."""
+        return self._views[seat]
 
-        def answer(seat: int, kind: str, args: tuple[Any, ...]) -> tuple[Any, str, Any]:
-            reply = choose(self, seat, kind, args, rng)
-            return DECISIONS[kind].check(self.table, seat, reply, *args), BY_BOT, None
-
-        self.answerer = answer
-        try:
-            if self.pending is not None:
-                self.resume(answer(*self.pending)[0])
-        finally:
-            self.answerer = None
-        return self.returns()
-
-    # -- running the rules -----------------------------------------------------
-    def _run(self) -> None:
-        stack = self._stack
-        try:
-            while self.pending is None and stack:
-                f = stack.pop()
-                f[0](self, f)
-        except _Pause:
-            return
-        if self.pending is None and not stack and self.result is None:
-            self.finish(self.winners)
-
-    def _pause(self, f: Frame) -> None:
-        raise _Pause
-
-    def _decide(self, seat: int, kind: str, args: tuple[Any, ...], then: Frame) -> Any:
-        """``seat``'s answer to ``kind``, or :data:`STOPPED` when the state
-        stops for it (``then`` will take the answer)."""
-        if kind not in self.asks[seat]:  # a default, not recorded
-            return DECISIONS[kind].default(self.view(seat), *args)
-        answerer = self.answerer
-        if answerer is None:
-            self.pending = (seat, kind, args)
-            self._stack.append(then)
-            return STOPPED
-        answer, _, note = answerer(seat, kind, args)
-        t = self.table
-        t.record((kind, seat, *DECISIONS[kind].encode(answer, args)))
-        if note:
-            t.record(("note", seat, note))
-        return answer
+    def _end(self) -> None:
+        self.finish(self.winners)
 
     # -- the turn -----------------------------------------------------------
     def _turn(self, f: Frame) -> None:
@@ -412,5 +302,6 @@ def random_answer(state: State, rng: random.Random) -> Any:
 
 #: ``(state, seat, kind, args, rng) -> answer``: how a playout answers.
 Policy = Callable[[State, int, str, tuple[Any, ...], random.Random], Any]
+State.random_policy = staticmethod(random_policy)  # type: ignore[method-assign]
 
 __all__ = ["EVERYTHING", "MAX_TURNS", "Policy", "State", "random_answer", "random_policy"]
