@@ -188,6 +188,9 @@ class BeanCounterBot(TraderBot):
     min_deals = 2
     #: Turns a rollout plays before it is scored (0: to the end of the match).
     horizon_rounds = 2
+    #: Coins a sample by which a candidate must beat the heuristic's own
+    #: answer to replace it (a few noisy rollouts should not overrule it).
+    stay = 0.5
     #: Wall-clock cap a decision, seconds (None: none). Off by default: a
     #: search the clock cuts short makes a seed's match depend on the
     #: machine. With a time bank the cap is 1% of what is left whatever this says.
@@ -333,6 +336,7 @@ class BeanCounterBot(TraderBot):
         totals = [0.0] * n
         horizon = self.horizon_rounds * view.players
         seat = self.seat
+        done = 0
         for d in range(deals):
             state = root if d == 0 else view.determinize(rng)
             seed = rng.getrandbits(64)
@@ -340,12 +344,15 @@ class BeanCounterBot(TraderBot):
                 s = state.clone()
                 s.apply(answer)
                 totals[i] += self._rollout(s, seed, horizon, seat)
+            done += 1
             # stop before a deal that would overrun the cap (deals so far as its cost)
             spent = time.perf_counter() - began
             if spent * (d + 2) / (d + 1) > limit and d + 1 < deals:
                 self.capped += 1
                 break
         best = max(range(n), key=lambda i: (totals[i], -i))
+        if totals[best] - totals[0] <= self.stay * done:
+            best = 0  # not clearly better than the heuristic's answer: keep it
         return candidates[best]
 
     @staticmethod
