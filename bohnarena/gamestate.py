@@ -15,7 +15,7 @@ in :meth:`GameState._end`.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar
 
 from .errors import IllegalAnswer
@@ -57,8 +57,15 @@ class GameState:
     declared: list[frozenset[str]]
     _views: list[Any]
 
-    def _begin(self) -> None:
-        """The fields every state starts with (called by the game's __init__)."""
+    def _begin(
+        self, rules: Any, table: Any, asks: Sequence[frozenset[str]] | None, players: int
+    ) -> None:
+        """The fields every state starts with (called by the game's __init__):
+        ``asks`` None asks every seat every decision."""
+        self.rules, self.table = rules, table
+        everything = frozenset(self.DECISIONS)
+        self.asks = list(asks) if asks is not None else [everything] * players
+        self.declared = list(self.asks)
         #: (seat, kind, args) of the decision waiting for an answer; None: none.
         self.pending: Pending | None = None
         #: The decision that follows the pending ``anytime``-like window when

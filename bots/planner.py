@@ -21,6 +21,14 @@ def best_field(view: SeatView, card: int) -> int:
 
 
 def _best_field(fields: Fields, card: int) -> int:
+    field = field_for(fields, card)
+    if field < 0:
+        raise ValueError("no field takes this card")
+    return field
+
+
+def field_for(fields: Sequence[Sequence[int]], card: int) -> int:
+    """:func:`best_field` over ``(variety, count)`` pairs; -1: no field takes it."""
     # max(fields_for(card), key=lambda f: (fields[f][0] == card, fields[f][1])):
     # max keeps the first of equal keys.
     same, most, empty = -1, -1, -1
@@ -30,8 +38,6 @@ def _best_field(fields: Fields, card: int) -> int:
                 same, most = f, n
         elif v == EMPTY and empty < 0:
             empty = f
-    if same < 0 and empty < 0:
-        raise ValueError("no field takes this card")
     return same if same >= 0 else empty
 
 
@@ -68,7 +74,7 @@ def grows_a_field(view: SeatView, card: int) -> bool:
     return _grows(view.my_fields, card)
 
 
-def _grows(fields: Fields, card: int) -> bool:
+def _grows(fields: Sequence[Sequence[int]], card: int) -> bool:
     for v, _ in fields:  # noqa: SIM110 (a loop: any() of a generator costs twice as much)
         if v == card:
             return True

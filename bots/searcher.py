@@ -43,6 +43,7 @@ from bohnarena.bohnanza.state import State
 from bohnarena.bohnanza.table import Table
 from bohnarena.errors import IllegalAnswer
 
+from .planner import _grows, field_for
 from .trader import TraderBot
 
 
@@ -51,17 +52,6 @@ class _Horizon(Exception):
 
 
 # -- the rollout policy: the planner's rules, read straight off the table ----
-def _best_field(fields: list[list[int]], card: int) -> int:
-    same, most, empty = -1, -1, -1
-    for f, (v, n) in enumerate(fields):
-        if v == card:
-            if n > most:
-                same, most = f, n
-        elif v == EMPTY and empty < 0:
-            empty = f
-    return same if same >= 0 else empty
-
-
 def _cheapest_harvest(t: Table, seat: int) -> int:
     """The harvestable field that pays most now, preferring fields one more
     card would not improve; among equals the smallest."""
@@ -74,13 +64,6 @@ def _cheapest_harvest(t: Table, seat: int) -> int:
         if best < 0 or score > top or (score == top and n < fewest):
             best, top, fewest = f, score, n
     return best
-
-
-def _grows(fields: list[list[int]], card: int) -> bool:
-    for v, _ in fields:  # noqa: SIM110 (a loop: any() of a generator costs twice as much)
-        if v == card:
-            return True
-    return False
 
 
 def _worth(fields: list[list[int]], card: int) -> int:
@@ -129,7 +112,7 @@ def rollout_policy(
     t = state.table
     fields = t.fields[seat]
     if kind == "plant":
-        return _best_field(fields, args[0])
+        return field_for(fields, args[0])
     if kind == "make_room":
         return _cheapest_harvest(t, seat)
     if kind == "plant_second":
@@ -150,9 +133,9 @@ def rollout_policy(
         cards = args[0]
         for i, card in enumerate(cards):
             if _grows(fields, card):
-                return DraftPick(i, _best_field(fields, card))
+                return DraftPick(i, field_for(fields, card))
         for i, card in enumerate(cards):
-            f = _best_field(fields, card)
+            f = field_for(fields, card)
             if f >= 0:
                 return DraftPick(i, f)
         return DraftPick(0, None)

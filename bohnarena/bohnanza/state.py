@@ -68,12 +68,8 @@ class State(GameState):
     table: Table
 
     def __init__(self, rules: RuleSet, seed: int, asks: Sequence[frozenset[str]] | None = None):
-        self.rules = rules
-        self.table = Table(rules, seed)
         n = rules.players
-        self.asks: list[frozenset[str]] = list(asks) if asks is not None else [EVERYTHING] * n
-        self.declared: list[frozenset[str]] = list(self.asks)
-        self._begin()
+        self._begin(rules, Table(rules, seed), asks, n)
         self._busy = False  # a trading round in which something was offered
         self._windows = False  # does any seat take harvest windows?
         self._trades = False  # does any seat make offers?

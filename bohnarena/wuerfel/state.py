@@ -51,12 +51,8 @@ class State(GameState):
     table: Table
 
     def __init__(self, rules: RuleSet, seed: int, asks: Sequence[frozenset[str]] | None = None):
-        self.rules = rules
-        self.table = Table(rules, seed)
         n = rules.players
-        self.asks: list[frozenset[str]] = list(asks) if asks is not None else [EVERYTHING] * n
-        self.declared: list[frozenset[str]] = list(self.asks)
-        self._begin()  # (``then`` stays None: no window pairs with a decision)
+        self._begin(rules, Table(rules, seed), asks, n)
         #: The seats that reached the target (the match ends after the turn step).
         self.winners: list[int] = []
         self._views: list[DiceView] = [DiceView(self.table, s) for s in range(n)]
