@@ -339,7 +339,7 @@ def _illegal(e: IllegalAnswer) -> str:
     return f"illegal: {e}"[:300]
 
 
-#: How an answer came about, when a game records it (``Referee(how=True)``):
+#: How an answer came about, when a game records it (``GameState.RECORDS_HOW``):
 #: the seat's bot chose it; the base bot's answer was played (the bot does
 #: not answer this decision, or its answer was a fault); the rules left only
 #: this answer (recorded by the game, the seat is not asked).
@@ -372,15 +372,12 @@ class Referee:
         decisions: Mapping[str, Decision],
         state: Any,
         view: Callable[[Any, int], Any],
-        how: bool = False,
         notes: bool = False,
         live_views: bool = False,
         asks: list[frozenset[str]] | None = None,
     ) -> None:
         """``state`` is the table the decisions' checks and the views read.
-        ``how``: the game records every answer, defaults included, with how
-        it came about as its last value (``BY_BOT`` or ``BY_DEFAULT``; the
-        game's state records, this says only that it does). ``notes``:
+        ``notes``:
         pass on a note a seat's bot attaches to an answer (a seat that keeps
         notes has a list ``notes``); the game's state records it as
         ``("note", seat, text)`` right after the answer's record. ``live_views``:
@@ -391,7 +388,6 @@ class Referee:
         (shared with a game state that needs it; a forfeit empties an entry)."""
         self.seats = list(seats)
         self.decisions, self.state, self.view = decisions, state, view
-        self.how = how
         n = len(self.seats)
         self.faults = [0] * n
         self.forfeited: set[int] = set()

@@ -48,12 +48,21 @@ def cheapest_harvest(view: SeatView) -> int:
 
 
 def _cheapest_harvest(view: SeatView, payouts: Sequence[tuple[int, ...]]) -> int:
-    fields = view.my_fields
+    best = harvest_choice(view.my_fields, view.harvestable(), payouts)
+    if best < 0:
+        raise ValueError("no field may be harvested")
+    return best
+
+
+def harvest_choice(
+    fields: Sequence[Sequence[int]], harvestable: Sequence[int], payouts: Sequence[Sequence[int]]
+) -> int:
+    """:func:`cheapest_harvest` over ``(variety, count)`` pairs; -1: none."""
     # max(harvestable, key=lambda f: (now - 0.5 * (coins_for(v, n + 1) > now), -n)),
     # reading the beanometers (payout[n]; the last entry for longer fields)
     # rather than calling view.coins_for twice a field
     best, top, fewest = -1, 0.0, 0
-    for f in view.harvestable():
+    for f in harvestable:
         v, n = fields[f]
         pay = payouts[v]
         last = len(pay) - 1
@@ -61,9 +70,19 @@ def _cheapest_harvest(view: SeatView, payouts: Sequence[tuple[int, ...]]) -> int
         score = now - 0.5 * ((pay[n + 1] if n + 1 < last else pay[last]) > now)
         if best < 0 or score > top or (score == top and n < fewest):
             best, top, fewest = f, score, n
-    if best < 0:
-        raise ValueError("no field may be harvested")
     return best
+
+
+def plants_second(fields: Sequence[Sequence[int]], front: int) -> bool:
+    """Plant the new front card too: when it grows a field, or an empty
+    field stays free for what comes next."""
+    if _grows(fields, front):
+        return True
+    empty = 0
+    for v, _ in fields:
+        if v == EMPTY:
+            empty += 1
+    return empty > 1
 
 
 def fits_without_harvest(view: SeatView, card: int) -> bool:
@@ -100,15 +119,7 @@ class PlannerBot(Bot):
         return _cheapest_harvest(view, self._payouts)
 
     def plant_second(self, view: SeatView) -> bool:
-        fields = view.my_fields
-        if _grows(fields, view.hand[0]):
-            return True
-        # Use an empty field only if another stays free for what comes next.
-        empty = 0
-        for v, _ in fields:
-            if v == EMPTY:
-                empty += 1
-        return empty > 1
+        return plants_second(view.my_fields, view.hand[0])
 
     def plant_next(self, view: SeatView) -> int:
         fields = view.my_fields

@@ -43,7 +43,7 @@ from bohnarena.bohnanza.state import State
 from bohnarena.bohnanza.table import Table
 from bohnarena.errors import IllegalAnswer
 
-from .planner import _grows, field_for
+from .planner import _grows, field_for, harvest_choice, plants_second
 from .trader import TraderBot
 
 
@@ -52,20 +52,6 @@ class _Horizon(Exception):
 
 
 # -- the rollout policy: the planner's rules, read straight off the table ----
-def _cheapest_harvest(t: Table, seat: int) -> int:
-    """The harvestable field that pays most now, preferring fields one more
-    card would not improve; among equals the smallest."""
-    fields = t.fields[seat]
-    best, top, fewest = -1, 0.0, 0
-    for f in t.harvestable(seat):
-        v, n = fields[f]
-        now = t.coins_for(v, n)
-        score = now - 0.5 * (t.coins_for(v, n + 1) > now)
-        if best < 0 or score > top or (score == top and n < fewest):
-            best, top, fewest = f, score, n
-    return best
-
-
 def _worth(fields: list[list[int]], card: int) -> int:
     """2 extends a field, 1 takes an empty one, -1 forces a harvest."""
     empty = False
@@ -114,16 +100,9 @@ def rollout_policy(
     if kind == "plant":
         return field_for(fields, args[0])
     if kind == "make_room":
-        return _cheapest_harvest(t, seat)
+        return harvest_choice(fields, t.harvestable(seat), t.payouts)
     if kind == "plant_second":
-        hand = t.hands[seat]
-        if _grows(fields, hand[0]):
-            return True
-        empty = 0
-        for v, _ in fields:
-            if v == EMPTY:
-                empty += 1
-        return empty > 1
+        return plants_second(fields, t.hands[seat][0])
     if kind == "plant_next":
         for i, card in enumerate(t.trade[seat]):
             if _grows(fields, card):

@@ -44,7 +44,6 @@ class Match:
             DECISIONS,
             self.table,
             SeatView,
-            how=True,
             notes=True,
             live_views=True,
             asks=self.state.asks,

@@ -128,7 +128,8 @@ class Table:
         #: of its own seat (time bank, match id). None: a bare table.
         self.referee: Referee | None = None
         self._protect = PROTECTION[rules.protection]
-        self._payout = [v.payout for v in rules.varieties]
+        #: By variety: coins for 0, 1, 2... cards (the last entry for longer fields).
+        self.payouts = [v.payout for v in rules.varieties]
         self._draft_at = [v.draft_at for v in rules.varieties]
 
     def copy(self) -> Table:
@@ -199,14 +200,14 @@ class Table:
 
     def coins_for(self, variety: int, count: int) -> int:
         """The beanometer: coins a field of ``count`` cards of ``variety`` pays."""
-        table = self._payout[variety]
+        table = self.payouts[variety]
         return table[count] if count < len(table) else table[-1]
 
     def harvest(self, seat: int, field: int, final: bool = False) -> bool:
         """Harvest a whole field. Returns True when a Jumping Bean draft is due."""
         f = self.fields[seat][field]
         variety, count = f
-        table = self._payout[variety]  # self.coins_for(), inlined: a call less a harvest
+        table = self.payouts[variety]  # self.coins_for(), inlined: a call less a harvest
         paid = table[count] if count < len(table) else table[-1]
         pile = self.coins[seat]
         pile.extend([variety] * paid)
