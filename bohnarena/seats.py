@@ -72,10 +72,19 @@ class BotBase:
         """The decisions this bot answers in a match under ``rules``; every
         other decision is played with the base class's answer, without a call.
         Default: the decision methods the bot's class overrides."""
-        base = next(c for c in type(self).__mro__ if "DECISIONS" in vars(c))
-        return frozenset(
-            k for k in self.DECISIONS if getattr(type(self), k, None) is not getattr(base, k)
-        )
+        cls = type(self)
+        known = _OVERRIDDEN.get(cls)  # worked out once a class: every match asks each seat
+        if known is None:
+            base = next(c for c in cls.__mro__ if "DECISIONS" in vars(c))
+            known = frozenset(
+                k for k in cls.DECISIONS if getattr(cls, k, None) is not getattr(base, k)
+            )
+            _OVERRIDDEN[cls] = known
+        return known
+
+
+#: :meth:`BotBase.decisions` by bot class.
+_OVERRIDDEN: dict[type, frozenset[str]] = {}
 
 
 class TableState(Protocol):
@@ -215,7 +224,7 @@ class BotSeat:
         try:  # (not through _hook: one call less on the hot path)
             fn = getattr(self.bot, kind)
         except BaseException as e:
-            return None, self._lookup_fault(e)
+            return None, self.fault_of(e)
         if not self.timed:  # _call's fast path, inlined: the hottest call of a match
             try:
                 return fn(view, *args), None
@@ -240,12 +249,13 @@ class BotSeat:
         try:
             fn = getattr(self.bot, name)
         except BaseException as e:
-            return None, self._lookup_fault(e)
+            return None, self.fault_of(e)
         return self._call(fn, *args)
 
-    def _lookup_fault(self, e: BaseException) -> str:
-        """The bot's method could not even be looked up (a property or
-        ``__getattr__`` of its own that raises)."""
+    def fault_of(self, e: BaseException) -> str:
+        """The fault reason for what the bot raised, or raised on looking up
+        its method (a property or ``__getattr__`` of its own); a real Ctrl-C
+        is raised on."""
         if isinstance(e, KeyboardInterrupt) and genuine_interrupt(self.watchdog):
             raise e
         return _raised(e)
@@ -396,6 +406,9 @@ class Referee:
         #: Each seat's pending notes, oldest first (None: no note for that answer).
         self.notes: list[list[Any] | None] = [None] * n
         self._views = [view(state, s) for s in range(n)] if live_views else None
+        #: Each seat whose bot is untimed in this process (its bot is called
+        #: directly: two calls less a decision), else None.
+        self._direct: list[BotSeat | None] = [None] * n
 
     def time_left(self, seat: int) -> float | None:
         """Seconds left in ``seat``'s time bank this match (None: no limits)."""
@@ -425,6 +438,8 @@ class Referee:
             fault = agent.start(s, rules, derive_seed(seed, "bot", s))
             self._put(("seat", s, ",".join(sorted(agent.asks))))
             self.asks[s] = agent.asks
+            if type(agent) is BotSeat and not agent.timed and not agent.lost:
+                self._direct[s] = agent
             if self.keep_notes:
                 notes: list[Any] | None = getattr(agent, "notes", None)
                 if notes:
@@ -442,7 +457,14 @@ class Referee:
         view = self._views[seat] if self._views else self.view(self.state, seat)
         if kind not in self.asks[seat]:
             return self.decisions[kind].default(view, *args), BY_DEFAULT, None
-        answer, fault = self.seats[seat].decide(kind, view, args)
+        direct = self._direct[seat]
+        if direct is None:
+            answer, fault = self.seats[seat].decide(kind, view, args)
+        else:  # BotSeat.decide, inlined: the hottest call of a match
+            try:
+                answer, fault = getattr(direct.bot, kind)(view, *args), None
+            except BaseException as e:
+                answer, fault = None, direct.fault_of(e)
         if fault is None:  # _settle's common case, inlined (one call less a decision)
             try:
                 checked = self.decisions[kind].check(self.state, seat, answer, *args)

@@ -109,7 +109,7 @@ class PlannerBot(Bot):
         return asks if rules.third_field_cost else asks - {"anytime"}
 
     def plant(self, view: SeatView, card: int) -> int:
-        return best_field(view, card)
+        return _best_field(view.my_fields, card)
 
     def start(self, seat: int, rules: RuleSet, rng: random.Random) -> None:
         super().start(seat, rules, rng)

@@ -30,7 +30,7 @@ from .bot import (
     default_none,
     default_plant,
 )
-from .table import PROTECTION, Table
+from .table import EMPTY, PROTECTION, Table
 
 
 def _shown(x: int) -> str:
@@ -89,10 +89,16 @@ def _varieties(t: Table, want: Any) -> tuple[int, ...]:
 
 # -- checks -----------------------------------------------------------------
 def _plant(t: Table, seat: int, x: Any, card: int) -> int:
+    fields = t.fields[seat]
+    # the legal case without building the options (checked every planting)
+    if type(x) is int and 0 <= x < len(fields) and fields[x][0] in (card, EMPTY):
+        return x
     return _index(x, t.fields_for(seat, card), "field")
 
 
 def _make_room(t: Table, seat: int, x: Any, card: int) -> int:
+    if type(x) is int and x in t.harvestable(seat):
+        return x  # (the common case without _index's call)
     return _index(x, t.harvestable(seat), "field to harvest")
 
 
