@@ -91,8 +91,10 @@ def _varieties(t: Table, want: Any) -> tuple[int, ...]:
 def _plant(t: Table, seat: int, x: Any, card: int) -> int:
     fields = t.fields[seat]
     # the legal case without building the options (checked every planting)
-    if type(x) is int and 0 <= x < len(fields) and fields[x][0] in (card, EMPTY):
-        return x
+    if type(x) is int and 0 <= x < len(fields):
+        v = fields[x][0]
+        if v == card or v == EMPTY:  # noqa: SIM109 (a tuple test costs more)
+            return x
     return _index(x, t.fields_for(seat, card), "field")
 
 

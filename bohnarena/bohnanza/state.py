@@ -45,7 +45,7 @@ from ..seats import FORCED
 from .bot import DECISION_METHODS, Accept, Anytime, DraftPick, Offer, Proposal
 from .decisions import DECISIONS, ref_cards
 from .rules import RuleSet
-from .table import FINAL_PHASE, FROM_HAND, FROM_TRADE_AREA, GameOver, Table, shuffle
+from .table import EMPTY, FINAL_PHASE, FROM_HAND, FROM_TRADE_AREA, GameOver, Table, shuffle
 from .view import SeatView
 
 MAX_TURNS = 100_000  # a guard against engine bugs only; real games end far sooner
@@ -221,14 +221,18 @@ class State(GameState):
         t = self.table
         zone = t.hands[seat] if source == FROM_HAND else t.trade[seat]
         card = zone[index]
-        fits = t.fields_for(seat, card)
+        fits = []  # t.fields_for(), inlined: every card planted asks it
+        for i, (v, _) in enumerate(t.fields[seat]):
+            if v == card or v == EMPTY:  # noqa: SIM109 (a tuple test costs more)
+                fits.append(i)
         while not fits:
             room = t.harvestable(seat)
             if len(room) == 1:
                 field = room[0]
                 t.record(("make_room", seat, card, field, FORCED))
             else:
-                field = self._decide(seat, "make_room", (card,), (State._room_made, *f[1:]))
+                then = (State._room_made, seat, source, index)
+                field = self._decide(seat, "make_room", (card,), then)
                 if field is STOPPED:
                     return
             if t.harvest(seat, field):
@@ -240,7 +244,7 @@ class State(GameState):
             field = fits[0]
             t.record(("plant", seat, card, field, FORCED))
         else:
-            field = self._decide(seat, "plant", (card,), (State._planted, *f[1:]))
+            field = self._decide(seat, "plant", (card,), (State._planted, seat, source, index))
             if field is STOPPED:
                 return
         zone.pop(index)
