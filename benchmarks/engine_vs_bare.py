@@ -67,7 +67,7 @@ def stripped(rules: RuleSet, cls: type, seeds: range) -> tuple[Callable[[int], A
     state, and one answered from the answers those bots gave."""
     answers: dict[int, list[Any]] = {}
 
-    def bots(seed: int) -> None:
+    def bots(seed: int) -> State:
         state = State(rules, seed)
         players = [cls() for _ in range(rules.players)]
         for s, bot in enumerate(players):
@@ -83,17 +83,20 @@ def stripped(rules: RuleSet, cls: type, seeds: range) -> tuple[Callable[[int], A
         state.seated()
         state.answerer = answer
         state.start()
+        return state
 
-    def canned(seed: int) -> None:
+    def canned(seed: int) -> State:
         state = State(rules, seed)
         given = iter(answers[seed]).__next__
         state.asks = [cls().decisions(rules)] * rules.players
         state.seated()
         state.answerer = lambda seat, kind, args: (given(), "bot", None)
         state.start()
+        return state
 
-    for seed in seeds:
-        bots(seed)  # the answers canned() plays
+    for seed in seeds:  # the answers canned() plays: the same matches
+        if bots(seed).records != canned(seed).records:
+            raise AssertionError(f"seed {seed}: the canned answers play another match")
     return bots, canned
 
 
