@@ -72,19 +72,10 @@ class BotBase:
         """The decisions this bot answers in a match under ``rules``; every
         other decision is played with the base class's answer, without a call.
         Default: the decision methods the bot's class overrides."""
-        cls = type(self)
-        known = _OVERRIDDEN.get(cls)  # worked out once a class: every match asks each seat
-        if known is None:
-            base = next(c for c in cls.__mro__ if "DECISIONS" in vars(c))
-            known = frozenset(
-                k for k in cls.DECISIONS if getattr(cls, k, None) is not getattr(base, k)
-            )
-            _OVERRIDDEN[cls] = known
-        return known
-
-
-#: :meth:`BotBase.decisions` by bot class.
-_OVERRIDDEN: dict[type, frozenset[str]] = {}
+        base = next(c for c in type(self).__mro__ if "DECISIONS" in vars(c))
+        return frozenset(
+            k for k in self.DECISIONS if getattr(type(self), k, None) is not getattr(base, k)
+        )
 
 
 class TableState(Protocol):
