@@ -23,6 +23,11 @@ GROUP = "bohnarena.games"
 #: The JSON-lines bot protocol's version (the ``start`` message's ``protocol``).
 PROTOCOL_VERSION = 1
 
+#: The key of the decision being asked in the view data bohnarena's host
+#: gives a game's ``json_view`` (a view may need it: the second decision of
+#: a pair sees the same view as the first, at another point of the match).
+ASKED = "_asked"
+
 #: A logged record: ``(kind, seat, *values)``.
 Record = tuple[Any, ...]
 #: A rule configuration: (edition, players, rule options).
