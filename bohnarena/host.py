@@ -21,7 +21,7 @@ import sys
 from typing import IO, Any, Protocol
 
 from .channel import read_frame
-from .game import ASKED, MatchResult
+from .game import ASKED, STATE, MatchResult
 from .plugins import load_bot
 
 
@@ -75,7 +75,7 @@ class Host:
             self.bot.start(msg["seat"], self.rules, random.Random(msg["seed"]))
             reply: dict[str, Any] = {"decisions": sorted(self.bot.decisions(self.rules))}
             if getattr(self.bot, "wants_state", False) is True:
-                reply["state"] = True  # the engine sends the searchable state with each view
+                reply[STATE] = True  # the engine sends the searchable state with each view
             return reply
         if kind == "decide":
             # Events come as tuples (framed) or as JSON objects.

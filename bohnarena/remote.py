@@ -16,7 +16,7 @@ from typing import Any
 
 from .channel import CRASH, MEMORY, PROTOCOL, START, BotFault, Channel
 from .errors import BotLoadError
-from .game import PROTOCOL_VERSION, MatchResult, get_game
+from .game import PROTOCOL_VERSION, STATE, MatchResult, get_game
 from .host import Wire, wire_of
 from .league import BotEntry
 from .limits import Limits
@@ -77,7 +77,7 @@ class RemoteSeat:
             if "error" in reply:
                 raise BotFault(START, _text(reply["error"]))
             self.asks = self._decisions(reply.get("decisions"))
-            if reply.get("state") is True:
+            if reply.get(STATE) is True:
                 self.state_json = getattr(self.wire, "state_json", None)
             self.reuse = reply.get("reuse") is True and hasattr(self.endpoint, "keep")
         except BotFault as f:
@@ -147,7 +147,7 @@ class RemoteSeat:
         events, self._seen = self.wire.events_since(view, self._seen)
         shown = self.wire.view_json(view)
         if self.state_json is not None:
-            shown["state"] = self.state_json(view)
+            shown[STATE] = self.state_json(view)
         msg: dict[str, Any] = {
             "type": "decide",
             "decision": kind,

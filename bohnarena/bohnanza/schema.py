@@ -13,7 +13,7 @@ import dataclasses
 import json
 from typing import Any
 
-from ..game import PROTOCOL_VERSION
+from ..game import PROTOCOL_VERSION, STATE
 from ..seats import NOTE_CHARS
 from . import wire
 from .records import COLUMNS, LAYOUT
@@ -164,7 +164,7 @@ def schema() -> dict[str, Any]:
         "view": _object(
             {
                 **{k: _type(t) for k, t in wire.VIEW.items()},
-                wire.STATE_KEY: {
+                STATE: {
                     "description": "only to a seat that asked for it at start: the "
                     "searchable state's public part (for bohnarena's Python package)",
                     "anyOf": [{"$ref": "#/$defs/state"}, {"type": "null"}],

@@ -28,6 +28,7 @@ import random
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from ..game import STATE
 from .bot import Accept, Anytime, DraftPick, Offer, Proposal
 from .rules import RuleSet
 from .state import State
@@ -149,7 +150,7 @@ def restore(view: Mapping[str, Any], rules: RuleSet, asked: str | None = None) -
     :meth:`.State.determinize` only. ``asked``: the decision the bot
     answers; the second of a pair (a window, then the decision that follows
     it when the window passes) is reached by passing the window."""
-    data = view["state"]
+    data = view[STATE]
     seat = view["seat"]
     state = State(rules, 0, [frozenset(a) for a in data["asks"]])
     t = state.table

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ..game import ASKED as ASKED_KEY
+from ..game import STATE as STATE_KEY
 from .bot import Accept, Anytime, Bot, DraftPick, Offer, Proposal
 from .decisions import DECISIONS as _DECISIONS
 from .records import as_dict, named
@@ -55,10 +56,6 @@ VIEW: dict[str, str] = {
     "unseen": "ints",
     "time_left": "number?",
 }
-
-#: The view's key of the searchable state (:mod:`.snapshot`): sent only to a
-#: seat that asks for it (``"state": true`` in the reply to ``start``).
-STATE_KEY = "state"
 
 #: The state's keys (types: see schema.TYPES).
 STATE: dict[str, str] = {
@@ -244,7 +241,7 @@ class JsonView:
     ) -> None:
         self._d, self.rules, self._history = data, rules, history
         self._frozen: dict[str, Any] = {}
-        self._root: Any = None  # the state rebuilt from the view (one a decision)
+        self._root: State | None = None  # rebuilt from the view, once a decision
 
     @property
     def history(self) -> tuple[tuple[Any, ...], ...]:
