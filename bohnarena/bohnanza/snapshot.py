@@ -23,11 +23,12 @@ does in the engine's process: the same rng gives the same sample.
 
 from __future__ import annotations
 
-import inspect
 import random
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from functools import partial
 from typing import Any
 
+from ..frames import Frames
 from ..game import STATE
 from .bot import Accept, Anytime, DraftPick, Offer, Proposal
 from .rules import RuleSet
@@ -38,63 +39,25 @@ from .wire import answer_from_json, answer_json, args_from_json, proposal_json
 #: played, as :meth:`.State.determinize` deals every one afresh.
 HIDDEN = -2
 
-# Tagged objects: the decision whose answer it is (wire.answer_json reads and
-# writes it), by class name. A Proposal is an argument, not an answer.
-_ANSWERS: dict[str, str] = {
-    "Offer": "offer",
-    "Accept": "respond",
-    "Anytime": "anytime",
-    "DraftPick": "draft",
-}
-_ANSWER_TYPES = (Offer, Accept, Anytime, DraftPick)
+
+def _proposal(data: Any) -> Proposal:
+    proposal: Proposal = args_from_json("respond", {"offer": data})[0]
+    return proposal
 
 
-def _step_name(fn: Any) -> str:
-    """A step's name; a value that is not a function of State fails loudly."""
-    name = getattr(fn, "__name__", None)
-    if not isinstance(name, str) or getattr(State, name, None) is not fn:
-        raise TypeError(f"not a step of State: {fn!r}")
-    return name
-
-
-def _step(name: Any) -> Callable[..., Any]:
-    """The step called ``name`` (a renamed step fails here, not later)."""
-    fn = getattr(State, name, None) if isinstance(name, str) and name.startswith("_") else None
-    if not inspect.isfunction(fn):
-        raise ValueError(f"no step {name!r} in State (another bohnarena version than the engine?)")
-    return fn
-
-
-def encode(value: Any) -> Any:
-    """A frame's value as JSON data: tuples as lists, steps as ``{"step":
-    name}``, answer objects and proposals tagged with their class name."""
-    if value is None or type(value) in (int, bool, str):
-        return value
-    if type(value) is tuple:
-        return [encode(v) for v in value]
-    if type(value) is Proposal:
-        return {"Proposal": proposal_json(value)}
-    if isinstance(value, _ANSWER_TYPES):
-        return {type(value).__name__: answer_json(value)}
-    return {"step": _step_name(value)}
-
-
-def decode(data: Any) -> Any:
-    """The inverse of :func:`encode` (lists come back as tuples; marshal's
-    tuples, from bohnarena's own host, too)."""
-    if data is None or type(data) in (int, bool, str):
-        return data
-    if type(data) in (list, tuple):
-        return tuple(decode(v) for v in data)
-    if type(data) is dict and len(data) == 1:
-        ((tag, body),) = data.items()
-        if tag == "step":
-            return _step(body)
-        if tag == "Proposal":
-            return args_from_json("respond", {"offer": body})[0]
-        if tag in _ANSWERS:
-            return answer_from_json(_ANSWERS[tag], body)
-    raise ValueError(f"not a frame value: {data!r}")
+#: The frames' values: answer objects as wire.answer_json writes them (read
+#: back as the answer of their decision), a Proposal as a respond's argument.
+FRAMES = Frames(
+    State,
+    {
+        Offer: (answer_json, partial(answer_from_json, "offer")),
+        Accept: (answer_json, partial(answer_from_json, "respond")),
+        Anytime: (answer_json, partial(answer_from_json, "anytime")),
+        DraftPick: (answer_json, partial(answer_from_json, "draft")),
+        Proposal: (proposal_json, _proposal),
+    },
+)
+encode, decode = FRAMES.encode, FRAMES.decode
 
 
 def _masked(frame: tuple[Any, ...], state: State, seat: int) -> tuple[Any, ...]:
@@ -127,12 +90,7 @@ def snapshot(state: State, seat: int) -> dict[str, Any]:
         "drafts": [list(d) for d in t.drafts],
         "ended": t.ended,
         "playing_out": t.playing_out,
-        "stack": [encode(f) for f in masked_stack(state, seat)],
-        "pending": encode(state.pending),
-        "then": encode(state.then),
-        "asks": [sorted(a) for a in state.asks],
-        "declared": [sorted(a) for a in state.declared],
-        "forfeited": sorted(state.forfeited),
+        **FRAMES.where(state, masked_stack(state, seat)),
         "busy": state._busy,
         "windows": state._windows,
         "trades": state._trades,
@@ -152,7 +110,7 @@ def restore(view: Mapping[str, Any], rules: RuleSet, asked: str | None = None) -
     it when the window passes) is reached by passing the window."""
     data = view[STATE]
     seat = view["seat"]
-    state = State(rules, 0, [frozenset(a) for a in data["asks"]])
+    state = State(rules, 0)
     t = state.table
     t.rng = random.Random(0)  # the match's stream is not sent: determinize draws a new one
     t.deck = [HIDDEN] * view["draw_pile"]
@@ -167,17 +125,9 @@ def restore(view: Mapping[str, Any], rules: RuleSet, asked: str | None = None) -
     t.drafts = _lists(data["drafts"])
     t.exhaustions, t.ended, t.playing_out = view["exhaustions"], data["ended"], data["playing_out"]
     t.active, t.turn, t.phase = view["active"], view["turn"], view["phase"]
-    state.declared = [frozenset(a) for a in data["declared"]]
-    state.forfeited = set(data["forfeited"])
+    FRAMES.put(state, data)
     state._busy, state._windows, state._trades = data["busy"], data["windows"], data["trades"]
-    state._stack = list(decode(data["stack"]))
-    state.pending = decode(data["pending"])
-    state.then = decode(data["then"])
-    pending, then = state.pending, state.then
-    if asked is not None and pending is not None and pending[1] != asked:
-        if then is None or then[0] != asked:
-            raise ValueError(f"the state is at {pending[1]!r}, not at {asked!r}")
-        state.resume(None)  # the window passes, as the engine plays it before the pair's second
+    FRAMES.reach(state, asked)
     return state
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from ..frames import WHERE
 from ..game import ASKED as ASKED_KEY
 from ..game import STATE as STATE_KEY
 from .bot import Accept, Anytime, Bot, DraftPick, Offer, Proposal
@@ -63,12 +64,7 @@ STATE: dict[str, str] = {
     "drafts": "ints_by_seat",
     "ended": "bool",
     "playing_out": "bool",
-    "stack": "frames",
-    "pending": "value",
-    "then": "value",
-    "asks": "decisions_by_seat",
-    "declared": "decisions_by_seat",
-    "forfeited": "ints",
+    **WHERE,
     "busy": "bool",
     "windows": "bool",
     "trades": "bool",
