@@ -116,10 +116,6 @@ class Bot(BotBase):
 
     game: ClassVar[str] = "bohnanza"
     DECISIONS = DECISION_METHODS
-    #: Run out of process, does the bot get the searchable state with each
-    #: view, so that ``view.determinize`` works there too (docs/search.md)?
-    #: Only a bot that searches should: it costs the engine a snapshot a decision.
-    wants_state: ClassVar[bool] = False
     rules: RuleSet
 
     # -- planting -----------------------------------------------------------
