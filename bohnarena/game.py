@@ -23,6 +23,14 @@ GROUP = "bohnarena.games"
 #: The JSON-lines bot protocol's version (the ``start`` message's ``protocol``).
 PROTOCOL_VERSION = 1
 
+#: The key of the decision being asked in the view data bohnarena's host
+#: gives a game's ``json_view`` (a view may need it: the second decision of
+#: a pair sees the same view as the first, at another point of the match).
+ASKED = "_asked"
+#: The view's key of a game's searchable state, for a seat that asked for it
+#: (``"state": true`` in its reply to ``start``; see bohnarena/bohnanza/snapshot.py).
+STATE = "state"
+
 #: A logged record: ``(kind, seat, *values)``.
 Record = tuple[Any, ...]
 #: A rule configuration: (edition, players, rule options).

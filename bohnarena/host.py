@@ -21,7 +21,7 @@ import sys
 from typing import IO, Any, Protocol
 
 from .channel import read_frame
-from .game import MatchResult
+from .game import ASKED, STATE, MatchResult
 from .plugins import load_bot
 
 
@@ -73,7 +73,10 @@ class Host:
             self.history.clear()
             self.view = {"match_id": msg.get("match_id")}  # (in the start message only)
             self.bot.start(msg["seat"], self.rules, random.Random(msg["seed"]))
-            return {"decisions": sorted(self.bot.decisions(self.rules))}
+            reply: dict[str, Any] = {"decisions": sorted(self.bot.decisions(self.rules))}
+            if getattr(self.bot, "wants_state", False) is True:
+                reply[STATE] = True  # the engine sends the searchable state with each view
+            return reply
         if kind == "decide":
             # Events come as tuples (framed) or as JSON objects.
             self.history.extend(
@@ -111,7 +114,7 @@ class Host:
         return {"error": f"unknown message type {kind!r}"}
 
     def _decide(self, decision: str, args: Any) -> Any:
-        view = self.wire.json_view(dict(self.view), self.rules, self.history)
+        view = self.wire.json_view({**self.view, ASKED: decision}, self.rules, self.history)
         return getattr(self.bot, decision)(view, *self.wire.args_from_json(decision, args))
 
 

@@ -16,7 +16,7 @@ from typing import Any
 
 from .channel import CRASH, MEMORY, PROTOCOL, START, BotFault, Channel
 from .errors import BotLoadError
-from .game import PROTOCOL_VERSION, MatchResult, get_game
+from .game import PROTOCOL_VERSION, STATE, MatchResult, get_game
 from .host import Wire, wire_of
 from .league import BotEntry
 from .limits import Limits
@@ -51,9 +51,13 @@ class RemoteSeat:
         self._shown: dict[str, Any] = {}  # the view last sent (framed)
         self.notes: list[Any] = []  # the notes of the answers just read (Referee.notes)
         self.match_id: int | None = None  # the league's id of the match (set by the runner)
+        #: The game's searchable state for the view, if the bot asked for it
+        #: (``"state": true`` at start) and the game has one; else None (no cost).
+        self.state_json: Any = None
 
     def start(self, seat: int, rules: Any, seed: int) -> str | None:
         self.spent, self._seen, self.asks, self._shown = 0.0, 0, frozenset(), {}
+        self.state_json = None
         try:
             self.channel = self.endpoint.open()
             if self.channel.reused:  # as UCI's ucinewgame: forget the last match
@@ -73,6 +77,8 @@ class RemoteSeat:
             if "error" in reply:
                 raise BotFault(START, _text(reply["error"]))
             self.asks = self._decisions(reply.get("decisions"))
+            if reply.get(STATE) is True:
+                self.state_json = getattr(self.wire, "state_json", None)
             self.reuse = reply.get("reuse") is True and hasattr(self.endpoint, "keep")
         except BotFault as f:
             return self._lose(f)
@@ -140,6 +146,8 @@ class RemoteSeat:
         events: list[Any]
         events, self._seen = self.wire.events_since(view, self._seen)
         shown = self.wire.view_json(view)
+        if self.state_json is not None:
+            shown[STATE] = self.state_json(view)
         msg: dict[str, Any] = {
             "type": "decide",
             "decision": kind,

@@ -47,6 +47,10 @@ class BotBase:
     game: ClassVar[str] = ""
     #: The game's decision methods (set by the game's Bot base class).
     DECISIONS: ClassVar[tuple[str, ...]] = ()
+    #: Run out of process, does the bot get the searchable state with each
+    #: view, so that ``view.determinize`` works there too (docs/search.md)?
+    #: Only a bot that searches should: it costs a snapshot a decision.
+    wants_state: ClassVar[bool] = False
 
     seat: int
     rng: random.Random

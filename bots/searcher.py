@@ -16,8 +16,10 @@ stops a search unless the seat has a time bank (then at 1% of what is left)
 or :attr:`BeanCounterBot.max_seconds` is set: a search cut short by the
 clock makes the match depend on the machine's speed.
 
-Where the view cannot be searched (a bot run out of process, whose view has
-no state behind it) every decision falls back to the trader's heuristics.
+Out of process (a command bot, the sandbox) it asks for the searchable
+state (``wants_state``) and searches the same way. Where the view cannot be
+searched all the same (a view without a state) every decision falls back
+to the trader's heuristics.
 """
 
 from __future__ import annotations
@@ -142,6 +144,7 @@ def score(t: Table, seat: int) -> float:
 
 class BeanCounterBot(TraderBot):
     name = "beancounter"
+    wants_state = True  # out of process too: the engine sends the state to search
 
     #: Rollouts a decision at a 4-player table (candidates x deals; times
     #: 4/players at others): the reproducible budget.
@@ -235,7 +238,7 @@ class BeanCounterBot(TraderBot):
         try:
             root = view.determinize(rng)
         except (NotImplementedError, RuntimeError):
-            self.searchable = False  # out of process: heuristics from now on
+            self.searchable = False  # no state behind the view: heuristics from now on
             return fallback()
         pending = root.pending
         if pending is None or pending[0] != self.seat or pending[1] != kind:

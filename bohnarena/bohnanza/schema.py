@@ -13,7 +13,7 @@ import dataclasses
 import json
 from typing import Any
 
-from ..game import PROTOCOL_VERSION
+from ..game import PROTOCOL_VERSION, STATE
 from ..seats import NOTE_CHARS
 from . import wire
 from .records import COLUMNS, LAYOUT
@@ -44,6 +44,12 @@ TYPES: dict[str, dict[str, Any]] = {
                 "maxItems": 2,
             },
         },
+    },
+    "frames": {"type": "array", "items": {"$ref": "#/$defs/state_value"}},
+    "value": {"$ref": "#/$defs/state_value"},
+    "decisions_by_seat": {
+        "type": "array",
+        "items": {"type": "array", "items": {"enum": list(wire.DECISIONS)}},
     },
     "proposal": {
         "type": "object",
@@ -128,13 +134,46 @@ def answer_schema(kind: str) -> dict[str, Any]:
     return {"anyOf": [out, {"type": "null"}]} if nullable else out
 
 
+def state_value_schema() -> dict[str, Any]:
+    """A value of the state's frames (see bohnarena/bohnanza/snapshot.py):
+    plain data, a list (a tuple), a step by name, or an object tagged with
+    its class."""
+    tagged = {
+        "Offer": "answer_offer",
+        "Accept": "answer_respond",
+        "Anytime": "answer_anytime",
+        "DraftPick": "answer_draft",
+    }
+    return {
+        "anyOf": [
+            {"type": ["integer", "boolean", "string", "null"]},
+            {"type": "array", "items": {"$ref": "#/$defs/state_value"}},
+            _object({"step": {"type": "string", "pattern": "^_"}}),
+            _object({"Proposal": TYPES["proposal"]}),
+            *(_object({tag: {"$ref": f"#/$defs/{ref}"}}) for tag, ref in tagged.items()),
+        ]
+    }
+
+
 def schema() -> dict[str, Any]:
     """The protocol's JSON Schema (draft 2020-12): one schema for every
     message either way; ``$defs`` names each message and part."""
     decisions = list(wire.DECISIONS)
     defs: dict[str, Any] = {
         "rules": rules_schema(),
-        "view": _object({k: _type(t) for k, t in wire.VIEW.items()}),
+        "view": _object(
+            {
+                **{k: _type(t) for k, t in wire.VIEW.items()},
+                STATE: {
+                    "description": "only to a seat that asked for it at start: the "
+                    "searchable state's public part (for bohnarena's Python package)",
+                    "anyOf": [{"$ref": "#/$defs/state"}, {"type": "null"}],
+                },
+            },
+            list(wire.VIEW),
+        ),
+        "state": _object({k: _type(t) for k, t in wire.STATE.items()}),
+        "state_value": state_value_schema(),
         "event": {"oneOf": [{"$ref": f"#/$defs/event_{k}"} for k in LAYOUT]},
         **{f"event_{k}": v for k, v in event_schemas().items()},
         **{f"args_{k}": _object({a: _type(t) for a, t in wire.ARGS[k].items()}) for k in decisions},
@@ -194,6 +233,11 @@ def schema() -> dict[str, Any]:
                 "anyOf": [{"type": "array", "items": {"enum": decisions}}, {"type": "null"}]
             },
             "reuse": {"type": "boolean"},
+            "state": {
+                "type": "boolean",
+                "description": "true: send the searchable state with each view "
+                "(view.state), for a bot that searches ahead",
+            },
             "error": error,
         },
         [],

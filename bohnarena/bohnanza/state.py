@@ -140,8 +140,13 @@ class State(GameState):
         not depend on the hidden cards' real places (the sample is drawn
         from the unseen counts, not from the cards themselves), and it keeps
         no records (its history starts now). What the seat may have learnt
-        of another hand from a declined offer is not used."""
+        of another hand from a declined offer is not used, nor where in that
+        hand the cards of an offer on the table are (only their varieties
+        were shown: the sample's offer gives the hand's hindmost cards)."""
+        from .snapshot import masked_stack  # (it imports this module)
+
         new = self.clone()
+        new._stack = masked_stack(self, seat)
         t = new.table
         t.records = []
         t.record = t.records.append

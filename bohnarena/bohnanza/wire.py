@@ -6,8 +6,11 @@ these messages and :mod:`bohnarena.host` answers them for Python bots.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from ..frames import WHERE
+from ..game import ASKED as ASKED_KEY
+from ..game import STATE as STATE_KEY
 from .bot import Accept, Anytime, Bot, DraftPick, Offer, Proposal
 from .decisions import DECISIONS as _DECISIONS
 from .records import as_dict, named
@@ -15,6 +18,11 @@ from .rules import RuleSet, edition_names, player_counts, ruleset
 from .table import PROTECTION
 from .view import SeatView
 from .view import events_since as _records_since
+
+if TYPE_CHECKING:
+    import random
+
+    from .state import State
 
 BASE = Bot
 DECISIONS = tuple(_DECISIONS)
@@ -48,6 +56,18 @@ VIEW: dict[str, str] = {
     "can_buy_field": "bool",
     "unseen": "ints",
     "time_left": "number?",
+}
+
+#: The state's keys (types: see schema.TYPES).
+STATE: dict[str, str] = {
+    "coin_piles": "ints_by_seat",
+    "drafts": "ints_by_seat",
+    "ended": "bool",
+    "playing_out": "bool",
+    **WHERE,
+    "busy": "bool",
+    "windows": "bool",
+    "trades": "bool",
 }
 
 #: The decide message's ``args``, by decision.
@@ -114,9 +134,21 @@ def args_json(kind: str, view: SeatView, args: tuple[Any, ...]) -> dict[str, Any
     if kind == "draft":
         return {"cards": args[0]}
     if kind == "respond":
-        p: Proposal = args[0]
-        return {"offer": {"by": p.by, "to": p.to, "cards": p.cards, "want": p.want}}
+        return {"offer": proposal_json(args[0])}
     return {}
+
+
+def proposal_json(p: Proposal) -> dict[str, Any]:
+    return {"by": p.by, "to": p.to, "cards": p.cards, "want": p.want}
+
+
+def state_json(view: SeatView) -> dict[str, Any] | None:
+    """The searchable state's public part for ``view``'s seat (see
+    :mod:`.snapshot`); None where the view has no state behind it."""
+    from .snapshot import snapshot  # (it imports this module)
+
+    state = view._table.state()
+    return None if state is None else snapshot(state, view.seat)
 
 
 def answer_json(answer: Any) -> Any:
@@ -205,6 +237,7 @@ class JsonView:
     ) -> None:
         self._d, self.rules, self._history = data, rules, history
         self._frozen: dict[str, Any] = {}
+        self._root: State | None = None  # rebuilt from the view, once a decision
 
     @property
     def history(self) -> tuple[tuple[Any, ...], ...]:
@@ -225,11 +258,21 @@ class JsonView:
                 raise AttributeError(name) from None
         return frozen[name]
 
-    def determinize(self, rng: Any) -> Any:
-        raise NotImplementedError(
-            "a sampled state (view.determinize) is for bots in the engine's process;"
-            " a bot out of process does not get one yet"
-        )
+    def determinize(self, rng: random.Random) -> State:
+        """As :meth:`.SeatView.determinize`, from the state the engine sent
+        (a bot asks for it with ``wants_state``; without it this raises
+        NotImplementedError)."""
+        from .snapshot import restore  # (it imports this module)
+
+        if self._root is None:
+            if self._d.get(STATE_KEY) is None:
+                raise NotImplementedError(
+                    "no state was sent with this view: a bot out of process gets one"
+                    " when its class sets wants_state = True"
+                )
+            self._root = restore(self._d, self.rules, self._d.get(ASKED_KEY))
+        sample: State = self._root.determinize(self.seat, rng)
+        return sample
 
     @property
     def my_fields(self) -> tuple[tuple[int, int], ...]:

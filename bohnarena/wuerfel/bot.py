@@ -10,7 +10,10 @@ from ..seats import BotBase, ViewBase, fault_type, seen_by
 from .orders import Order
 
 if TYPE_CHECKING:
+    import random
+
     from .rules import RuleSet
+    from .state import State
     from .table import Table
 
 FULFIL, REDEEM = "fulfil", "redeem"
@@ -86,6 +89,16 @@ class DiceView(ViewBase):
     def fulfillable(self, dice: Sequence[int]) -> int:
         """How many of this seat's open orders, in a row from the lowest, ``dice`` meet."""
         return self._table.fulfillable(self._seat, dice)
+
+    def determinize(self, rng: random.Random) -> State:
+        """A full state of this match that this seat could believe in (see
+        :meth:`State.determinize`): play it on with ``apply``; nothing done
+        to it reaches the real match. Out of process a bot gets it with
+        ``wants_state``."""
+        state = self._table.state()
+        if state is None:
+            raise RuntimeError("this view has no state behind it")
+        return state.determinize(self._seat, rng)
 
 
 def public(rec: tuple[Any, ...], seat: int) -> tuple[Any, ...] | None:

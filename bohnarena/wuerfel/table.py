@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import IllegalAnswer
 from ..game import Decision
@@ -14,7 +14,14 @@ from .bot import FULFIL, REDEEM, Keep, default_harvest, default_keep
 from .orders import met_in_a_row
 from .rules import PAYOUT, RuleSet
 
+if TYPE_CHECKING:
+    from .state import State
+
 OVERVIEW_COINS = 5
+
+
+def _no_state() -> State | None:
+    return None
 
 
 class Table:
@@ -42,6 +49,9 @@ class Table:
         self.records: list[tuple[Any, ...]] = []
         #: Where every record goes (replay checks each against the log as it is made).
         self.record: Callable[[tuple[Any, ...]], None] = self.records.append
+        #: The searchable state this table is part of, if any (weakly: a view's
+        #: way to it for ``determinize``).
+        self.state: Callable[[], State | None] = _no_state
 
     def copy(self) -> Table:
         """An independent copy (the records too; the random stream is the
@@ -59,6 +69,7 @@ class Table:
         new.shown_coins = set(self.shown_coins)
         new.records = self.records[:]
         new.record = new.records.append
+        new.state = _no_state
         return new
 
     def fulfillable(self, seat: int, dice: Sequence[int]) -> int:

@@ -14,13 +14,19 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from ..game import ASKED, STATE
 from ..seats import events_since as _events_since
 from .bot import FULFIL, REDEEM, Bot, DiceView, Keep, public
 from .game import as_dict
 from .orders import Order, met_in_a_row, parse
 from .rules import RuleSet
+
+if TYPE_CHECKING:
+    import random
+
+    from .state import State
 
 BASE = Bot
 DECISIONS = Bot.DECISIONS
@@ -55,6 +61,15 @@ def view_json(view: DiceView) -> dict[str, Any]:
         "cover_cards": view.cover_cards,
         "draw_pile": view.draw_pile,
     }
+
+
+def state_json(view: DiceView) -> dict[str, Any] | None:
+    """The searchable state's part beyond the view, for a seat that asked
+    for it (see :mod:`.snapshot`); None where the view has no state behind it."""
+    from .snapshot import snapshot  # (it imports this module)
+
+    state = view._table.state()
+    return None if state is None else snapshot(state, view.seat)
 
 
 def events_since(view: DiceView, start: int) -> tuple[list[tuple[Any, ...]], int]:
@@ -157,7 +172,9 @@ class JsonDiceView:
     bot does to them reaches the next decision."""
 
     __slots__ = (
+        "_data",
         "_history",
+        "_root",
         "active",
         "bean_field",
         "cards",
@@ -184,11 +201,13 @@ class JsonDiceView:
     covered: tuple[int, ...]
     cover_cards: tuple[int, ...]
     hand: tuple[int, ...]
+    _root: State | None  # rebuilt from the view, once a decision
 
     def __init__(
         self, data: dict[str, Any], rules: RuleSet, history: list[tuple[Any, ...]]
     ) -> None:
         self.rules, self._history = rules, history
+        self._data, self._root = data, None
         for name in ("seat", "active", "turn", "players", "dice_left", "draw_pile"):
             setattr(self, name, data[name])
         # Lists (JSON) or tuples (marshal frames) alike become tuples.
@@ -209,3 +228,19 @@ class JsonDiceView:
         if self.cover_cards[self.seat] < 0:
             return 0
         return met_in_a_row(self.open_orders(), dice)
+
+    def determinize(self, rng: random.Random) -> State:
+        """As :meth:`.DiceView.determinize`, from the state the engine sent
+        (a bot asks for it with ``wants_state``; without it this raises
+        NotImplementedError)."""
+        from .snapshot import restore  # (it imports this module)
+
+        if self._root is None:
+            if self._data.get(STATE) is None:
+                raise NotImplementedError(
+                    "no state was sent with this view: a bot out of process gets one"
+                    " when its class sets wants_state = True"
+                )
+            self._root = restore(self._data, self.rules, self._data.get(ASKED))
+        sample: State = self._root.determinize(self.seat, rng)
+        return sample

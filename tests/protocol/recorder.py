@@ -15,7 +15,9 @@ def main() -> None:
     log_path, spec = sys.argv[1], sys.argv[2]
     wire = wire_of("bohnarena.bohnanza.wire")
     host = Host(load_bot(spec, wire.BASE), wire)
-    with open(log_path, "a", encoding="utf-8") as log:
+    # Line-buffered: the process may be ended at any time after the match,
+    # and a half-written line (a view with a state is long) would not parse.
+    with open(log_path, "a", encoding="utf-8", buffering=1) as log:
         while line := sys.stdin.readline():
             msg = json.loads(line)
             log.write(json.dumps({"in": msg}) + "\n")

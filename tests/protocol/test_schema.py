@@ -25,6 +25,7 @@ ROOT = Path(__file__).parents[2]
 PUBLISHED = ROOT / "docs" / "protocol.schema.json"
 RECORDER = Path(__file__).parent / "recorder.py"
 NOTING = f"{ROOT / 'tests' / 'bohnanza' / 'noting_bots.py'}:NotingBot"
+SEARCHING = f"{ROOT / 'tests' / 'bohnanza' / 'searching_bots.py'}:QuickCounter"
 
 
 def test_published_schema_is_up_to_date() -> None:
@@ -81,10 +82,12 @@ def test_real_traffic_validates(tmp_path: Path) -> None:
     kinds: set[str] = set()
     notes = 0
     events: set[str] = set()
+    states: dict[str, int] = {}  # decide messages with a state, by bot
     for edition, players, spec, options in (
         ("classic", 4, NOTING, {}),  # the trader, with notes in its answers
         ("anniversary", 3, "bohnarena_bots.random_bot:RandomBot", {"extra_bean": "jumping"}),
         ("riogrande", 5, "bohnarena_bots.random_bot:RandomBot", {}),
+        ("riogrande", 4, SEARCHING, {}),  # a searcher: it asks for the state
     ):
         for entry in _traffic(tmp_path, edition, players, spec, 5, **options):
             message = entry.get("in", entry.get("out"))
@@ -92,6 +95,8 @@ def test_real_traffic_validates(tmp_path: Path) -> None:
             if "in" in entry and message.get("type") == "decide":
                 kinds.add(message["decision"])
                 events.update(e["kind"] for e in message["events"])
+                states[spec] = states.get(spec, 0) + ("state" in message["view"])
+                last_state = message
             notes += "note" in entry.get("out", {})
             if "out" in entry and entry["to"].get("type") == "decide":
                 answers[entry["to"]["decision"]].validate(message["answer"])
@@ -110,3 +115,7 @@ def test_real_traffic_validates(tmp_path: Path) -> None:
         answers["draft"].validate({"field": 1})
     assert {"traded", "harvested", "drew", "bought_field", "picked"} <= events
     assert notes  # replies with a note were validated
+    assert states.pop(SEARCHING) > 50 and not any(states.values())  # only to who asks
+    last_state["view"]["state"]["stack"].append([{"step": 1}])
+    with pytest.raises(jsonschema.ValidationError):
+        validator.validate(last_state)
