@@ -157,6 +157,10 @@ class BeanCounterBot(TraderBot):
     #: search the clock cuts short makes a seed's match depend on the
     #: machine. With a time bank the cap is 1% of what is left whatever this says.
     max_seconds: float | None = None
+    #: The decisions searched; the others are the trader's.
+    searched: frozenset[str] = frozenset(DECISION_METHODS)
+    #: In the rollouts, offers made this turn are answered as the trader would.
+    modelled = True
 
     def decisions(self, rules: RuleSet) -> frozenset[str]:
         # Harvest windows are searched only where a third field can be bought;
@@ -169,6 +173,12 @@ class BeanCounterBot(TraderBot):
         self.searchable = True
         self.searches = 0  # decisions searched
         self.capped = 0  # searches the clock cut short
+        # every seat's answer to an offer as the trader gives it (rollouts)
+        self._models: list[TraderBot] = []
+        for s in range(rules.players):
+            model = TraderBot()
+            model.start(s, rules, random.Random(0))
+            self._models.append(model)
 
     # -- the decisions ----------------------------------------------------------
     def plant(self, view: SeatView, card: int) -> int:
@@ -229,7 +239,7 @@ class BeanCounterBot(TraderBot):
 
     # -- the search -------------------------------------------------------------
     def _search(self, view: SeatView, kind: str, fallback: Callable[[], Any]) -> Any:
-        if not self.searchable:
+        if not self.searchable or kind not in self.searched:
             return fallback()
         rng = self.rng
         try:
@@ -317,24 +327,24 @@ class BeanCounterBot(TraderBot):
             best = 0  # not clearly better than the heuristic's answer: keep it
         return candidates[best]
 
-    @staticmethod
-    def _rollout(state: State, seed: int, horizon: int, seat: int) -> float:
+    def _rollout(self, state: State, seed: int, horizon: int, seat: int) -> float:
         rng = random.Random(seed)
         t = state.table
-        if horizon:
-            end = t.turn + horizon
+        end = t.turn + horizon if horizon else math.inf
+        now = t.turn if self.modelled else -1
+        models = self._models
 
-            def policy(
-                state: State, s: int, kind: str, args: tuple[Any, ...], rng: random.Random
-            ) -> Any:
-                if t.turn > end:
-                    raise _Horizon
-                return rollout_policy(state, s, kind, args, rng)
+        def policy(
+            state: State, s: int, kind: str, args: tuple[Any, ...], rng: random.Random
+        ) -> Any:
+            if t.turn > end:
+                raise _Horizon
+            if kind == "respond" and t.turn == now and s != seat:
+                return models[s].respond(state.view(s), args[0])
+            return rollout_policy(state, s, kind, args, rng)
 
-            try:
-                state.playout(rng, policy)
-            except _Horizon:
-                pass
-        else:
-            state.playout(rng, rollout_policy)
+        try:
+            state.playout(rng, policy)
+        except _Horizon:
+            pass
         return score(t, seat)
