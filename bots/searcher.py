@@ -4,7 +4,9 @@ At a decision with more than one sensible answer, the bot deals the cards
 it cannot see afresh several times (``view.determinize``), tries every
 candidate answer on each deal (``clone`` + ``apply``) and plays on with a
 cheap planner-like policy for every seat (:func:`rollout_policy`) for a
-few rounds; the answer with the best mean score wins, where a score is the
+few rounds, but an offer made this turn is answered as the trader would
+answer it (so an offer is judged by whether it would be taken, the trades
+deciding most matches); the answer with the best mean score wins, where a score is the
 seat's coins (plus what its fields would pay now) less the best other
 seat's. Every candidate sees the same deals and the same random stream
 (common random numbers), so their difference is measured, not their luck.
@@ -159,6 +161,9 @@ class BeanCounterBot(TraderBot):
     max_seconds: float | None = None
     #: The decisions searched; the others are the trader's.
     searched: frozenset[str] = frozenset(DECISION_METHODS)
+    #: Candidate offers (besides none) and ways to accept an offer searched.
+    offered = 6
+    accepts = 3
     #: In the rollouts, offers made this turn are answered as the trader would.
     modelled = True
 
@@ -264,7 +269,7 @@ class BeanCounterBot(TraderBot):
         elif kind == "anytime":
             legal = [a for a in legal if a is None or not a.harvest]
         elif kind == "respond":
-            legal = legal[:4]
+            legal = legal[: self.accepts + 1]
         try:
             first = state.check(first)
         except IllegalAnswer:  # never expected: the trader answers legally
@@ -292,7 +297,7 @@ class BeanCounterBot(TraderBot):
             if gain > 0:
                 ranked.append((-gain, len(ranked), o))
         ranked.sort()
-        return [o for _, _, o in ranked[:6]]
+        return [o for _, _, o in ranked[: self.offered]]
 
     def _best(self, view: SeatView, root: State, candidates: list[Any]) -> Any:
         rng = self.rng
