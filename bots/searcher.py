@@ -4,7 +4,9 @@ At a decision with more than one sensible answer, the bot deals the cards
 it cannot see afresh several times (``view.determinize``), tries every
 candidate answer on each deal (``clone`` + ``apply``) and plays on with a
 cheap planner-like policy for every seat (:func:`rollout_policy`) for a
-few rounds; the answer with the best mean score wins, where a score is the
+few rounds (with :attr:`BeanCounterBot.modelled`, an offer made this turn
+is answered as the trader would answer it; off by default, as it did not
+measurably help); the answer with the best mean score wins, where a score is the
 seat's coins (plus what its fields would pay now) less the best other
 seat's. Every candidate sees the same deals and the same random stream
 (common random numbers), so their difference is measured, not their luck.
@@ -160,6 +162,14 @@ class BeanCounterBot(TraderBot):
     #: search the clock cuts short makes a seed's match depend on the
     #: machine. With a time bank the cap is 1% of what is left whatever this says.
     max_seconds: float | None = None
+    #: The decisions searched; the others are the trader's.
+    searched: frozenset[str] = frozenset(DECISION_METHODS)
+    #: Candidate offers (besides none) and ways to accept an offer searched.
+    offered = 6
+    accepts = 3
+    #: In the rollouts, offers made this turn are answered as the trader would.
+    #: Off: it won more at one seating and less at another (CHANGELOG).
+    modelled = False
 
     def decisions(self, rules: RuleSet) -> frozenset[str]:
         # Harvest windows are searched only where a third field can be bought;
@@ -172,6 +182,12 @@ class BeanCounterBot(TraderBot):
         self.searchable = True
         self.searches = 0  # decisions searched
         self.capped = 0  # searches the clock cut short
+        # every seat's answer to an offer as the trader gives it (rollouts)
+        self._models: list[TraderBot] = []
+        for s in range(rules.players):
+            model = TraderBot()
+            model.start(s, rules, random.Random(0))
+            self._models.append(model)
 
     # -- the decisions ----------------------------------------------------------
     def plant(self, view: SeatView, card: int) -> int:
@@ -232,7 +248,7 @@ class BeanCounterBot(TraderBot):
 
     # -- the search -------------------------------------------------------------
     def _search(self, view: SeatView, kind: str, fallback: Callable[[], Any]) -> Any:
-        if not self.searchable:
+        if not self.searchable or kind not in self.searched:
             return fallback()
         rng = self.rng
         try:
@@ -257,7 +273,7 @@ class BeanCounterBot(TraderBot):
         elif kind == "anytime":
             legal = [a for a in legal if a is None or not a.harvest]
         elif kind == "respond":
-            legal = legal[:4]
+            legal = legal[: self.accepts + 1]
         try:
             first = state.check(first)
         except IllegalAnswer:  # never expected: the trader answers legally
@@ -285,7 +301,7 @@ class BeanCounterBot(TraderBot):
             if gain > 0:
                 ranked.append((-gain, len(ranked), o))
         ranked.sort()
-        return [o for _, _, o in ranked[:6]]
+        return [o for _, _, o in ranked[: self.offered]]
 
     def _best(self, view: SeatView, root: State, candidates: list[Any]) -> Any:
         rng = self.rng
@@ -320,24 +336,24 @@ class BeanCounterBot(TraderBot):
             best = 0  # not clearly better than the heuristic's answer: keep it
         return candidates[best]
 
-    @staticmethod
-    def _rollout(state: State, seed: int, horizon: int, seat: int) -> float:
+    def _rollout(self, state: State, seed: int, horizon: int, seat: int) -> float:
         rng = random.Random(seed)
         t = state.table
-        if horizon:
-            end = t.turn + horizon
+        end = t.turn + horizon if horizon else math.inf
+        now = t.turn if self.modelled else -1
+        models = self._models
 
-            def policy(
-                state: State, s: int, kind: str, args: tuple[Any, ...], rng: random.Random
-            ) -> Any:
-                if t.turn > end:
-                    raise _Horizon
-                return rollout_policy(state, s, kind, args, rng)
+        def policy(
+            state: State, s: int, kind: str, args: tuple[Any, ...], rng: random.Random
+        ) -> Any:
+            if t.turn > end:
+                raise _Horizon
+            if kind == "respond" and t.turn == now and s != seat:
+                return models[s].respond(state.view(s), args[0])
+            return rollout_policy(state, s, kind, args, rng)
 
-            try:
-                state.playout(rng, policy)
-            except _Horizon:
-                pass
-        else:
-            state.playout(rng, rollout_policy)
+        try:
+            state.playout(rng, policy)
+        except _Horizon:
+            pass
         return score(t, seat)

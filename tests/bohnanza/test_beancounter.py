@@ -78,3 +78,24 @@ def test_it_beats_random_players_clearly():
         if m % 4 in result.winners:
             wins += 1 / len(result.winners)
     assert wins >= 6
+
+
+def test_rollouts_answer_this_turns_offers_as_the_trader(monkeypatch):
+    # the search's offers are judged by whether the trader would take them
+    asked: list[tuple[Bot, int, int]] = []
+    real = TraderBot.respond
+
+    def spy(self, view, offer):
+        asked.append((self, view.seat, view.turn))
+        return real(self, view, offer)
+
+    monkeypatch.setattr(TraderBot, "respond", spy)
+    for modelled in (True, False):
+        asked.clear()
+        me = Quick()
+        me.modelled = modelled
+        result, _ = play_match(ruleset("classic", 4), 5, table(me, 4))
+        assert not any(result.faults)
+        by_models = [(seat, turn) for bot, seat, turn in asked if bot in me._models]
+        assert bool(by_models) == modelled
+        assert all(seat != me.seat for seat, _ in by_models)
