@@ -73,6 +73,14 @@ class LocalPool:
             for process in list(getattr(pool, "_processes", {}).values()):
                 process.terminate()
         pool.shutdown(wait=not now, cancel_futures=True)
+        if now:
+            # Let the pool's manager thread see its dead workers out before
+            # the interpreter exits: Python 3.11's exit hook wakes that thread
+            # through a pipe it may be closing (a traceback on Ctrl-C;
+            # CPython gh-105829). Bounded: an exit never hangs on it.
+            manager = getattr(pool, "_executor_manager_thread", None)
+            if manager is not None:
+                manager.join(CLOSE_SECONDS)
 
 
 def _start_worker(counter: Any, cpus: list[int], workers: int) -> None:
@@ -98,6 +106,7 @@ def _start_worker(counter: Any, cpus: list[int], workers: int) -> None:
 
 #: How long a Dask scheduler may be out of reach before the run stops.
 LOST_SECONDS = 20.0
+#: The longest a backend's shutdown may hold up the end of a run.
 CLOSE_SECONDS = 5.0
 
 
