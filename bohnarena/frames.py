@@ -11,6 +11,7 @@ import inspect
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from .game import ASKED, STATE
 from .gamestate import Frame, GameState
 
 #: A value class's ``(to JSON, from JSON)``.
@@ -106,3 +107,17 @@ WHERE: dict[str, str] = {
     "declared": "decisions_by_seat",
     "forfeited": "ints",
 }
+
+
+def sent_state(
+    view: Mapping[str, Any], rules: Any, restore: Callable[[Mapping[str, Any], Any, Any], Any]
+) -> Any:
+    """The state a JSON view carries, rebuilt by the game's ``restore``
+    (``(view, rules, asked) -> state``); NotImplementedError when none was
+    sent (the bot did not ask for it)."""
+    if view.get(STATE) is None:
+        raise NotImplementedError(
+            "no state was sent with this view: a bot out of process gets one"
+            " when its class sets wants_state = True"
+        )
+    return restore(view, rules, view.get(ASKED))

@@ -8,9 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..frames import WHERE
-from ..game import ASKED as ASKED_KEY
-from ..game import STATE as STATE_KEY
+from ..frames import WHERE, sent_state
 from .bot import Accept, Anytime, Bot, DraftPick, Offer, Proposal
 from .decisions import DECISIONS as _DECISIONS
 from .records import as_dict, named
@@ -265,12 +263,7 @@ class JsonView:
         from .snapshot import restore  # (it imports this module)
 
         if self._root is None:
-            if self._d.get(STATE_KEY) is None:
-                raise NotImplementedError(
-                    "no state was sent with this view: a bot out of process gets one"
-                    " when its class sets wants_state = True"
-                )
-            self._root = restore(self._d, self.rules, self._d.get(ASKED_KEY))
+            self._root = sent_state(self._d, self.rules, restore)
         sample: State = self._root.determinize(self.seat, rng)
         return sample
 

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ..game import ASKED, STATE
+from ..frames import sent_state
 from ..seats import events_since as _events_since
 from .bot import FULFIL, REDEEM, Bot, DiceView, Keep, public
 from .game import as_dict
@@ -236,11 +236,6 @@ class JsonDiceView:
         from .snapshot import restore  # (it imports this module)
 
         if self._root is None:
-            if self._data.get(STATE) is None:
-                raise NotImplementedError(
-                    "no state was sent with this view: a bot out of process gets one"
-                    " when its class sets wants_state = True"
-                )
-            self._root = restore(self._data, self.rules, self._data.get(ASKED))
+            self._root = sent_state(self._data, self.rules, restore)
         sample: State = self._root.determinize(self.seat, rng)
         return sample

@@ -36,19 +36,12 @@ from bohnarena_bots.trader import TraderBot
 from tests.conftest import SANDBOX_MARKS
 
 from .searching_bots import QuickCounter
+from .test_state import CONFIGS
 
 HERE = Path(__file__).parent
 QUICK = f"{HERE / 'searching_bots.py'}:QuickCounter"
 BLIND = f"{HERE / 'searching_bots.py'}:BlindCounter"
 
-CONFIGS = [
-    ("classic", 4, {}),
-    ("classic", 3, {}),
-    ("anniversary", 5, {"extra_bean": "jumping"}),
-    ("anniversary", 3, {"extra_bean": "garden"}),
-    ("riogrande", 5, {}),
-    ("riogrande", 3, {}),
-]
 BOTS = [TraderBot, TraderBot, PlannerBot, RandomBot, Bot]
 
 
