@@ -11,6 +11,15 @@ seat's coins (plus what its fields would pay now) less the best other
 seat's. Every candidate sees the same deals and the same random stream
 (common random numbers), so their difference is measured, not their luck.
 
+Trading: the heuristic answer the search starts from is the trader's,
+kept away from the rival (the richest other seat, as a rule the other
+trading bot): no swap or gift is addressed to it, no card it asks for
+goes to one of its growing fields, and when the trader's own offers are
+done the active bean counter begs each other seat in turn (poorest first)
+for the cards that grow its fields, up to :attr:`BeanCounterBot.begs`
+times a turn (a seat that answers at random gives now and then; one that
+judges the trade gives only cards it wants to be rid of).
+
 Budget: a fixed number of rollouts a decision (:attr:`BeanCounterBot.playouts`),
 sized to take about 20 ms (99th percentile ~30 ms) on the 2-core VM it was
 tuned on, so that a seed gives the same match on any machine. No clock
@@ -29,7 +38,7 @@ from __future__ import annotations
 import math
 import random
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from bohnarena.bohnanza import (
@@ -48,7 +57,7 @@ from bohnarena.bohnanza.table import Table
 from bohnarena.errors import IllegalAnswer
 
 from .planner import _grows, field_for, harvest_choice, plants_second
-from .trader import TraderBot
+from .trader import Sight, TraderBot
 
 
 class _Horizon(Exception):
@@ -171,6 +180,15 @@ class BeanCounterBot(TraderBot):
     #: Off: it won more at one seating and less at another (CHANGELOG).
     modelled = False
 
+    #: Begging rounds: after the trader's own offers the active bean counter
+    #: asks each seat but the rival (the richest other seat) in turn for
+    #: each of its most wanted varieties, for nothing, this many times a
+    #: turn (a bot that answers at random gives now and then; one that
+    #: judges the trade gives only what it wants to be rid of). 0: none.
+    begs = 3
+    #: Varieties begged for (the most wanted first).
+    beg_wants = 3
+
     def decisions(self, rules: RuleSet) -> frozenset[str]:
         # Harvest windows are searched only where a third field can be bought;
         # elsewhere a window harvest is never better than make_room's later.
@@ -188,6 +206,45 @@ class BeanCounterBot(TraderBot):
             model = TraderBot()
             model.start(s, rules, random.Random(0))
             self._models.append(model)
+
+    # -- trading: the trader's, kept away from the rival ----------------------
+    @staticmethod
+    def _rival(view: SeatView) -> int:
+        """The richest other seat (the first of equals): the one to beat."""
+        coins = view.coins
+        return max((s for s in range(view.players) if s != view.seat), key=lambda s: (coins[s], -s))
+
+    def _targets(self, sight: Sight, view: SeatView, cards: Sequence[int]) -> list[int]:
+        """The trader's targets but the rival: no swap or gift goes its way."""
+        rival = self._rival(view)
+        return [s for s in super()._targets(sight, view, cards) if s != rival]
+
+    def _trade_propose(self, view: SeatView) -> Offer | None:
+        """The trader's offers, then begging every seat but the rival in
+        turn (poorest first) for the cards that grow own fields."""
+        offer = TraderBot.propose(self, view)
+        if offer is not None or not self.begs:
+            return offer
+        sight = Sight(self, view)
+        wanted = self._wanted(sight, [*view.my_trade_area, *view.revealed])
+        rival = self._rival(view)
+        seats = sorted(
+            (s for s in range(view.players) if s not in (view.seat, rival)),
+            key=lambda s: (sight.coins[s], s),
+        )
+        for round_ in range(self.begs):
+            for _, want in wanted[: self.beg_wants]:
+                for s in seats:
+                    if self._once(view, ("beg", want, s, round_)):
+                        return Offer(want=(want,), to=s)
+        return None
+
+    def _trade_respond(self, view: SeatView, offer: Proposal) -> Accept | None:
+        """The trader's answer, but never a card to the rival's growing fields."""
+        answer = TraderBot.respond(self, view, offer)
+        if answer is None or offer.by != self._rival(view):
+            return answer
+        return None if Sight(self, view).feed_cost(offer.by, offer.want) > 0 else answer
 
     # -- the decisions ----------------------------------------------------------
     def plant(self, view: SeatView, card: int) -> int:
@@ -223,9 +280,7 @@ class BeanCounterBot(TraderBot):
         return answer
 
     def propose(self, view: SeatView) -> Offer | None:
-        answer: Offer | None = self._search(
-            view, "propose", lambda: super(BeanCounterBot, self).propose(view)
-        )
+        answer: Offer | None = self._search(view, "propose", lambda: self._trade_propose(view))
         return answer
 
     def offer(self, view: SeatView) -> Offer | None:
@@ -236,7 +291,7 @@ class BeanCounterBot(TraderBot):
 
     def respond(self, view: SeatView, offer: Proposal) -> Accept | None:
         answer: Accept | None = self._search(
-            view, "respond", lambda: super(BeanCounterBot, self).respond(view, offer)
+            view, "respond", lambda: self._trade_respond(view, offer)
         )
         return answer
 

@@ -99,3 +99,26 @@ def test_rollouts_answer_this_turns_offers_as_the_trader(monkeypatch):
         by_models = [(seat, turn) for bot, seat, turn in asked if bot in me._models]
         assert bool(by_models) == modelled
         assert all(seat != me.seat for seat, _ in by_models)
+
+
+def test_its_trading_keeps_away_from_the_rival_and_begs_the_others():
+    # no offer is addressed to the richest other seat (the rival); the
+    # others are begged, one by one, for the cards that grow own fields
+    proposed: list[tuple[int, object, int]] = []  # (rival, offer, seat)
+    real = BeanCounterBot._trade_propose
+
+    def spy(self, view):
+        offer = real(self, view)
+        proposed.append((self._rival(view), offer, view.seat))
+        return offer
+
+    me = Quick()
+    me.searched = frozenset()  # the heuristics alone
+    me._trade_propose = spy.__get__(me)
+    result, _ = play_match(ruleset("classic", 4), 5, table(me, 4))
+    assert not any(result.faults)
+    offers = [(rival, offer) for rival, offer, _ in proposed if offer is not None]
+    assert offers
+    assert all(offer.to != rival for rival, offer in offers)
+    begs = [o for _, o in offers if not o.give and o.to is not None]
+    assert len({o.to for o in begs}) > 1  # more than one seat begged
