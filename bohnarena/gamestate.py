@@ -15,6 +15,7 @@ in :meth:`GameState._end`.
 from __future__ import annotations
 
 import random
+import weakref
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar
 
@@ -28,6 +29,11 @@ Pending = tuple[int, str, tuple[Any, ...]]  # (seat, decision kind, its argument
 Answerer = Callable[[int, str, tuple[Any, ...]], tuple[Any, str, Any]]
 #: What :meth:`GameState._decide` returns when the state stops for the answer.
 STOPPED: Any = object()
+
+
+def no_state() -> Any:
+    """A table's ``state`` while no state owns it (a copy, a bare table)."""
+    return None
 
 
 class MatchOver(Exception):
@@ -62,7 +68,8 @@ class GameState:
     ) -> None:
         """The fields every state starts with (called by the game's __init__):
         ``asks`` None asks every seat every decision."""
-        self.rules, self.table = rules, table
+        self.rules = rules
+        self._own(table)
         everything = frozenset(self.DECISIONS)
         self.asks = list(asks) if asks is not None else [everything] * players
         self.declared = list(self.asks)
@@ -79,6 +86,12 @@ class GameState:
         self.answerer: Answerer | None = None
         self._stack: list[Frame] = []
         self._answer: Any = None
+
+    def _own(self, table: Any) -> None:
+        """``table`` is this state's: its views reach the state through it
+        (weakly: a match's table and state are freed without the gc)."""
+        self.table = table
+        table.state = weakref.ref(self)
 
     def _copy(self) -> Any:
         """A copy sharing nothing mutable the base knows of (the game's

@@ -95,6 +95,10 @@ class TableState(Protocol):
     def turn(self) -> int: ...
     @property
     def records(self) -> Sequence[tuple[Any, ...]]: ...
+    @property
+    def state(self) -> Callable[[], Any]:
+        """The searchable state the table is part of (None: none)."""
+        ...
 
 
 class ViewBase:
@@ -126,6 +130,17 @@ class ViewBase:
     @property
     def turn(self) -> int:
         return self._table.turn
+
+    def determinize(self, rng: random.Random) -> Any:
+        """A full state of this match that this seat could believe in: the
+        cards it cannot see dealt afresh with ``rng`` (the game's
+        ``State.determinize``). Play it on with ``apply``; nothing done to it
+        reaches the real match. Out of process a bot gets it with
+        ``wants_state``."""
+        state = self._table.state()
+        if state is None:
+            raise RuntimeError("this view has no state behind it")
+        return state.determinize(self._seat, rng)
 
 
 def seen_by(records: Sequence[tuple[Any, ...]], seat: int, public: Public) -> list[tuple[Any, ...]]:

@@ -32,7 +32,6 @@ When seats are asked (the "at any time" rule made concrete):
 from __future__ import annotations
 
 import random
-import weakref
 from collections import Counter
 from collections.abc import Callable, Sequence
 from itertools import combinations, islice, permutations, product
@@ -74,7 +73,6 @@ class State(GameState):
         self._windows = False  # does any seat take harvest windows?
         self._trades = False  # does any seat make offers?
         self._views: list[SeatView] = [SeatView(self.table, s) for s in range(n)]
-        self.table.state = weakref.ref(self)
 
     # -- the public interface ------------------------------------------------
     def seated(self, declared: Sequence[frozenset[str]] | None = None) -> None:
@@ -127,9 +125,8 @@ class State(GameState):
     def clone(self) -> State:
         """An independent copy: playing on one never changes the other."""
         new: State = self._copy()
-        new.table = self.table.copy()
+        new._own(self.table.copy())
         new._views = [SeatView(new.table, s) for s in range(len(self._views))]
-        new.table.state = weakref.ref(new)
         return new
 
     def determinize(self, seat: int, rng: random.Random) -> State:

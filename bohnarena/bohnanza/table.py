@@ -13,7 +13,7 @@ from collections.abc import Callable
 from itertools import chain
 from typing import TYPE_CHECKING, Any
 
-from ..gamestate import MatchOver
+from ..gamestate import MatchOver, no_state
 from ..seeding import derive_seed
 from .rules import RuleSet
 
@@ -85,10 +85,6 @@ def shuffle(cards: list[int], rng: random.Random) -> None:
         cards[i], cards[j] = cards[j], cards[i]
 
 
-def _no_state() -> State | None:
-    return None
-
-
 class GameOver(MatchOver):
     """Raised inside the turn loop when the last exhaustion ends the game."""
 
@@ -123,7 +119,7 @@ class Table:
         self.record: Callable[[tuple[Any, ...]], None] = self.records.append
         #: The searchable state this table is part of, if any (a weak
         #: reference: a match's table and state are freed without the gc).
-        self.state: Callable[[], State | None] = _no_state
+        self.state: Callable[[], State | None] = no_state
         #: The match's referee (set by the match): what a seat's view tells
         #: of its own seat (time bank, match id). None: a bare table.
         self.referee: Referee | None = None
@@ -147,7 +143,7 @@ class Table:
         new.drafts = [d[:] for d in self.drafts]
         new.records = self.records[:]
         new.record = new.records.append
-        new.state = _no_state
+        new.state = no_state
         return new
 
     # -- the draw pile ------------------------------------------------------

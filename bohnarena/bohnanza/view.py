@@ -157,11 +157,10 @@ class SeatView(ViewBase):
         """A full state of this match that this seat could believe in: the
         cards it cannot see dealt afresh with ``rng`` (see
         :meth:`State.determinize`). Play it on with ``apply``; nothing done
-        to it reaches the real match. For bots in the engine's process."""
-        state = self._table.state()
-        if state is None:
-            raise RuntimeError("this view has no state behind it")
-        return state.determinize(self._seat, rng)
+        to it reaches the real match. Out of process a bot gets it with
+        ``wants_state``."""
+        sample: State = super().determinize(rng)
+        return sample
 
 
 def events_since(view: SeatView, start: int) -> tuple[list[tuple[Any, ...]], int]:

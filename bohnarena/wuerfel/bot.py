@@ -95,10 +95,8 @@ class DiceView(ViewBase):
         :meth:`State.determinize`): play it on with ``apply``; nothing done
         to it reaches the real match. Out of process a bot gets it with
         ``wants_state``."""
-        state = self._table.state()
-        if state is None:
-            raise RuntimeError("this view has no state behind it")
-        return state.determinize(self._seat, rng)
+        sample: State = super().determinize(rng)
+        return sample
 
 
 def public(rec: tuple[Any, ...], seat: int) -> tuple[Any, ...] | None:

@@ -23,7 +23,6 @@ default answer and not recorded (the dice game's records have no ``how``).
 from __future__ import annotations
 
 import random
-import weakref
 from collections.abc import Callable, Sequence
 from itertools import combinations
 from typing import Any
@@ -57,7 +56,6 @@ class State(GameState):
         #: The seats that reached the target (the match ends after the turn step).
         self.winners: list[int] = []
         self._views: list[DiceView] = [DiceView(self.table, s) for s in range(n)]
-        self.table.state = weakref.ref(self)
 
     # -- the public interface ------------------------------------------------
     def start(self, declared: Sequence[frozenset[str]] | None = None) -> None:
@@ -106,10 +104,9 @@ class State(GameState):
     def clone(self) -> State:
         """An independent copy: playing on one never changes the other."""
         new: State = self._copy()
-        new.table = self.table.copy()
+        new._own(self.table.copy())
         new.winners = list(self.winners)
         new._views = [DiceView(new.table, s) for s in range(len(self._views))]
-        new.table.state = weakref.ref(new)
         return new
 
     def determinize(self, seat: int, rng: random.Random) -> State:

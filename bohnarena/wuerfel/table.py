@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import IllegalAnswer
 from ..game import Decision
+from ..gamestate import no_state
 from ..seeding import derive_seed
 from .bot import FULFIL, REDEEM, Keep, default_harvest, default_keep
 from .orders import met_in_a_row
@@ -18,10 +19,6 @@ if TYPE_CHECKING:
     from .state import State
 
 OVERVIEW_COINS = 5
-
-
-def _no_state() -> State | None:
-    return None
 
 
 class Table:
@@ -51,7 +48,7 @@ class Table:
         self.record: Callable[[tuple[Any, ...]], None] = self.records.append
         #: The searchable state this table is part of, if any (weakly: a view's
         #: way to it for ``determinize``).
-        self.state: Callable[[], State | None] = _no_state
+        self.state: Callable[[], State | None] = no_state
 
     def copy(self) -> Table:
         """An independent copy (the records too; the random stream is the
@@ -69,7 +66,7 @@ class Table:
         new.shown_coins = set(self.shown_coins)
         new.records = self.records[:]
         new.record = new.records.append
-        new.state = _no_state
+        new.state = no_state
         return new
 
     def fulfillable(self, seat: int, dice: Sequence[int]) -> int:

@@ -192,6 +192,9 @@ def test_legal_answers_are_exactly_the_legal_ones_where_they_can_be_listed() -> 
                     assert not ok
                 else:
                     assert ok
+            for x in (True, False, 1.0, "0", None):  # an int only, whatever it equals
+                with pytest.raises(IllegalAnswer):
+                    state.check(x)
             tried[kind] += 1
         if kind == "plant_second":
             assert legal == [False, True]
