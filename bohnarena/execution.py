@@ -104,7 +104,11 @@ def _start_worker(counter: Any, cpus: list[int], workers: int) -> None:
         os.sched_setaffinity(0, {cpus[index % len(cpus)]})
 
 
-#: How long a Dask scheduler may be out of reach before the run stops.
+#: How long a Dask client waits to reach its scheduler, at the start and
+#: again after losing it (then it closes itself and the run stops).
+RECONNECT_SECONDS = 5.0
+#: How long a Dask scheduler may be out of reach before the run stops, should
+#: the client not give up by itself.
 LOST_SECONDS = 20.0
 #: The longest a backend's shutdown may hold up the end of a run.
 CLOSE_SECONDS = 5.0
@@ -150,7 +154,7 @@ class DaskBackend:
                 )
                 self.client = Client(self._cluster)
             else:
-                self.client = Client(address, timeout="5s")
+                self.client = Client(address, timeout=RECONNECT_SECONDS)
         except (OSError, TimeoutError, ValueError) as e:
             self.close()
             raise UsageError(f"cannot reach the Dask scheduler at {address}: {e}") from None
@@ -163,16 +167,19 @@ class DaskBackend:
         return self.client.get_executor(pure=False)
 
     def check(self) -> None:
-        """Raise BackendLost when the scheduler has been out of reach for
-        LOST_SECONDS (the client keeps trying to reconnect until then)."""
-        if self.client.status == "running":
+        """Raise BackendLost once the client has given up reconnecting to the
+        scheduler (it closes itself after its timeout), or when the scheduler
+        has been out of reach for LOST_SECONDS all the same."""
+        status = self.client.status
+        if status == "running":
             self._down_since = None
             return
         now = time.monotonic()
         self._down_since = self._down_since or now
-        if now - self._down_since > LOST_SECONDS:
+        if status in ("closing", "closed") or now - self._down_since > LOST_SECONDS:
             raise BackendLost(
-                f"lost the Dask scheduler{self._where} for {LOST_SECONDS:g} s; "
+                f"lost the Dask scheduler{self._where}: it did not answer for "
+                f"{max(now - self._down_since, RECONNECT_SECONDS):.0f} s; "
                 "what was finished is saved: run the same command again to resume"
             )
 

@@ -17,7 +17,7 @@ import tempfile
 import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import FIRST_COMPLETED, Future, wait
+from concurrent.futures import FIRST_COMPLETED, CancelledError, Future, wait
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
@@ -492,9 +492,7 @@ class Dispatcher:
                     self.inflight, timeout=HEALTH_SECONDS, return_when=FIRST_COMPLETED
                 )
             if not finished:  # a long batch, or a cluster that is gone
-                check = getattr(self.backend, "check", None)
-                if check is not None:
-                    check()
+                self.check_backend()
                 continue
             if any(self.collect(f) for f in finished):
                 self.restart()
@@ -505,6 +503,12 @@ class Dispatcher:
             return None
         return next(tasks, None)
 
+    def check_backend(self) -> None:
+        """Raise ``BackendLost`` if the backend can tell that its cluster is gone."""
+        check = getattr(self.backend, "check", None)
+        if check is not None:
+            check()
+
     def submit(self, task: BatchTask, alone: bool) -> bool:
         try:
             self.inflight[self.executor.submit(play_batch, task)] = (task, self.generation, alone)
@@ -513,6 +517,9 @@ class Dispatcher:
             (self.suspects if alone else self.retry).appendleft(task)
             self.restart()
             return False
+        except Exception:  # a closed cluster client refuses work: say that, not its traceback
+            self.check_backend()
+            raise
 
     def restart(self) -> None:
         self.generation += 1
@@ -526,6 +533,10 @@ class Dispatcher:
         except BrokenProcessPool:
             self.failed(task, alone, "a worker process died")
             return generation == self.generation
+        except CancelledError:  # never by us: the cluster dropped it (its scheduler went away)
+            self.check_backend()
+            (self.suspects if alone else self.retry).appendleft(task)  # uncharged, sent again
+            return False
         except OSError as e:  # a worker could not write its part: the disk, not the batch
             raise storage_error(Path(getattr(e, "filename", None) or self.store.path), e) from None
         except Exception as e:  # the task itself raised: treated the same way

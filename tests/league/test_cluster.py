@@ -1,5 +1,6 @@
 """The Dask backend, shards and merge."""
 
+import json
 import sys
 
 import pyarrow.parquet as pq
@@ -8,7 +9,7 @@ from click.testing import CliRunner
 
 from bohnarena.cli import cli
 from bohnarena.errors import UsageError
-from bohnarena.execution import DaskBackend
+from bohnarena.execution import BackendLost, DaskBackend
 from bohnarena.runner import run_league
 
 from .test_run import content
@@ -150,7 +151,6 @@ def test_a_refused_merge_leaves_nothing_behind(league, tmp_path):
 
 @pytest.mark.slow
 def test_a_lost_dask_scheduler_ends_the_run_in_bounded_time(league, tmp_path):
-    import json
     import signal
     import subprocess
     import time
@@ -212,3 +212,65 @@ def test_a_lost_dask_scheduler_ends_the_run_in_bounded_time(league, tmp_path):
             if p is not None and p.poll() is None:
                 p.kill()
                 p.wait()
+
+
+class FlakyCluster:
+    """A cluster backend whose scheduler drops the first ``drops`` tasks (as
+    a Dask client cancels every future when it loses its scheduler) and, once
+    ``closed``, refuses work as a closed client does."""
+
+    workers, shares_disk, max_batch = 2, True, 3
+
+    def __init__(self, drops: int, closed_after: int | None = None) -> None:
+        from concurrent.futures import ThreadPoolExecutor
+
+        self.drops, self.closed_after, self.sent = drops, closed_after, 0
+        self.pool = ThreadPoolExecutor(1)
+        self.status = "running"
+
+    def executor(self):
+        cluster = self
+
+        class Executor:
+            def submit(self, fn, *args):
+                from concurrent.futures import Future
+
+                if cluster.status == "closed":
+                    raise RuntimeError("Client is closed. Can't send update-graph message.")
+                cluster.sent += 1
+                if cluster.sent == cluster.closed_after:
+                    cluster.status = "closed"
+                if cluster.drops > 0 or cluster.status == "closed":
+                    cluster.drops -= 1
+                    future: Future = Future()
+                    future.cancel()
+                    future.set_running_or_notify_cancel()
+                    return future
+                return cluster.pool.submit(fn, *args)
+
+        return Executor()
+
+    def check(self) -> None:
+        if self.status == "closed":
+            raise BackendLost("lost the Dask scheduler: run the same command again to resume")
+
+    def close(self, now: bool = False) -> None:
+        self.pool.shutdown(wait=not now, cancel_futures=True)
+
+
+def test_tasks_a_cluster_drops_are_played_again_and_not_charged(league, tmp_path):
+    path = league(deals=2, extra="[run]\nbatch_size = 3\n")
+    local = run_league(path, tmp_path / "local", workers=1, progress=False)
+    summary = run_league(path, tmp_path / "o", progress=False, backend=FlakyCluster(drops=6))
+    assert summary.complete and not summary.errors and summary.played == local.played
+    a, b = content(tmp_path / "local"), content(tmp_path / "o")
+    assert a[0].equals(b[0]) and a[1].equals(b[1])
+
+
+def test_a_closed_cluster_client_stops_the_run_with_one_line(league, tmp_path):
+    path = league(deals=4, extra="[run]\nbatch_size = 3\n")
+    out = tmp_path / "o"
+    with pytest.raises(BackendLost, match="run the same command again"):
+        run_league(path, out, progress=False, backend=FlakyCluster(drops=0, closed_after=3))
+    errors = out / "errors.json"
+    assert not errors.exists() or json.loads(errors.read_text()) == []  # nothing charged
