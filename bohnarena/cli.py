@@ -17,7 +17,7 @@ from .errors import BohnarenaError, UsageError
 from .game import game_names, get_game
 from .league import BotEntry
 from .limits import ISOLATION_ALIASES, ISOLATIONS
-from .plugins import bot_name, list_bots, load_bot
+from .plugins import list_bots, load_bot
 from .stopping import exit_code, stop_on_signals
 
 
@@ -174,7 +174,6 @@ def play(
       bohnarena play --isolation sandbox planner their_bot.py:TheirBot random
     """
     from .limits import Limits
-    from .plugins import locate
     from .runner import preflight
     from .seating import make_seat
 
@@ -184,16 +183,13 @@ def play(
     seats: list[Any] = []
     names: list[str] = []
     for entry in entries:
+        # Named by its spec (the class of file.py:Class), however it runs.
+        names.append(entry.name if entry.spec is None else entry.spec.rpartition(":")[2])
         if entry.isolation == "inprocess":
-            names.append(bot_name(load_bot(entry.spec or "", g.bot_base)))
-            # Built at the start: a constructor's error is a fault.
-            seats.append(make_seat(g, entry))
+            seats.append(
+                make_seat(g, entry)
+            )  # built at the start: a constructor's error is a fault
             continue
-        if entry.spec is not None:
-            located = locate(entry.spec)  # a sandboxed bot is not imported here
-            names.append(entry.spec if ":" not in entry.spec else located.attr)
-        else:
-            names.append(entry.name)
         preflight(g, entry, rules)
         seats.append(make_seat(g, entry, Limits()))
     result, records = g.play(rules, seed, seats)
@@ -612,6 +608,10 @@ def replay(
     from .replaylog import NoSuchTurn
     from .store import read_again
 
+    if at is not None and turn is not None:
+        raise UsageError(
+            "--at shows the table after one move, --turn the moves from a turn on: give one"
+        )
     if verify_all:
         checked, failures = read_again(lambda: rp.verify_all(results_dir, workers or 0))
         for mid, problem in failures[:10]:

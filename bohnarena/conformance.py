@@ -1,7 +1,8 @@
 """The conformance check of a bot (``bohnarena check-bot``), in the spirit
 of fastchess ``--compliance`` and PettingZoo's ``api_test``: the bot plays
 every seat of every player count of every rule set against the shipped
-bots, twice, and must never fault and must play the same moves both times.
+bots, twice, and must never fault and must play the same moves both times
+(its notes may differ).
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ import statistics
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from .game import Game
 from .league import BotEntry
@@ -58,6 +60,12 @@ class Report:
         return out
 
 
+def _moves(records: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
+    """A match's records but the bots' notes: a note may say what varies
+    (the time left), a move may not."""
+    return [r for r in records if r[0] != "note"]
+
+
 def check_bot(
     game: Game,
     entry: BotEntry,
@@ -96,7 +104,7 @@ def check_bot(
                         report.faults[kind] += 1
                         if len(report.examples) < 5:
                             report.examples.append(f"{label}: {rec[2]}: {rec[3]}")
-                if runs[0] != runs[1]:
+                if _moves(runs[0]) != _moves(runs[1]):
                     report.nondeterministic.append(label)
                 if sum(report.faults.values()) >= stop_after:
                     report.stopped = f"stopped early after {stop_after} faults"

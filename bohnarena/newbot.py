@@ -7,6 +7,7 @@ from importlib import resources
 from pathlib import Path
 
 from .errors import UsageError
+from .plugins import registered
 
 NAME = re.compile(r"^[a-z][a-z0-9_-]*$")
 FILES = {  # template -> path in the package ({module} is the Python package)
@@ -24,6 +25,12 @@ def create(name: str, parent: str | Path = ".") -> tuple[Path, str]:
         raise UsageError(
             f"bot name {name[:70]!r} must be at most 64 lowercase letters, digits, "
             "'-' or '_', starting with a letter"
+        )
+    taken = registered()
+    if name in taken or name in taken.clashes:
+        raise UsageError(
+            f"a bot named {name!r} is installed already (bohnarena bots): "
+            "two bots of one name clash; choose another"
         )
     target = Path(parent) / name
     if target.exists():

@@ -261,10 +261,6 @@ def _load_file(path: str) -> object:
     return module
 
 
-def bot_name(cls: type) -> str:
-    return getattr(cls, "name", "") or cls.__name__
-
-
 # -- locating a sandboxed bot without importing it ---------------------------
 @dataclass(frozen=True)
 class Located:

@@ -21,11 +21,13 @@ from .errors import IllegalAnswer
 from .game import Decision, MatchResult
 from .limits import DecisionTimeout, Limits, Watchdog, genuine_interrupt
 from .seeding import derive_seed
+from .untrusted import one_line
 
 log = logging.getLogger("bohnarena.seats")
 
 #: The longest note (characters) a bot may attach to an answer; longer ones are cut.
 NOTE_CHARS = 200
+FAULT_CHARS = 600  # longer than any reason the engine writes: it cuts them itself
 
 #: What a seat sees of a record: the record, a masked copy, or None (nothing).
 Public = Callable[[tuple[Any, ...], int], "tuple[Any, ...] | None"]
@@ -565,9 +567,9 @@ class Referee:
                 fault = _illegal(e)
         if fault is not None:
             self.fault(seat, kind, fault)
-            answer = spec.default(view, *args)
-        note = self._note(seat) if self.notes[seat] else None
-        return answer, (BY_BOT if fault is None else BY_DEFAULT), note
+            self._drop_notes(seat)  # it explained an answer that is void (as out of process)
+            return spec.default(view, *args), BY_DEFAULT, None
+        return answer, BY_BOT, (self._note(seat) if self.notes[seat] else None)
 
     def _note(self, seat: int) -> str | None:
         """The note of the answer just given, if it is a usable one."""
@@ -575,7 +577,7 @@ class Referee:
         assert notes
         note = notes.pop(0)
         if type(note) is str and note:
-            return note[:NOTE_CHARS].encode("utf-8", "backslashreplace").decode("utf-8")
+            return one_line(note, NOTE_CHARS)
         return None
 
     def _drop_notes(self, seat: int) -> None:
@@ -585,8 +587,9 @@ class Referee:
 
     def fault(self, seat: int, kind: str, reason: str) -> None:
         self.faults[seat] += 1
-        # A bot's text is stored as UTF-8: a lone surrogate would void the whole batch.
-        reason = reason.encode("utf-8", "backslashreplace").decode("utf-8")
+        # A bot's text, printed in transcripts and stored as UTF-8 (a lone
+        # surrogate would void the whole batch).
+        reason = one_line(reason, FAULT_CHARS)
         self._put(("fault", seat, kind, reason))
         if seat not in self.forfeited and self.seats[seat].forfeits(self.faults[seat]):
             # The seat plays on with default answers and is ranked last.

@@ -53,7 +53,8 @@ def test_play_accepts_file_and_module_specs(tmp_path):
     bot.write_text("from bohnarena.bohnanza import Bot\nclass Mine(Bot):\n    name = 'mine'\n")
     r = run("play", "-e", "classic", f"{bot}:Mine", "bohnarena_bots.planner:PlannerBot", "random")
     assert r.exit_code == 0, r.output
-    assert "seat 0 (mine)" in r.output
+    assert "seat 0 (Mine)" in r.output  # by its spec, as in a process or the sandbox
+    assert "seat 1 (PlannerBot)" in r.output
 
 
 @pytest.mark.parametrize(

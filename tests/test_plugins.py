@@ -1,6 +1,7 @@
 """Bot discovery, the plugin kit (new-bot) and the conformance check (check-bot)."""
 
 import random
+import time
 import tomllib
 
 import pytest
@@ -22,6 +23,14 @@ class Coinflip(Bot):
         return random.random() < 0.5
 
 
+class NotesTheClock(Bot):
+    """Plays the same moves every time; its notes say what time it is."""
+
+    def plant(self, view, card):
+        self.note(f"at {time.perf_counter_ns()} ns")
+        return super().plant(view, card)
+
+
 def run(*args):
     return CliRunner().invoke(cli, list(map(str, args)))
 
@@ -33,6 +42,8 @@ def test_check_bot_passes_shipped_bots_and_fails_bad_ones():
     assert bad.exit_code == 1 and "illegal" in bad.output and "FAIL" in bad.output
     report = check_bot(get_game("bohnanza"), BotEntry("c", spec=f"{__file__}:Coinflip"), Limits())
     assert report.nondeterministic and not report.passed
+    clock = BotEntry("c", spec=f"{__file__}:NotesTheClock")
+    assert not check_bot(get_game("bohnanza"), clock, Limits()).nondeterministic  # moves, not notes
 
 
 @pytest.mark.slow
@@ -72,6 +83,9 @@ def test_new_bot_writes_a_plugin_package_that_conforms(tmp_path):
     again = run("new-bot", "my-bot", "--dir", tmp_path)
     assert again.exit_code == 2 and "already exists" in again.output
     assert run("new-bot", "Bad Name").exit_code == 2
+    shipped = run("new-bot", "random", "--dir", tmp_path)
+    assert shipped.exit_code == 2 and "installed already" in shipped.output
+    assert not (tmp_path / "random").exists()
 
 
 def test_bots_lists_registered_bots_with_origin_and_version():

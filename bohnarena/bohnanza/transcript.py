@@ -6,6 +6,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from ..seats import FAULT_CHARS, NOTE_CHARS
+from ..untrusted import one_line
 from .records import as_dict
 from .rules import varieties
 
@@ -72,8 +74,11 @@ class Narrator:
             "draft_coin": lambda r: (
                 f"    the last card ({bean(r['card'])}) goes to {who(r['seat'])}'s coin pile"
             ),
-            "note": lambda r: f"    ({who(r['seat'])} notes: {r['note']})",
-            "fault": lambda r: f"  FAULT {who(r['seat'])} in {r['decision']}: {r['text']}",
+            # (a log may come from anywhere: a bot's text is escaped again)
+            "note": lambda r: f"    ({who(r['seat'])} notes: {one_line(r['note'], NOTE_CHARS)})",
+            "fault": lambda r: (
+                f"  FAULT {who(r['seat'])} in {r['decision']}: " + one_line(r["text"], FAULT_CHARS)
+            ),
             "forfeit": lambda r: (
                 f"  {who(r['seat'])} FORFEITS: default answers from now on, ranked last"
             ),

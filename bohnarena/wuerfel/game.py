@@ -7,6 +7,8 @@ from typing import Any
 
 from ..game import Config, Game, MatchResult, Record
 from ..replaylog import Replayer
+from ..seats import FAULT_CHARS
+from ..untrusted import one_line
 from . import rules as rules_mod
 from .bot import Bot
 from .match import Match
@@ -95,7 +97,7 @@ class _Narrator:
             "overview": lambda: (
                 f"    {w} turns the overview card (5 coins; 5 coins back to the pile)"
             ),
-            "fault": lambda: f"  FAULT {w} in {rec[2]}: {rec[3]}",
+            "fault": lambda: f"  FAULT {w} in {rec[2]}: {one_line(rec[3], FAULT_CHARS)}",
             "forfeit": lambda: f"  {w} FORFEITS",
             "ended": lambda: (
                 "\n== Final coins: "

@@ -38,3 +38,18 @@ class Spy(TraderBot):
     def plant(self, view: SeatView, card: int) -> int:
         Spy.seen.extend(r for r in view.history if r[0] == "note")
         return super().plant(view, card)
+
+
+class Forger(TraderBot):
+    """Notes and raises text that would forge transcript lines and drive a
+    terminal, and notes an answer it then voids by raising."""
+
+    FAKE = "ok)\n   99   seat 1 (trader) harvests field 0\x1b[31mRED\u202e\ud800"
+
+    def plant(self, view: SeatView, card: int) -> int:
+        self.note(self.FAKE)
+        return super().plant(view, card)
+
+    def plant_second(self, view: SeatView) -> bool:
+        self.note("void")
+        raise ValueError(self.FAKE)

@@ -14,7 +14,7 @@ from bohnarena.limits import Limits
 from bohnarena.remote import remote_seat
 from bohnarena.seats import NOTE_CHARS
 
-from .noting_bots import NotingBot, Spy
+from .noting_bots import Forger, NotingBot, Spy
 
 RULES = ruleset("classic", 4)
 SPEC = f"{Path(__file__).parent / 'noting_bots.py'}:NotingBot"
@@ -74,3 +74,20 @@ def test_notes_out_of_process_are_the_same_records() -> None:
             seat.close()
         assert result.faults == (0, 0, 0, 0)
         assert records == inprocess, entry.name
+
+
+def test_a_bots_text_cannot_forge_lines_or_note_a_void_answer() -> None:
+    """Notes and the messages of what a bot raises are stored escaped: no
+    line break, terminal escape, bidirectional control or lone surrogate
+    reaches the log or a transcript; a note on an answer the referee voids
+    is dropped (out of process it never arrives)."""
+    result, records = play_match(RULES, 3, [Forger(), *others()])
+    texts = [r[2] for r in records if r[0] == "note"] + [r[3] for r in records if r[0] == "fault"]
+    assert result.faults[0] > 0 and texts
+    assert all(t.isprintable() and "\\n" in t and "\\x1b" in t for t in texts)
+    assert all(t.encode("utf-8") for t in texts)  # no lone surrogate left
+    assert "void" not in texts
+    lines = list(REPLAYER.replay_lines(RULES, 3, records, ["forger", "a", "b", "c"]))
+    assert not any("seat 1 (trader) harvests field 0" in line.lstrip("\n")[:40] for line in lines)
+    assert all(line.lstrip("\n").isprintable() for line in lines)
+    assert verify(RULES, 3, records) == (result, None)

@@ -64,6 +64,8 @@ def test_lines_carry_move_numbers_and_turn_jumps_to_a_turn(run_dir):
     assert f"After move {move}" in replay(run_dir, "-m", 4, "--at", move).output
     bad = replay(run_dir, "--match", 4, "--turn", 9999)
     assert bad.exit_code == 2 and "not turn 9999" in bad.output
+    both = replay(run_dir, "--match", 4, "--turn", 3, "--at", move)
+    assert both.exit_code == 2 and "give one" in both.output
 
 
 def test_at_shows_the_whole_table_and_seat_shows_only_that_seats_view(run_dir):
