@@ -11,6 +11,7 @@ import logging
 import random
 import time
 import traceback
+from collections import namedtuple
 from collections.abc import Callable, Collection, Mapping, Sequence
 from math import inf
 from pathlib import Path
@@ -102,6 +103,12 @@ class TableState(Protocol):
         """The searchable state the table is part of (None: none)."""
         ...
 
+    @property
+    def referee(self) -> Referee | None:
+        """The match's referee (set by the match): what a seat's view tells
+        of its own seat (time bank, match id). None: a bare table."""
+        ...
+
 
 class ViewBase:
     """What every game's seat view shares: who is looking, and when."""
@@ -133,6 +140,20 @@ class ViewBase:
     def turn(self) -> int:
         return self._table.turn
 
+    @property
+    def time_left(self) -> float | None:
+        """Seconds left in this seat's time bank this match (``None``:
+        unlimited, as an in-process bot without limits)."""
+        referee = self._table.referee
+        return None if referee is None else referee.time_left(self._seat)
+
+    @property
+    def match_id(self) -> int | None:
+        """The id of this match in its league run (the ``match_id`` of the
+        logs and of ``replay --match``); ``None`` outside a league run."""
+        referee = self._table.referee
+        return None if referee is None else referee.match_id(self._seat)
+
     def determinize(self, rng: random.Random) -> Any:
         """A full state of this match that this seat could believe in: the
         cards it cannot see dealt afresh with ``rng`` (the game's
@@ -148,6 +169,29 @@ class ViewBase:
 def seen_by(records: Sequence[tuple[Any, ...]], seat: int, public: Public) -> list[tuple[Any, ...]]:
     """The records ``seat`` saw, in order, as it saw them."""
     return [p for p in (public(r, seat) for r in records) if p is not None]
+
+
+class RecordNames:
+    """A game's records as named tuples, a class per kind of its ``layout``
+    (``Planted(kind, seat, card, field, n)``): what a view's ``history``
+    holds. They are tuples, so positional code (``rec[0]``,
+    ``kind, seat, *rest = rec``) works on them unchanged."""
+
+    def __init__(self, layout: Mapping[str, Sequence[str]]) -> None:
+        self.types: dict[str, type[tuple[Any, ...]]] = {
+            kind: namedtuple(
+                "".join(p.capitalize() for p in kind.split("_")), ("kind", "seat", *names)
+            )
+            for kind, names in layout.items()
+        }
+
+    def __call__(self, rec: tuple[Any, ...]) -> tuple[Any, ...]:
+        """``rec`` as its kind's named tuple (equal to the plain tuple)."""
+        cls: Any = self.types.get(rec[0])
+        if cls is None or len(rec) != len(cls._fields):
+            return rec
+        named_rec: tuple[Any, ...] = cls._make(rec)
+        return named_rec
 
 
 def events_since(view: ViewBase, start: int, public: Public) -> tuple[list[tuple[Any, ...]], int]:

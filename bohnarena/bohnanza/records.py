@@ -10,11 +10,10 @@ record maps onto one flat table row. Seat -1 means "the table".
 
 from __future__ import annotations
 
-from collections import namedtuple
 from collections.abc import Sequence
 from typing import Any
 
-from ..seats import fault_type, seen_by
+from ..seats import RecordNames, fault_type, seen_by
 
 #: Value columns and their kind: "int", "ints" (list of int) or "str".
 COLUMNS: dict[str, str] = {
@@ -82,21 +81,9 @@ LAYOUT: dict[str, tuple[str, ...]] = {**EVENTS, **DECISIONS, **NOTES}
 _OWN = frozenset({*DECISIONS, *NOTES})  # records only their own seat sees
 
 #: A named tuple class per record kind (``Planted(kind, seat, card, field,
-#: n)``): what :attr:`SeatView.history` holds. They are tuples, so old
-#: positional code (``rec[0]``, ``kind, seat, *rest = rec``) works unchanged.
-RECORD_TYPES: dict[str, type[tuple[Any, ...]]] = {
-    kind: namedtuple("".join(p.capitalize() for p in kind.split("_")), ("kind", "seat", *names))
-    for kind, names in LAYOUT.items()
-}
-
-
-def named(rec: tuple[Any, ...]) -> tuple[Any, ...]:
-    """``rec`` as its kind's named tuple (equal to the plain tuple)."""
-    cls: Any = RECORD_TYPES.get(rec[0])
-    if cls is None or len(rec) != len(cls._fields):
-        return rec
-    named_rec: tuple[Any, ...] = cls._make(rec)
-    return named_rec
+#: n)``): what :attr:`SeatView.history` holds.
+named = RecordNames(LAYOUT)
+RECORD_TYPES: dict[str, type[tuple[Any, ...]]] = named.types
 
 
 _PRIVATE = {"dealt": 2, "drew": 2}  # kind -> index of the value only its seat sees

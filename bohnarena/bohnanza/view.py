@@ -115,20 +115,6 @@ class SeatView(ViewBase):
         return tuple(v.beanometer for v in self._table.rules.varieties)
 
     @property
-    def time_left(self) -> float | None:
-        """Seconds left in this seat's time bank this match (``None``:
-        unlimited, as an in-process bot without limits)."""
-        referee = self._table.referee
-        return None if referee is None else referee.time_left(self._seat)
-
-    @property
-    def match_id(self) -> int | None:
-        """The id of this match in its league run (the ``match_id`` of the
-        logs and of ``replay --match``); ``None`` outside a league run."""
-        referee = self._table.referee
-        return None if referee is None else referee.match_id(self._seat)
-
-    @property
     def history(self) -> tuple[tuple[Any, ...], ...]:
         """Public records of the match so far, as this seat saw them, each a
         named tuple (``rec.kind``, ``rec.seat``, then the names of

@@ -77,8 +77,12 @@ class DiceView(ViewBase):
 
     @property
     def history(self) -> tuple[tuple[Any, ...], ...]:
-        """The match's records so far, as this seat saw them (see :func:`public`)."""
-        return tuple(seen_by(self._table.records, self._seat, public))
+        """The match's records so far, as this seat saw them (see
+        :func:`public`), each a named tuple (``rec.kind``, ``rec.seat``, then
+        the names of ``game.LAYOUT``; positional access works as on a tuple)."""
+        from .game import named  # (it imports this module)
+
+        return tuple(map(named, seen_by(self._table.records, self._seat, public)))
 
     def open_orders(self, seat: int | None = None) -> tuple[Order, ...]:
         """The orders still open on a seat's active card, lowest first."""
@@ -103,8 +107,9 @@ def public(rec: tuple[Any, ...], seat: int) -> tuple[Any, ...] | None:
     """``rec`` as ``seat`` saw it. The table is public, but of another seat's
     fault only its type is told (the details are the organiser's, and would
     be a channel between colluding bots), and which decisions a bot answers
-    itself ("seat" records) is nobody's business at the table."""
-    if rec[0] == "seat":
+    itself ("seat" records) is nobody's business at the table, nor are
+    another seat's notes."""
+    if rec[0] == "seat" or (rec[0] == "note" and rec[1] != seat):
         return None
     if rec[0] == "fault" and rec[1] != seat:
         return (*rec[:3], fault_type(rec[3]))

@@ -7,7 +7,7 @@ from typing import Any
 
 from ..game import Config, Game, MatchResult, Record
 from ..replaylog import Replayer
-from ..seats import FAULT_CHARS
+from ..seats import FAULT_CHARS, NOTE_CHARS, RecordNames
 from ..untrusted import one_line
 from . import rules as rules_mod
 from .bot import Bot
@@ -29,7 +29,15 @@ EVENTS: dict[str, tuple[str, ...]] = {
     "forfeit": (),
     "ended": ("values",),  # final coins of every seat
 }
-LAYOUT: dict[str, tuple[str, ...]] = {**EVENTS, "keep": ("cards", "n"), "harvest": ("n",)}
+#: A bot's note on the answer recorded right before it (``Bot.note``): the
+#: log's and the organiser's; no other seat sees it.
+NOTES: dict[str, tuple[str, ...]] = {"note": ("text",)}
+LAYOUT: dict[str, tuple[str, ...]] = {
+    **EVENTS,
+    "keep": ("cards", "n"),
+    "harvest": ("n",),
+    **NOTES,
+}
 COLUMNS = {
     "card": "int",
     "n": "int",
@@ -39,6 +47,11 @@ COLUMNS = {
     "decision": "str",
     "text": "str",
 }
+
+
+#: Records as named tuples (``Fulfilled(kind, seat, card, n)``): what
+#: :attr:`DiceView.history` holds.
+named = RecordNames(LAYOUT)
 
 
 def as_dict(rec: Sequence[Any]) -> dict[str, Any]:
@@ -97,6 +110,8 @@ class _Narrator:
             "overview": lambda: (
                 f"    {w} turns the overview card (5 coins; 5 coins back to the pile)"
             ),
+            # (a log may come from anywhere: a bot's text is escaped again)
+            "note": lambda: f"    ({w} notes: {one_line(rec[2], NOTE_CHARS)})",
             "fault": lambda: f"  FAULT {w} in {rec[2]}: {one_line(rec[3], FAULT_CHARS)}",
             "forfeit": lambda: f"  {w} FORFEITS",
             "ended": lambda: (

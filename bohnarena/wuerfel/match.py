@@ -31,9 +31,16 @@ class Match:
         self.state = State(rules, seed, [frozenset()] * rules.players)
         self.table = self.state.table
         self.referee = Referee(
-            seats, DECISIONS, self.table, DiceView, live_views=True, asks=self.state.asks
+            seats,
+            DECISIONS,
+            self.table,
+            DiceView,
+            notes=True,
+            live_views=True,
+            asks=self.state.asks,
         )
         self.state.forfeited = self.referee.forfeited
+        self.table.referee = self.referee
 
     @property
     def records(self) -> list[tuple[Any, ...]]:

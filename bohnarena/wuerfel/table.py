@@ -16,6 +16,7 @@ from .orders import met_in_a_row
 from .rules import PAYOUT, RuleSet
 
 if TYPE_CHECKING:
+    from ..seats import Referee
     from .state import State
 
 OVERVIEW_COINS = 5
@@ -49,6 +50,9 @@ class Table:
         #: The searchable state this table is part of, if any (weakly: a view's
         #: way to it for ``determinize``).
         self.state: Callable[[], State | None] = no_state
+        #: The match's referee (set by the match): what a seat's view tells
+        #: of its own seat (time bank, match id). None: a bare table.
+        self.referee: Referee | None = None
 
     def copy(self) -> Table:
         """An independent copy (the records too; the random stream is the

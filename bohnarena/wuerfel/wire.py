@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from ..frames import sent_state
 from ..seats import events_since as _events_since
 from .bot import FULFIL, REDEEM, Bot, DiceView, Keep, public
-from .game import as_dict
+from .game import as_dict, named
 from .orders import Order, met_in_a_row, parse
 from .rules import RuleSet
 
@@ -60,6 +60,7 @@ def view_json(view: DiceView) -> dict[str, Any]:
         "covered": view.covered,
         "cover_cards": view.cover_cards,
         "draw_pile": view.draw_pile,
+        "time_left": view.time_left,
     }
 
 
@@ -184,9 +185,11 @@ class JsonDiceView:
         "dice_left",
         "draw_pile",
         "hand",
+        "match_id",
         "players",
         "rules",
         "seat",
+        "time_left",
         "turn",
     )
     seat: int
@@ -201,6 +204,8 @@ class JsonDiceView:
     covered: tuple[int, ...]
     cover_cards: tuple[int, ...]
     hand: tuple[int, ...]
+    time_left: float | None
+    match_id: int | None
     _root: State | None  # rebuilt from the view, once a decision
 
     def __init__(
@@ -213,10 +218,12 @@ class JsonDiceView:
         # Lists (JSON) or tuples (marshal frames) alike become tuples.
         for name in ("coins", "bean_field", "cards", "covered", "cover_cards", "hand"):
             setattr(self, name, tuple(data[name]))
+        self.time_left = data.get("time_left")
+        self.match_id = data.get("match_id")  # (the start message's)
 
     @property
     def history(self) -> tuple[tuple[Any, ...], ...]:
-        return tuple(self._history)
+        return tuple(map(named, self._history))
 
     def open_orders(self, seat: int | None = None) -> tuple[Order, ...]:
         """The orders still open on a seat's active card, lowest first."""
