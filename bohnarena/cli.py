@@ -805,20 +805,28 @@ def bots_command(no_load: bool) -> None:
 
 
 @cli.command("schema")
+@game_option
 @click.option(
     "--out",
     type=click.Path(dir_okay=False),
-    help="Write it to this file (docs/protocol.schema.json is the published copy).",
+    help="Write it to this file (the published copies: docs/protocol.schema.json "
+    "for the card game, docs/wuerfel.schema.json for the dice game).",
 )
 @click.option("--check", is_flag=True, help="With --out: fail if the file is not up to date.")
-def schema_command(out: str | None, check: bool) -> None:
-    """The JSON Schema of the card game's JSON-lines bot protocol (every
-    message both ways), generated from the code that speaks it."""
-    from .bohnanza.schema import schema_text
+def schema_command(game: str, out: str | None, check: bool) -> None:
+    """The JSON Schema of a game's JSON-lines bot protocol (every message
+    both ways), generated from the code that speaks it."""
+    import importlib
 
+    from .protocol_schema import schema_text
+
+    g = get_game(game)
+    protocol = getattr(importlib.import_module(g.wire), "protocol", None) if g.wire else None
+    if protocol is None:
+        raise UsageError(f"the game {game!r} publishes no JSON-lines protocol schema")
     if check and out is None:
         raise UsageError("--check needs --out FILE: the file to compare with")
-    text = schema_text()
+    text = schema_text(protocol())
     if out is None:
         click.echo(text, nl=False)
         return
@@ -826,7 +834,9 @@ def schema_command(out: str | None, check: bool) -> None:
     if check:
         current = path.read_text("utf-8") if path.exists() else ""
         if current != text:
-            raise click.ClickException(f"{out} is stale: run bohnarena schema --out {out}")
+            raise click.ClickException(
+                f"{out} is stale: run bohnarena schema --game {game} --out {out}"
+            )
         return
     path.write_text(text, "utf-8")
 

@@ -103,6 +103,7 @@ def test_broken_game_plugins_break_no_other_game(site):
 #: processes or the runner).
 GAME_MAY_IMPORT = {
     *("game", "gamestate", "frames", "errors", "seats", "seeding", "replaylog", "untrusted"),
+    "protocol_schema",
 }
 
 

@@ -20,6 +20,7 @@ from .view import events_since as _records_since
 if TYPE_CHECKING:
     import random
 
+    from ..protocol_schema import GameProtocol
     from .state import State
 
 BASE = Bot
@@ -309,3 +310,10 @@ def args_from_json(kind: str, args: dict[str, Any]) -> tuple[Any, ...]:
         o = args["offer"]
         return (Proposal(o["by"], o["to"], tuple(o["cards"]), tuple(o["want"])),)
     return ()
+
+
+def protocol() -> GameProtocol:
+    """What the JSON Schema of this protocol is made of (``bohnarena schema``)."""
+    from .schema import protocol as made  # (it imports this module)
+
+    return made()

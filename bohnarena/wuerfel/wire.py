@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ..frames import sent_state
+from ..frames import WHERE, sent_state
 from ..seats import events_since as _events_since
 from .bot import FULFIL, REDEEM, Bot, DiceView, Keep, public
 from .game import as_dict, named
@@ -26,6 +26,7 @@ from .rules import RuleSet
 if TYPE_CHECKING:
     import random
 
+    from ..protocol_schema import GameProtocol
     from .state import State
 
 BASE = Bot
@@ -44,6 +45,45 @@ def rules_json(rules: RuleSet) -> dict[str, Any]:
         "faces": [list(die) for die in rules.faces],
         "deck": [[order.text for order in card] for card in rules.deck],
     }
+
+
+# -- the messages' shapes (bohnarena/wuerfel/schema.py builds the JSON Schema
+# from these; a test holds them to real traffic) ------------------------------
+#: The decide message's ``view``, key by key (types: protocol_schema.TYPES).
+VIEW: dict[str, str] = {
+    "seat": "int",
+    "active": "int",
+    "turn": "int",
+    "players": "int",
+    "coins": "ints",
+    "bean_field": "ints",
+    "dice_left": "int",
+    "hand": "ints",
+    "cards": "ints",
+    "covered": "ints",
+    "cover_cards": "ints",
+    "draw_pile": "int",
+    "time_left": "number?",
+}
+
+#: The state's keys (see :mod:`.snapshot`).
+STATE: dict[str, str] = {
+    "coin_cards": "ints_by_seat",
+    "shown_coins": "ints",
+    "overview_turned": "bools",
+    "winners": "ints",
+    **WHERE,
+}
+
+#: The decide message's ``args``, by decision.
+ARGS: dict[str, dict[str, str]] = {"keep": {"roll": "ints"}, "harvest": {"dice": "ints"}}
+
+#: A bot's answer, by decision: a type, or an object's keys (``dice``
+#: required); ``nullable``: ``null`` passes.
+ANSWERS: dict[str, tuple[str | dict[str, str], bool]] = {
+    "keep": ({"dice": "ints", "stop": "bool"}, False),
+    "harvest": ("harvest_step", True),
+}
 
 
 def view_json(view: DiceView) -> dict[str, Any]:
@@ -246,3 +286,10 @@ class JsonDiceView:
             self._root = sent_state(self._data, self.rules, restore)
         sample: State = self._root.determinize(self.seat, rng)
         return sample
+
+
+def protocol() -> GameProtocol:
+    """What the JSON Schema of this protocol is made of (``bohnarena schema``)."""
+    from .schema import protocol as made  # (it imports this module)
+
+    return made()

@@ -1,7 +1,9 @@
 """A command bot for the protocol tests: a Python bot behind bohnarena's
 host, speaking plain JSON lines, that records every message both ways.
 
-    python recorder.py LOG SPEC
+    python recorder.py LOG SPEC [WIRE]
+
+(WIRE: the game's wire module; the card game's by default.)
 """
 
 import json
@@ -13,7 +15,7 @@ from bohnarena.plugins import load_bot
 
 def main() -> None:
     log_path, spec = sys.argv[1], sys.argv[2]
-    wire = wire_of("bohnarena.bohnanza.wire")
+    wire = wire_of(sys.argv[3] if len(sys.argv) > 3 else "bohnarena.bohnanza.wire")
     host = Host(load_bot(spec, wire.BASE), wire)
     # Line-buffered: the process may be ended at any time after the match,
     # and a half-written line (a view with a state is long) would not parse.

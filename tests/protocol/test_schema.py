@@ -1,5 +1,6 @@
-"""The published JSON Schema of the protocol (docs/protocol.schema.json):
-generated from the code, up to date, and true of real traffic."""
+"""The published JSON Schemas of the protocol (docs/protocol.schema.json,
+and docs/wuerfel.schema.json for the dice game): generated from the code,
+up to date, and true of real traffic."""
 
 from __future__ import annotations
 
@@ -13,31 +14,44 @@ import pytest
 from click.testing import CliRunner
 
 from bohnarena.bohnanza import play_match, ruleset
-from bohnarena.bohnanza.schema import schema, schema_text
+from bohnarena.bohnanza import schema as card_schema
 from bohnarena.cli import cli
 from bohnarena.league import BotEntry
 from bohnarena.limits import Limits
 from bohnarena.remote import remote_seat
+from bohnarena.wuerfel import schema as dice_schema
+from bohnarena.wuerfel.match import Match as DiceMatch
+from bohnarena.wuerfel.rules import ruleset as dice_ruleset
 from bohnarena_bots.planner import PlannerBot
 from bohnarena_bots.random_bot import RandomBot
+from bohnarena_bots.wuerfel_bots import GreedyDiceBot, RandomDiceBot
 
 ROOT = Path(__file__).parents[2]
 PUBLISHED = ROOT / "docs" / "protocol.schema.json"
+DICE_PUBLISHED = ROOT / "docs" / "wuerfel.schema.json"
 RECORDER = Path(__file__).parent / "recorder.py"
 NOTING = f"{ROOT / 'tests' / 'bohnanza' / 'noting_bots.py'}:NotingBot"
 SEARCHING = f"{ROOT / 'tests' / 'bohnanza' / 'searching_bots.py'}:QuickCounter"
+DICE_NOTING = f"{ROOT / 'tests' / 'wuerfel' / 'noting_dice_bots.py'}:NotingDiceBot"
+DICE_SEARCHING = f"{ROOT / 'tests' / 'wuerfel' / 'searching_dice_bots.py'}:SamplingDiceBot"
 
 
-def test_published_schema_is_up_to_date() -> None:
-    assert PUBLISHED.read_text("utf-8") == schema_text(), (
-        "docs/protocol.schema.json is stale: run bohnarena schema --out docs/protocol.schema.json"
-    )
-    jsonschema.Draft202012Validator.check_schema(schema())
+def test_published_schemas_are_up_to_date() -> None:
+    for path, module, game in (
+        (PUBLISHED, card_schema, "bohnanza"),
+        (DICE_PUBLISHED, dice_schema, "wuerfel"),
+    ):
+        assert path.read_text("utf-8") == module.schema_text(), (
+            f"{path.name} is stale: run bohnarena schema --game {game} --out docs/{path.name}"
+        )
+        jsonschema.Draft202012Validator.check_schema(module.schema())
 
 
 def test_schema_command_prints_checks_and_writes(tmp_path: Path) -> None:
     r = CliRunner().invoke(cli, ["schema"])
-    assert r.exit_code == 0 and json.loads(r.output) == schema()
+    assert r.exit_code == 0 and json.loads(r.output) == card_schema.schema()
+    dice = CliRunner().invoke(cli, ["schema", "--game", "wuerfel"])
+    assert dice.exit_code == 0 and json.loads(dice.output) == dice_schema.schema()
     out = tmp_path / "s.json"
     stale = CliRunner().invoke(cli, ["schema", "--out", str(out), "--check"])
     assert stale.exit_code == 1 and "stale" in stale.output
@@ -119,3 +133,46 @@ def test_real_traffic_validates(tmp_path: Path) -> None:
     last_state["view"]["state"]["stack"].append([{"step": 1}])
     with pytest.raises(jsonschema.ValidationError):
         validator.validate(last_state)
+
+
+def _dice_traffic(tmp_path: Path, spec: str, seed: int, players: int = 3) -> list[Any]:
+    log = tmp_path / f"dice-{seed}.jsonl"
+    command = (sys.executable, str(RECORDER), str(log), spec, "bohnarena.wuerfel.wire")
+    seat = remote_seat("wuerfel", BotEntry("rec", None, command, "process"), Limits())
+    try:
+        others = [RandomDiceBot() if i % 2 else GreedyDiceBot() for i in range(players - 1)]
+        result = DiceMatch(dice_ruleset("standard", players), seed, [seat, *others]).play()
+    finally:
+        seat.close()
+    assert result.faults[0] == 0
+    return [json.loads(line) for line in log.read_text("utf-8").splitlines()]
+
+
+@pytest.mark.slow
+def test_real_dice_traffic_validates(tmp_path: Path) -> None:
+    """The dice game's messages, both ways, against its published schema:
+    a noting bot, and a searching bot that asks for the state."""
+    published = json.loads(DICE_PUBLISHED.read_text("utf-8"))
+    validator = jsonschema.Draft202012Validator(published)
+    kinds: set[str] = set()
+    events: set[str] = set()
+    notes = states = 0
+    for spec, seed in ((DICE_NOTING, 3), (DICE_SEARCHING, 4)):
+        for entry in _dice_traffic(tmp_path, spec, seed):
+            message = entry.get("in", entry.get("out"))
+            validator.validate(message)
+            if "in" in entry and message.get("type") == "decide":
+                kinds.add(message["decision"])
+                events.update(e["kind"] for e in message["events"])
+                states += "state" in message["view"]
+                last = message
+            notes += "note" in entry.get("out", {})
+    assert kinds == {"keep", "harvest"} and notes and states > 10
+    assert {"rolled", "set_aside", "fulfilled", "drew"} <= events
+    broken = json.loads(json.dumps(last))
+    del broken["view"]["time_left"]
+    with pytest.raises(jsonschema.ValidationError):
+        validator.validate(broken)
+    keep = {**published, "anyOf": [{"$ref": "#/$defs/answer_keep"}]}
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate({"stop": True}, keep)  # no dice
