@@ -8,7 +8,9 @@ in rotation ``m % 4``), and prints the bean counter's win share (a tie for
 first splits the win), its mean place and coins, and the wall time of its
 decisions (median, 99th percentile, worst). ``--edition``/``--players``
 play other tables (the opponents repeat in order). ``--playouts``,
-``--horizon`` and ``--deals`` override the search budget, to tune it.
+``--horizon`` and ``--deals`` override the search budget, to tune it;
+``--set NAME=VALUE`` any other option (``--set judge=True``), and
+``--no-search`` plays its heuristics alone (fast, to screen them).
 
 The Rio Grande league of every shipped bot is a league file:
 
@@ -19,6 +21,7 @@ The Rio Grande league of every shipped bot is a league file:
 from __future__ import annotations
 
 import argparse
+import ast
 import statistics
 import time
 from typing import Any, ClassVar
@@ -54,7 +57,22 @@ def main() -> None:
     p.add_argument("--horizon", type=int, help="rounds a rollout plays (0: to the end)")
     p.add_argument("--deals", type=int, help="least samples a decision")
     p.add_argument("--trader", default="trader", help="the trader's bot spec (another version)")
+    p.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="a bean counter option (a Python literal), e.g. --set judge=True",
+    )
+    p.add_argument("--no-search", action="store_true", help="its heuristics alone")
     a = p.parse_args()
+    for option in a.set:
+        name, _, value = option.partition("=")
+        if not hasattr(Timed, name):
+            p.error(f"no option {name!r}")
+        setattr(Timed, name, ast.literal_eval(value))
+    if a.no_search:
+        Timed.searched = frozenset()
     if a.playouts is not None:
         Timed.playouts = a.playouts
     if a.horizon is not None:
