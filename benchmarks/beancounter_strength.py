@@ -9,7 +9,7 @@ first splits the win), its mean place and coins, and the wall time of its
 decisions (median, 99th percentile, worst). ``--edition``/``--players``
 play other tables (the opponents repeat in order). ``--playouts``,
 ``--horizon`` and ``--deals`` override the search budget, to tune it;
-``--set NAME=VALUE`` any other option (``--set judge=True``), and
+``--set NAME=VALUE`` any other option (``--set begs=0``), and
 ``--no-search`` plays its heuristics alone (fast, to screen them).
 
 The Rio Grande league of every shipped bot is a league file:
@@ -62,15 +62,22 @@ def main() -> None:
         action="append",
         default=[],
         metavar="NAME=VALUE",
-        help="a bean counter option (a Python literal), e.g. --set judge=True",
+        help="a bean counter option (a Python literal of its type), e.g. --set begs=0",
     )
     p.add_argument("--no-search", action="store_true", help="its heuristics alone")
     a = p.parse_args()
     for option in a.set:
-        name, _, value = option.partition("=")
-        if not hasattr(Timed, name):
-            p.error(f"no option {name!r}")
-        setattr(Timed, name, ast.literal_eval(value))
+        name, _, text = option.partition("=")
+        old = vars(BeanCounterBot).get(name, ...) if not name.startswith("_") else ...
+        if old is ... or callable(old):
+            p.error(f"no option {name!r} (the class attributes of BeanCounterBot)")
+        try:
+            value = ast.literal_eval(text)
+        except (ValueError, SyntaxError):
+            p.error(f"--set {option}: not a Python literal")
+        if old is not None and not isinstance(value, type(old)):
+            p.error(f"--set {option}: {name} is a {type(old).__name__}")
+        setattr(Timed, name, value)
     if a.no_search:
         Timed.searched = frozenset()
     if a.playouts is not None:

@@ -186,9 +186,8 @@ def play(
         # Named by its spec (the class of file.py:Class), however it runs.
         names.append(entry.name if entry.spec is None else entry.spec.rpartition(":")[2])
         if entry.isolation == "inprocess":
-            seats.append(
-                make_seat(g, entry)
-            )  # built at the start: a constructor's error is a fault
+            # Built at the start: a constructor's error is a fault.
+            seats.append(make_seat(g, entry))
             continue
         preflight(g, entry, rules)
         seats.append(make_seat(g, entry, Limits()))
@@ -831,14 +830,17 @@ def schema_command(game: str, out: str | None, check: bool) -> None:
         click.echo(text, nl=False)
         return
     path = Path(out)
-    if check:
+    try:
+        if not check:
+            path.write_text(text, "utf-8")
+            return
         current = path.read_text("utf-8") if path.exists() else ""
-        if current != text:
-            raise click.ClickException(
-                f"{out} is stale: run bohnarena schema --game {game} --out {out}"
-            )
-        return
-    path.write_text(text, "utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        raise UsageError(f"cannot {'read' if check else 'write'} {out}: {e}") from None
+    if current != text:
+        raise click.ClickException(
+            f"{out} is stale: run bohnarena schema --game {game} --out {out}"
+        )
 
 
 @cli.command()

@@ -176,10 +176,11 @@ class DaskBackend:
             return
         now = time.monotonic()
         self._down_since = self._down_since or now
-        if status in ("closing", "closed") or now - self._down_since > LOST_SECONDS:
+        gave_up = status in ("closing", "closed")  # after RECONNECT_SECONDS
+        if gave_up or now - self._down_since > LOST_SECONDS:
+            waited = RECONNECT_SECONDS if gave_up else LOST_SECONDS
             raise BackendLost(
-                f"lost the Dask scheduler{self._where}: it did not answer for "
-                f"{max(now - self._down_since, RECONNECT_SECONDS):.0f} s; "
+                f"lost the Dask scheduler{self._where}: no answer for {waited:g} s; "
                 "what was finished is saved: run the same command again to resume"
             )
 

@@ -23,3 +23,26 @@ def test_engine_vs_bare_split_runs() -> None:
     ).stdout
     assert "engine is" in out
     assert "rules alone" in out and "the referee and seating" in out
+
+
+def _strength(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, str(BENCH / "beancounter_strength.py"), *args],
+        capture_output=True,
+        text=True,
+    )
+
+
+def test_beancounter_strength_sets_options_and_refuses_bad_ones() -> None:
+    ok = _strength("--matches", "1", "--no-search", "--set", "begs=0", "--set", "max_seconds=0.5")
+    assert ok.returncode == 0 and "win share" in ok.stdout
+    assert "searched (more than one candidate) 0," in ok.stdout  # --no-search
+    for bad, says in (
+        ("begs=notaliteral", "not a Python literal"),
+        ("begs=(", "not a Python literal"),
+        ("__init__=1", "no option"),
+        ("nonesuch=1", "no option"),
+        ("playouts='x'", "playouts is a int"),
+    ):
+        r = _strength("--matches", "1", "--set", bad)
+        assert r.returncode == 2 and says in r.stderr and "Traceback" not in r.stderr, bad

@@ -88,6 +88,17 @@ def test_new_bot_writes_a_plugin_package_that_conforms(tmp_path):
     assert not (tmp_path / "random").exists()
 
 
+def test_new_bot_refuses_a_name_two_installed_bots_clash_on(tmp_path, monkeypatch):
+    import bohnarena.newbot as newbot
+    from bohnarena.plugins import Registered
+
+    clash = Registered({}, {"twice": ()}, {})  # registered by two distributions
+    monkeypatch.setattr(newbot, "registered", lambda: clash)
+    r = run("new-bot", "twice", "--dir", tmp_path)
+    assert r.exit_code == 2 and "installed already" in r.output
+    assert not (tmp_path / "twice").exists()
+
+
 def test_bots_lists_registered_bots_with_origin_and_version():
     r = run("bots")
     line = next(x for x in r.output.splitlines() if x.startswith("trader"))

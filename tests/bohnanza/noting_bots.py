@@ -40,6 +40,14 @@ class Spy(TraderBot):
         return super().plant(view, card)
 
 
+class LongNoter(TraderBot):
+    """Notes past note()'s own cut, as a command bot's "note" arrives."""
+
+    def plant(self, view: SeatView, card: int) -> int:
+        self._bohnarena_notes[:] = ["y" * 5000]  # type: ignore[attr-defined]
+        return super().plant(view, card)
+
+
 class Forger(TraderBot):
     """Notes and raises text that would forge transcript lines and drive a
     terminal, and notes an answer it then voids by raising."""

@@ -14,7 +14,7 @@ from bohnarena.limits import Limits
 from bohnarena.remote import remote_seat
 from bohnarena.seats import NOTE_CHARS
 
-from .noting_bots import Forger, NotingBot, Spy
+from .noting_bots import Forger, LongNoter, NotingBot, Spy
 
 RULES = ruleset("classic", 4)
 SPEC = f"{Path(__file__).parent / 'noting_bots.py'}:NotingBot"
@@ -91,3 +91,6 @@ def test_a_bots_text_cannot_forge_lines_or_note_a_void_answer() -> None:
     assert not any("seat 1 (trader) harvests field 0" in line.lstrip("\n")[:40] for line in lines)
     assert all(line.lstrip("\n").isprintable() for line in lines)
     assert verify(RULES, 3, records) == (result, None)
+    _, records = play_match(RULES, 3, [LongNoter(), *others()])
+    long = {r[2] for r in records if r[0] == "note"}
+    assert long == {"y" * NOTE_CHARS}  # written past note()'s cut: cut by the referee

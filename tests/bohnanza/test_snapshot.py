@@ -209,6 +209,9 @@ def test_steps_travel_by_name_and_a_stranger_fails_loudly() -> None:
         decode({"step": "start"})  # (a public method is not a step)
     with pytest.raises(TypeError, match="not a step"):
         encode((print, 1))
+    for junk in ({"Nonesuch": 1}, {"step": "_turn", "x": 1}, 1.5, {1, 2}):
+        with pytest.raises(ValueError, match="not a frame value"):
+            decode([junk])
     proposal = Proposal(1, None, (2, 3), (4,))
     assert decode(json.loads(json.dumps(encode((proposal, Offer((0, -1), (4,), 2)))))) == (
         proposal,
@@ -222,6 +225,9 @@ def test_a_view_without_a_state_cannot_be_sampled() -> None:
     view = bwire.json_view(bwire.view_json(state.view(0)), state.rules, [])
     with pytest.raises(NotImplementedError, match="wants_state"):
         view.determinize(random.Random(0))
+    bare = SeatView(state.table.copy(), 0)  # in process: a table no state owns
+    with pytest.raises(RuntimeError, match="no state behind it"):
+        bare.determinize(random.Random(0))
     data = {**sent(state.view(0), framed=False), ASKED: "respond"}
     with pytest.raises(ValueError, match="not at 'respond'"):
         restore(data, state.rules, "respond")

@@ -214,6 +214,10 @@ def test_a_lost_dask_scheduler_ends_the_run_in_bounded_time(league, tmp_path):
                 p.wait()
 
 
+class Spun(BaseException):
+    """A fake cluster's way out of a dispatcher that resends without end."""
+
+
 class FlakyCluster:
     """A cluster backend whose scheduler drops the first ``drops`` tasks (as
     a Dask client cancels every future when it loses its scheduler) and, once
@@ -221,10 +225,11 @@ class FlakyCluster:
 
     workers, shares_disk, max_batch = 2, True, 3
 
-    def __init__(self, drops: int, closed_after: int | None = None) -> None:
+    def __init__(self, drops: int, closed_after: int | None = None, refuses: bool = True) -> None:
         from concurrent.futures import ThreadPoolExecutor
 
         self.drops, self.closed_after, self.sent = drops, closed_after, 0
+        self.refuses = refuses  # once closed: refuse work (else cancel all of it)
         self.pool = ThreadPoolExecutor(1)
         self.status = "running"
 
@@ -235,7 +240,9 @@ class FlakyCluster:
             def submit(self, fn, *args):
                 from concurrent.futures import Future
 
-                if cluster.status == "closed":
+                if cluster.sent > 200:
+                    raise Spun  # resent without end: nobody asked whether it is gone
+                if cluster.status == "closed" and cluster.refuses:
                     raise RuntimeError("Client is closed. Can't send update-graph message.")
                 cluster.sent += 1
                 if cluster.sent == cluster.closed_after:
@@ -267,10 +274,35 @@ def test_tasks_a_cluster_drops_are_played_again_and_not_charged(league, tmp_path
     assert a[0].equals(b[0]) and a[1].equals(b[1])
 
 
-def test_a_closed_cluster_client_stops_the_run_with_one_line(league, tmp_path):
+@pytest.mark.parametrize("refuses", [True, False])
+def test_a_closed_cluster_client_stops_the_run_with_one_line(league, tmp_path, refuses):
     path = league(deals=4, extra="[run]\nbatch_size = 3\n")
     out = tmp_path / "o"
+    cluster = FlakyCluster(drops=0, closed_after=3, refuses=refuses)
     with pytest.raises(BackendLost, match="run the same command again"):
-        run_league(path, out, progress=False, backend=FlakyCluster(drops=0, closed_after=3))
+        run_league(path, out, progress=False, backend=cluster)
     errors = out / "errors.json"
     assert not errors.exists() or json.loads(errors.read_text()) == []  # nothing charged
+
+
+def test_the_dask_backend_gives_up_when_its_client_does_or_after_lost_seconds(monkeypatch):
+    from types import SimpleNamespace
+
+    from bohnarena import execution
+
+    backend = DaskBackend.__new__(DaskBackend)  # (no cluster: only check() is tried)
+    backend.client, backend._down_since, backend._where = SimpleNamespace(), None, " at X"
+    clock = [100.0]
+    monkeypatch.setattr(execution.time, "monotonic", lambda: clock[0])
+    for status in ("running", "connecting"):
+        backend.client.status = status
+        backend.check()  # up, or reconnecting within LOST_SECONDS
+    clock[0] += execution.LOST_SECONDS + 1
+    with pytest.raises(BackendLost, match="at X: no answer for 20 s"):
+        backend.check()
+    backend.client.status, backend._down_since = "running", None
+    backend.check()
+    for status in ("closing", "closed"):  # the client gave up reconnecting: at once
+        backend.client.status, backend._down_since = status, None
+        with pytest.raises(BackendLost, match="no answer for 5 s; what was finished is saved"):
+            backend.check()

@@ -57,6 +57,23 @@ def test_schema_command_prints_checks_and_writes(tmp_path: Path) -> None:
     assert stale.exit_code == 1 and "stale" in stale.output
     assert CliRunner().invoke(cli, ["schema", "--out", str(out)]).exit_code == 0
     assert CliRunner().invoke(cli, ["schema", "--out", str(out), "--check"]).exit_code == 0
+    for args in (["--out", str(tmp_path / "no" / "dir.json")], ["--out", str(tmp_path / "b.json")]):
+        if "b.json" in args[1]:
+            (tmp_path / "b.json").write_bytes(b"\xff\xfe")  # not UTF-8
+            args.append("--check")
+        bad = CliRunner().invoke(cli, ["schema", *args])
+        assert bad.exit_code == 2 and "cannot" in bad.output and bad.exception is not None
+        assert len(bad.output.strip().splitlines()) == 1
+
+
+def test_a_game_without_a_wire_has_no_schema(monkeypatch: pytest.MonkeyPatch) -> None:
+    from types import SimpleNamespace
+
+    import bohnarena.cli as cli_module
+
+    monkeypatch.setattr(cli_module, "get_game", lambda name: SimpleNamespace(wire=None))
+    r = CliRunner().invoke(cli, ["schema", "--game", "inprocess-only"])
+    assert r.exit_code == 2 and "publishes no JSON-lines protocol schema" in r.output
 
 
 def _traffic(

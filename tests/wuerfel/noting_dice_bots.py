@@ -16,7 +16,8 @@ class NotingDiceBot(GreedyDiceBot):
 
     def keep(self, view: DiceView, roll: tuple[int, ...]) -> Keep:
         answer = super().keep(view, roll)
-        self.note(f"keeping {answer.dice} of {roll} in match {view.match_id}")
+        bank = view.time_left is not None and 0 < view.time_left <= 120
+        self.note(f"keeping {answer.dice} of {roll} in match {view.match_id}, bank {bank}")
         history = view.history
         NotingDiceBot.seen.append(
             (view.time_left, view.match_id, all(h.kind == h[0] for h in history))

@@ -39,11 +39,11 @@ def test_notes_follow_their_answers_stay_hidden_and_are_replayed() -> None:
 
 
 def test_out_of_process_the_notes_and_the_view_are_the_same() -> None:
-    noter = BotSeat(NotingDiceBot(), DECISIONS)
+    noter = BotSeat(NotingDiceBot(), DECISIONS, limits=Limits())  # a time bank, as out of it
     noter.match_id = 17
     home = Match(RULES, 4, [noter, DiceSpy(), RandomDiceBot()])
     home.play()
-    assert any(r[0] == "note" and r[2].endswith("in match 17") for r in home.records)
+    assert any(r[0] == "note" and r[2].endswith("in match 17, bank True") for r in home.records)
     seat = remote_seat("wuerfel", BotEntry("noter", SPEC, None, "process"), Limits())
     seat.match_id = 17
     try:
@@ -52,7 +52,7 @@ def test_out_of_process_the_notes_and_the_view_are_the_same() -> None:
     finally:
         seat.close()
     assert not any(result.faults)
-    assert away.records == home.records  # the notes (and the match id in them) included
+    assert away.records == home.records  # the notes (the match id and bank in them) included
 
 
 def test_in_a_league_the_view_tells_the_time_bank_and_the_match_id() -> None:
