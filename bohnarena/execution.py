@@ -26,6 +26,9 @@ class Backend(Protocol):
     shares_disk: bool
     #: The largest default batch (matches per task).
     max_batch: int
+    #: Loggers of the library it runs on: while a run is on, their records
+    #: (tracebacks too) go to the run log, not to the organiser's terminal.
+    loggers: tuple[str, ...]
 
     def executor(self) -> Executor:
         """A fresh executor; called again after the previous one broke."""
@@ -45,6 +48,7 @@ class LocalPool:
     """
 
     shares_disk = True
+    loggers: tuple[str, ...] = ()
     max_batch = 50  # a batch's records stay in the worker until it is logged: this bounds them
 
     def __init__(self, workers: int = 0) -> None:
@@ -126,6 +130,7 @@ class DaskBackend:
     shared file system). A lost worker's tasks are retried elsewhere by Dask."""
 
     max_batch = 200  # each task also costs a scheduler round trip: fewer, larger tasks
+    loggers: tuple[str, ...] = ("distributed",)  # a lost scheduler is logged with tracebacks
 
     def __init__(
         self,

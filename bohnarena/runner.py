@@ -211,9 +211,10 @@ def expecting(
 
 
 @contextmanager
-def run_log(path: Path) -> Iterator[None]:
+def run_log(path: Path, libraries: Iterable[str] = ()) -> Iterator[None]:
     """Log to ``path`` from the parent and (through multiprocessing-logging)
-    from every forked worker."""
+    from every forked worker; the loggers named in ``libraries`` (and those
+    under them) write there instead of to their own handlers meanwhile."""
     handler = logging.FileHandler(path, encoding="utf-8")
     handler.setFormatter(logging.Formatter("%(asctime)s %(processName)s %(levelname)s %(message)s"))
     log.addHandler(handler)
@@ -223,12 +224,38 @@ def run_log(path: Path) -> Iterator[None]:
     # method the parent logs alone.
     if multiprocessing.get_start_method() == "fork":
         multiprocessing_logging.install_mp_handler(log)
+    taken = _take_over(libraries, handler)
     try:
         yield
     finally:
+        for logger, handlers in taken:
+            logger.handlers = handlers
         for h in list(log.handlers):
             log.removeHandler(h)
             h.close()
+
+
+def _take_over(
+    libraries: Iterable[str], handler: logging.Handler
+) -> list[tuple[logging.Logger, list[logging.Handler]]]:
+    """Point every logger of ``libraries`` that has handlers at ``handler``;
+    returns what they had, to put back."""
+    names = tuple(libraries)
+    if not names:
+        return []
+    known = logging.Logger.manager.loggerDict
+    loggers = [logging.getLogger(n) for n in names]
+    loggers += [
+        logger
+        for name, logger in list(known.items())
+        if isinstance(logger, logging.Logger)
+        and name not in names
+        and name.startswith(tuple(n + "." for n in names))
+    ]
+    taken = [(logger, logger.handlers) for logger in loggers if logger.handlers]
+    for logger, _ in taken:
+        logger.handlers = [handler]
+    return taken
 
 
 def shard_range(total: int, shard: tuple[int, int] | None) -> range:
@@ -300,15 +327,18 @@ def run_league(
             )
         meta["seed"] = secrets.randbits(63)
     store.open_for_run(league.source, meta, restart)
+    backend = backend or LocalPool(workers if workers is not None else league.workers)
     try:
-        if league.seed is None:  # the run's own, kept in run.json (a resume reads it back)
-            league = replace(league, seed=store.meta().get("seed", meta["seed"]))
-        backend = backend or LocalPool(workers if workers is not None else league.workers)
-        check_workers(backend, league)
-        return _run(league, store, backend, progress, ids, follow, stop_when)
+        # The backend closes inside the run log: a cluster's last words go there too.
+        with run_log(store.path / "run.log", backend.loggers):
+            try:
+                if league.seed is None:  # the run's own, kept in run.json (a resume reads it)
+                    league = replace(league, seed=store.meta().get("seed", meta["seed"]))
+                check_workers(backend, league)
+                return _run(league, store, backend, progress, ids, follow, stop_when)
+            finally:
+                backend.close()
     finally:
-        if backend is not None:
-            backend.close()
         store.close()
 
 
@@ -365,65 +395,64 @@ def _run(
 
     inorder = InOrder(rate_and_follow, store.iter_matches(FOLLOW_COLUMNS) if done else None)
     assert league.seed is not None, "a secret seed is drawn or read back before the run"
-    with run_log(store.path / "run.log"):
-        log.info(
-            "league %s: %d matches, %d already done, %d workers",
-            league.name,
-            summary.total,
-            len(done),
-            backend.workers,
+    log.info(
+        "league %s: %d matches, %d already done, %d workers",
+        league.name,
+        summary.total,
+        len(done),
+        backend.workers,
+    )
+    # The schedule is generated lazily: the parent's memory does not grow with the league.
+    plan = league.schedule()
+    pending = (plan.spec(i) for i in ids if i not in done)
+    todo = summary.total - len(done)
+    size = batch_size(league, todo, backend)
+    spool = str(store.path) if backend.shares_disk else None
+    tasks = (
+        BatchTask(
+            league.game,
+            league.edition,
+            league.players,
+            league.rules,
+            league.bots,
+            b,
+            league.moves,
+            spool,
+            league.limits,
         )
-        # The schedule is generated lazily: the parent's memory does not grow with the league.
-        plan = league.schedule()
-        pending = (plan.spec(i) for i in ids if i not in done)
-        todo = summary.total - len(done)
-        size = batch_size(league, todo, backend)
-        spool = str(store.path) if backend.shares_disk else None
-        tasks = (
-            BatchTask(
-                league.game,
-                league.edition,
-                league.players,
-                league.rules,
-                league.bots,
-                b,
-                league.moves,
-                spool,
-                league.limits,
-            )
-            for b in expecting(inorder, batches(pending, size))
-        )
-        start = time.perf_counter()
-        # progress None: a bar only when stderr is a terminal
-        bar = tqdm(
-            total=todo,
-            unit="match",
-            disable=None if progress is None else not progress,
-            file=sys.stderr,
-            dynamic_ncols=True,
-        )
-        try:
-            Dispatcher(backend, store, summary, bar, inorder, stop_when).run(tasks)
-            inorder.finish()
-        except StorageError:  # stop at the first: the rest would fail alike
+        for b in expecting(inorder, batches(pending, size))
+    )
+    start = time.perf_counter()
+    # progress None: a bar only when stderr is a terminal
+    bar = tqdm(
+        total=todo,
+        unit="match",
+        disable=None if progress is None else not progress,
+        file=sys.stderr,
+        dynamic_ncols=True,
+    )
+    try:
+        Dispatcher(backend, store, summary, bar, inorder, stop_when).run(tasks)
+        inorder.finish()
+    except StorageError:  # stop at the first: the rest would fail alike
+        backend.close(now=True)
+        _try_write_errors(store, summary)
+        raise
+    except KeyboardInterrupt as stop:  # Ctrl-C, or SIGTERM/SIGHUP (stopping.Stopped)
+        summary.interrupted = True
+        summary.exit_code = exit_code(stop)
+        log.warning("interrupted after %d matches", summary.played)
+    finally:
+        bar.close()
+        if summary.interrupted:
             backend.close(now=True)
-            _try_write_errors(store, summary)
-            raise
-        except KeyboardInterrupt as stop:  # Ctrl-C, or SIGTERM/SIGHUP (stopping.Stopped)
-            summary.interrupted = True
-            summary.exit_code = exit_code(stop)
-            log.warning("interrupted after %d matches", summary.played)
-        finally:
-            bar.close()
-            if summary.interrupted:
-                backend.close(now=True)
-            summary.play_seconds = time.perf_counter() - start
-        write_text(store.path / "errors.json", errors_json(summary))
-        if summary.complete:
-            store.compact(ids.start, ids.stop - 1)
-        if not summary.interrupted:
-            summary.ranking = write_ranking(store, league, rater.ranking())
-        log.info("played %d matches, %d errored", summary.played, len(summary.errors))
+        summary.play_seconds = time.perf_counter() - start
+    write_text(store.path / "errors.json", errors_json(summary))
+    if summary.complete:
+        store.compact(ids.start, ids.stop - 1)
+    if not summary.interrupted:
+        summary.ranking = write_ranking(store, league, rater.ranking())
+    log.info("played %d matches, %d errored", summary.played, len(summary.errors))
     return summary
 
 

@@ -1,6 +1,7 @@
 """The Dask backend, shards and merge."""
 
 import json
+import logging
 import sys
 
 import pyarrow.parquet as pq
@@ -204,7 +205,8 @@ def test_a_lost_dask_scheduler_ends_the_run_in_bounded_time(league, tmp_path):
         lost = time.time()
         _, err = run.communicate(timeout=120)
         assert time.time() - lost < 60
-        assert run.returncode == 1 and "lost the Dask scheduler" in err and "Traceback" not in err
+        assert run.returncode == 1 and "lost the Dask scheduler" in err
+        assert "Traceback" not in err and "distributed." not in err  # those are in run.log
         assert "run the same command again to resume" in err
         assert len(list((out / "matches").glob("part-*"))) > 0
     finally:
@@ -224,6 +226,7 @@ class FlakyCluster:
     ``closed``, refuses work as a closed client does."""
 
     workers, shares_disk, max_batch = 2, True, 3
+    loggers = ()
 
     def __init__(self, drops: int, closed_after: int | None = None, refuses: bool = True) -> None:
         from concurrent.futures import ThreadPoolExecutor
@@ -283,6 +286,48 @@ def test_a_closed_cluster_client_stops_the_run_with_one_line(league, tmp_path, r
         run_league(path, out, progress=False, backend=cluster)
     errors = out / "errors.json"
     assert not errors.exists() or json.loads(errors.read_text()) == []  # nothing charged
+
+
+class ChattyCluster(FlakyCluster):
+    """A cluster whose library logs its losses with tracebacks to stderr, as
+    distributed does (the client's reconnect, then its closing)."""
+
+    loggers = ("chattylib",)
+
+    def check(self) -> None:
+        try:
+            super().check()
+        except BackendLost:
+            try:
+                raise OSError("comm closed")
+            except OSError:
+                logging.getLogger("chattylib.batched").info("comm closed", exc_info=True)
+            raise
+
+    def close(self, now: bool = False) -> None:
+        logging.getLogger("chattylib.client").error("failed to reconnect, closing client")
+        super().close(now)
+
+
+def test_a_cluster_librarys_logs_go_to_the_run_log_not_the_terminal(league, tmp_path, capfd):
+    own = logging.StreamHandler(sys.stderr)
+    library, client = logging.getLogger("chattylib"), logging.getLogger("chattylib.client")
+    library.handlers, client.handlers = [own], [own]
+    library.setLevel(logging.INFO)
+    library.propagate = client.propagate = False
+    try:
+        out = tmp_path / "o"
+        cluster = ChattyCluster(drops=0, closed_after=3)
+        with pytest.raises(BackendLost):
+            run_league(league(deals=4, extra="[run]\nbatch_size = 3\n"), out, backend=cluster)
+        err = capfd.readouterr().err
+        assert "Traceback" not in err and "closing client" not in err
+        log = (out / "run.log").read_text()
+        assert "Traceback" in log and "OSError: comm closed" in log
+        assert "failed to reconnect, closing client" in log
+        assert library.handlers == [own] and client.handlers == [own]  # put back after the run
+    finally:
+        library.handlers = client.handlers = []
 
 
 def test_the_dask_backend_gives_up_when_its_client_does_or_after_lost_seconds(monkeypatch):
