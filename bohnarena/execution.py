@@ -34,6 +34,10 @@ class Backend(Protocol):
         """A fresh executor; called again after the previous one broke."""
         ...
 
+    def check(self) -> None:
+        """Raise :class:`BackendLost` once the workers are out of reach for good."""
+        ...
+
     def close(self, now: bool = False) -> None:
         """Release the workers; ``now``: without waiting for running tasks."""
         ...
@@ -67,6 +71,9 @@ class LocalPool:
             initargs=(context.Value("i", 0), cpus, self.workers),
         )
         return self._pool
+
+    def check(self) -> None:
+        """Never lost: a worker that dies breaks the pool's futures instead."""
 
     def close(self, now: bool = False) -> None:
         """Shut the pool down; ``now`` stops the workers mid-batch (after Ctrl-C)."""

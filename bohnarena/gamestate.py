@@ -21,7 +21,7 @@ from typing import Any, ClassVar
 
 from .errors import IllegalAnswer
 from .game import Decision, MatchResult
-from .seats import BY_BOT, BY_DEFAULT
+from .seats import BY_BOT, BY_DEFAULT, Referee, Seat
 
 Frame = tuple[Any, ...]
 Pending = tuple[int, str, tuple[Any, ...]]  # (seat, decision kind, its arguments)
@@ -92,6 +92,20 @@ class GameState:
         (weakly: a match's table and state are freed without the gc)."""
         self.table = table
         table.state = weakref.ref(self)
+
+    def referee_for(self, seats: Sequence[Seat], view: Callable[[Any, int], Any]) -> Referee:
+        """The referee of this state's match: it asks ``seats`` (one a
+        player), shows them ``view(table, seat)`` (read live), keeps their
+        notes, and shares this state's asks and forfeits; the table's views
+        reach it for the time bank and the match id."""
+        if len(seats) != len(self.asks):
+            raise ValueError(f"{len(seats)} seats for a {len(self.asks)}-player rule set")
+        referee = Referee(
+            seats, self.DECISIONS, self.table, view, notes=True, live_views=True, asks=self.asks
+        )
+        self.forfeited = referee.forfeited
+        self.table.referee = referee
+        return referee
 
     def _copy(self) -> Any:
         """A copy sharing nothing mutable the base knows of (the game's

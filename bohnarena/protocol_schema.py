@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from .game import PROTOCOL_VERSION, STATE
 from .seats import NOTE_CHARS
@@ -52,22 +52,43 @@ def const(value: str) -> dict[str, Any]:
     return {"const": value}
 
 
+class WireTables(Protocol):
+    """The message tables a game's wire module declares (type names of
+    :data:`TYPES` or the game's own)."""
+
+    @property
+    def VIEW(self) -> Mapping[str, str]:
+        """The decide message's view, key -> type name."""
+        ...
+
+    @property
+    def STATE(self) -> Mapping[str, str]:
+        """The searchable state's keys (frames.WHERE among them)."""
+        ...
+
+    @property
+    def ARGS(self) -> Mapping[str, Mapping[str, str]]:
+        """Decision -> its arguments."""
+        ...
+
+    @property
+    def ANSWERS(self) -> Mapping[str, tuple[str | Mapping[str, str], bool]]:
+        """Decision -> a type name or an object's keys (every key optional
+        but those in ``GameProtocol.required``), and whether null passes."""
+        ...
+
+
 @dataclass(frozen=True)
 class GameProtocol:
-    """What one game's protocol is made of (the tables of its wire module)."""
+    """What one game's protocol is made of."""
 
     game: str  # its name, as --game takes it
     made_from: str  # the modules the schema is generated from
     docs: str  # the page that explains it
     rules: dict[str, Any]  # the start message's rules object
-    view: Mapping[str, str]  # the decide message's view, key -> type name
-    state: Mapping[str, str]  # the searchable state's keys (frames.WHERE among them)
+    wire: WireTables  # the game's wire module
     layout: Mapping[str, Sequence[str]]  # record kind -> its values' names
     columns: Mapping[str, str]  # value name -> type name
-    args: Mapping[str, Mapping[str, str]]  # decision -> its arguments
-    #: decision -> a type name or an object's keys (every key optional but
-    #: those in ``required``), and whether null passes
-    answers: Mapping[str, tuple[str | Mapping[str, str], bool]]
     #: the state's objects tagged by class: tag -> the schema of what it holds
     tagged: Mapping[str, dict[str, Any]] = field(default_factory=dict)
     types: Mapping[str, dict[str, Any]] = field(default_factory=dict)  # the game's own
@@ -77,7 +98,8 @@ class GameProtocol:
 def schema(p: GameProtocol) -> dict[str, Any]:
     """The protocol's JSON Schema (draft 2020-12): one schema for every
     message either way; ``$defs`` names each message and part."""
-    decisions = list(p.args)
+    wire = p.wire
+    decisions = list(wire.ARGS)
     types = {
         **TYPES,
         "decisions_by_seat": {
@@ -91,7 +113,7 @@ def schema(p: GameProtocol) -> dict[str, Any]:
         return {k: types[t] for k, t in names.items()}
 
     def answer(kind: str) -> dict[str, Any]:
-        shape, nullable = p.answers[kind]
+        shape, nullable = wire.ANSWERS[kind]
         if isinstance(shape, str):
             out = dict(types[shape])
         else:
@@ -110,16 +132,16 @@ def schema(p: GameProtocol) -> dict[str, Any]:
         "rules": p.rules,
         "view": closed(
             {
-                **typed(p.view),
+                **typed(wire.VIEW),
                 STATE: {
                     "description": "only to a seat that asked for it at start: the "
                     "searchable state's public part (for bohnarena's Python package)",
                     "anyOf": [{"$ref": "#/$defs/state"}, {"type": "null"}],
                 },
             },
-            list(p.view),
+            list(wire.VIEW),
         ),
-        "state": closed(typed(p.state)),
+        "state": closed(typed(wire.STATE)),
         "state_value": state_value,
         "event": {"oneOf": [{"$ref": f"#/$defs/event_{k}"} for k in p.layout]},
         **{
@@ -128,7 +150,7 @@ def schema(p: GameProtocol) -> dict[str, Any]:
             )
             for kind, names in p.layout.items()
         },
-        **{f"args_{k}": closed(typed(p.args[k])) for k in decisions},
+        **{f"args_{k}": closed(typed(wire.ARGS[k])) for k in decisions},
         **{f"answer_{k}": answer(k) for k in decisions},
     }
     decide_by_kind = [

@@ -241,18 +241,14 @@ def _take_over(
     """Point every logger of ``libraries`` that has handlers at ``handler``;
     returns what they had, to put back."""
     names = tuple(libraries)
-    if not names:
-        return []
-    known = logging.Logger.manager.loggerDict
-    loggers = [logging.getLogger(n) for n in names]
-    loggers += [
-        logger
-        for name, logger in list(known.items())
+    under = tuple(n + "." for n in names)
+    taken = [
+        (logger, logger.handlers)
+        for name, logger in list(logging.Logger.manager.loggerDict.items())
         if isinstance(logger, logging.Logger)
-        and name not in names
-        and name.startswith(tuple(n + "." for n in names))
+        and (name in names or name.startswith(under))
+        and logger.handlers
     ]
-    taken = [(logger, logger.handlers) for logger in loggers if logger.handlers]
     for logger, _ in taken:
         logger.handlers = [handler]
     return taken
@@ -521,7 +517,7 @@ class Dispatcher:
                     self.inflight, timeout=HEALTH_SECONDS, return_when=FIRST_COMPLETED
                 )
             if not finished:  # a long batch, or a cluster that is gone
-                self.check_backend()
+                self.backend.check()
                 continue
             if any(self.collect(f) for f in finished):
                 self.restart()
@@ -532,12 +528,6 @@ class Dispatcher:
             return None
         return next(tasks, None)
 
-    def check_backend(self) -> None:
-        """Raise ``BackendLost`` if the backend can tell that its cluster is gone."""
-        check = getattr(self.backend, "check", None)
-        if check is not None:
-            check()
-
     def submit(self, task: BatchTask, alone: bool) -> bool:
         try:
             self.inflight[self.executor.submit(play_batch, task)] = (task, self.generation, alone)
@@ -547,7 +537,7 @@ class Dispatcher:
             self.restart()
             return False
         except Exception:  # a closed cluster client refuses work: say that, not its traceback
-            self.check_backend()
+            self.backend.check()
             raise
 
     def restart(self) -> None:
@@ -563,7 +553,7 @@ class Dispatcher:
             self.failed(task, alone, "a worker process died")
             return generation == self.generation
         except CancelledError:  # never by us: the cluster dropped it (its scheduler went away)
-            self.check_backend()
+            self.backend.check()
             (self.suspects if alone else self.retry).appendleft(task)  # uncharged, sent again
             return False
         except OSError as e:  # a worker could not write its part: the disk, not the batch

@@ -8,7 +8,7 @@ from dataclasses import replace
 from typing import Any
 
 from ..game import MatchResult
-from ..seats import BotSeat, Referee, Seat
+from ..seats import BotSeat, Seat
 from .bot import Bot
 from .decisions import DECISIONS
 from .rules import RuleSet
@@ -31,25 +31,11 @@ class Match:
         ``inline``: seats in this process answer as the rules reach their
         decisions; else the state stops at each, as for seats out of process
         (the same match either way)."""
-        seats = [BotSeat(p, DECISIONS) if isinstance(p, Bot) else p for p in players]
-        if len(seats) != rules.players:
-            raise ValueError(f"{len(seats)} seats for a {rules.players}-player rule set")
-        self.rules = rules
-        self.seed = seed
-        self.inline = inline
+        self.rules, self.seed, self.inline = rules, seed, inline
         self.state = new_state(rules, seed, [frozenset()] * rules.players)
         self.table = self.state.table
-        self.referee = Referee(
-            seats,
-            DECISIONS,
-            self.table,
-            SeatView,
-            notes=True,
-            live_views=True,
-            asks=self.state.asks,
-        )
-        self.state.forfeited = self.referee.forfeited
-        self.table.referee = self.referee
+        seats = [BotSeat(p, DECISIONS) if isinstance(p, Bot) else p for p in players]
+        self.referee = self.state.referee_for(seats, SeatView)
 
     @property
     def seats(self) -> list[Seat]:

@@ -79,12 +79,9 @@ def protocol() -> ps.GameProtocol:
         made_from="bohnarena/bohnanza/wire.py, records.py and rules.py",
         docs="docs/writing-a-bot.md",
         rules=rules_schema(),
-        view=wire.VIEW,
-        state=wire.STATE,
+        wire=wire,
         layout=LAYOUT,
         columns=COLUMNS,
-        args=wire.ARGS,
-        answers=wire.ANSWERS,
         required={"draft": ("index",)},
         tagged={
             "Proposal": TYPES["proposal"],
@@ -100,11 +97,3 @@ def protocol() -> ps.GameProtocol:
         },
         types=TYPES,
     )
-
-
-def schema() -> dict[str, Any]:
-    return ps.schema(protocol())
-
-
-def schema_text() -> str:
-    return ps.schema_text(protocol())

@@ -8,7 +8,7 @@ from dataclasses import replace
 from typing import Any
 
 from ..game import MatchResult
-from ..seats import BotSeat, Referee, Seat
+from ..seats import BotSeat, Seat
 from .bot import Bot, DiceView
 from .rules import RuleSet
 from .state import MAX_TURNS, State
@@ -24,23 +24,11 @@ class Match:
         """Each player is a Bot (run in this process, unlimited) or a ready
         Seat. ``inline``: seats answer as the rules reach their decisions;
         else the state stops at each (the same match either way)."""
-        seats = [BotSeat(p, DECISIONS) if isinstance(p, Bot) else p for p in players]
-        if len(seats) != rules.players:
-            raise ValueError(f"{len(seats)} seats for a {rules.players}-player rule set")
         self.rules, self.seed, self.inline = rules, seed, inline
         self.state = State(rules, seed, [frozenset()] * rules.players)
         self.table = self.state.table
-        self.referee = Referee(
-            seats,
-            DECISIONS,
-            self.table,
-            DiceView,
-            notes=True,
-            live_views=True,
-            asks=self.state.asks,
-        )
-        self.state.forfeited = self.referee.forfeited
-        self.table.referee = self.referee
+        seats = [BotSeat(p, DECISIONS) if isinstance(p, Bot) else p for p in players]
+        self.referee = self.state.referee_for(seats, DiceView)
 
     @property
     def records(self) -> list[tuple[Any, ...]]:

@@ -57,21 +57,10 @@ def protocol() -> ps.GameProtocol:
         made_from="bohnarena/wuerfel/wire.py, game.py and rules.py",
         docs="docs/wuerfel.md",
         rules=rules_schema(),
-        view=wire.VIEW,
-        state=wire.STATE,
+        wire=wire,
         layout=LAYOUT,
         columns=COLUMNS,
-        args=wire.ARGS,
-        answers=wire.ANSWERS,
         required={"keep": ("dice",)},
         tagged={"Keep": {"$ref": "#/$defs/answer_keep"}},
         types=TYPES,
     )
-
-
-def schema() -> dict[str, Any]:
-    return ps.schema(protocol())
-
-
-def schema_text() -> str:
-    return ps.schema_text(protocol())

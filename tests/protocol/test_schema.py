@@ -18,6 +18,7 @@ from bohnarena.bohnanza import schema as card_schema
 from bohnarena.cli import cli
 from bohnarena.league import BotEntry
 from bohnarena.limits import Limits
+from bohnarena.protocol_schema import schema, schema_text
 from bohnarena.remote import remote_seat
 from bohnarena.wuerfel import schema as dice_schema
 from bohnarena.wuerfel.match import Match as DiceMatch
@@ -41,17 +42,17 @@ def test_published_schemas_are_up_to_date() -> None:
         (PUBLISHED, card_schema, "bohnanza"),
         (DICE_PUBLISHED, dice_schema, "wuerfel"),
     ):
-        assert path.read_text("utf-8") == module.schema_text(), (
+        assert path.read_text("utf-8") == schema_text(module.protocol()), (
             f"{path.name} is stale: run bohnarena schema --game {game} --out docs/{path.name}"
         )
-        jsonschema.Draft202012Validator.check_schema(module.schema())
+        jsonschema.Draft202012Validator.check_schema(schema(module.protocol()))
 
 
 def test_schema_command_prints_checks_and_writes(tmp_path: Path) -> None:
     r = CliRunner().invoke(cli, ["schema"])
-    assert r.exit_code == 0 and json.loads(r.output) == card_schema.schema()
+    assert r.exit_code == 0 and json.loads(r.output) == schema(card_schema.protocol())
     dice = CliRunner().invoke(cli, ["schema", "--game", "wuerfel"])
-    assert dice.exit_code == 0 and json.loads(dice.output) == dice_schema.schema()
+    assert dice.exit_code == 0 and json.loads(dice.output) == schema(dice_schema.protocol())
     out = tmp_path / "s.json"
     stale = CliRunner().invoke(cli, ["schema", "--out", str(out), "--check"])
     assert stale.exit_code == 1 and "stale" in stale.output

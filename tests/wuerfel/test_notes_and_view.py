@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from bohnarena.league import BotEntry
 from bohnarena.limits import Limits
 from bohnarena.remote import remote_seat
@@ -70,3 +72,15 @@ def test_in_a_league_the_view_tells_the_time_bank_and_the_match_id() -> None:
     times = [s[0] for s in seen]
     assert times and all(0 < t <= 30.0 for t in times) and times == sorted(times, reverse=True)
     assert {s[1] for s in seen} == {9}
+
+
+def test_both_games_matches_refuse_a_seat_too_many_or_too_few() -> None:
+    from bohnarena.bohnanza import Match as CardMatch
+    from bohnarena.bohnanza import ruleset as card_ruleset
+    from bohnarena_bots.random_bot import RandomBot
+
+    for players in (2, 4):
+        with pytest.raises(ValueError, match=f"{players} seats for a 3-player rule set"):
+            Match(RULES, 1, [RandomDiceBot() for _ in range(players)])
+        with pytest.raises(ValueError, match=f"{players} seats for a 3-player rule set"):
+            CardMatch(card_ruleset("classic", 3), 1, [RandomBot() for _ in range(players)])
