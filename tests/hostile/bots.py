@@ -142,14 +142,17 @@ class SwallowsTimeout(Bot):
 
 
 class SwallowsTimeoutBusy(Bot):
-    """The same, busy in Python code rather than asleep in C."""
+    """The same, busy in Python code rather than asleep in C. Its loop is
+    inside the ``try``: a signal is handled at a loop's jump back, and one
+    handled at a jump outside the ``try`` would not be swallowed."""
 
     def plant_second(self, view):
         while True:
             try:
-                x = 0
-                for i in range(10**5):
-                    x += i
+                while True:
+                    x = 0
+                    for i in range(10**5):
+                        x += i
             except:  # noqa: E722
                 continue
 
