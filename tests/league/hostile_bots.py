@@ -1,6 +1,7 @@
 """Bots that misbehave on purpose, for the runner's tests."""
 
 import os
+import signal
 
 from bohnarena.bohnanza import Bot
 
@@ -36,3 +37,52 @@ class MatchIdNoter(Bot):
     def plant(self, view, card):
         self.note(f"match {view.match_id}")
         return super().plant(view, card)
+
+
+class SameButNeverExits(Bot):
+    """ExitInSeatZero's play, without the exit (what its other matches play)."""
+
+    def plant_second(self, view):
+        return False
+
+
+class ExitAtStartInSeatOne(Bot):
+    """Kills its worker in its start hook whenever it sits in seat 1."""
+
+    def start(self, seat, rules, rng):
+        if seat == 1:
+            os._exit(4)
+        super().start(seat, rules, rng)
+
+
+class ExitInConstructor(Bot):
+    """Kills its worker as it is built, in every match."""
+
+    def __init__(self):
+        os._exit(5)
+
+
+class ExitWhenDropped(Bot):
+    """Kills its worker when the engine drops it after a match in seat 0:
+    in no call of its own."""
+
+    def start(self, seat, rules, rng):
+        super().start(seat, rules, rng)
+        self.fatal = seat == 0
+
+    def __del__(self):
+        if getattr(self, "fatal", False):
+            os._exit(6)
+
+
+class SilenceWatchdogInSeatZero(Bot):
+    """Whenever it plays the start seat: stops the watchdog's timer, ignores
+    its signal, and loops for ever."""
+
+    def plant_second(self, view):
+        if view.seat == 0:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, signal.SIG_IGN)
+            while True:
+                pass
+        return False
