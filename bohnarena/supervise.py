@@ -22,6 +22,8 @@ import signal
 import subprocess
 import sys
 import tempfile
+from collections.abc import Collection
+from pathlib import Path
 from typing import Any
 
 from .game import MatchResult
@@ -42,24 +44,38 @@ Verdict = tuple[int, int, int, str]
 class BatchLost(Exception):
     """A watched batch's process died (``how`` = ``crash``) or was stopped
     for going silent (``timeout``) while playing ``match``; ``in_call`` is
-    whose call was in progress, (seat, call), when a diagnostic play noted it."""
+    whose call was in progress, (seat, call), when a diagnostic play noted
+    it. ``signalled``: another process may have done it (it died of a
+    signal, or went silent because a signal stopped it)."""
 
     def __init__(
-        self, how: str, ended: str, in_call: tuple[int, int] | None, match: int | None, said: str
+        self,
+        how: str,
+        ended: str,
+        in_call: tuple[int, int] | None,
+        match: int | None,
+        said: str,
+        signalled: bool,
     ) -> None:
-        super().__init__(how, ended, in_call, match, said)
-        self.how, self.ended, self.in_call, self.match, self.said = how, ended, in_call, match, said
+        super().__init__(how, ended, in_call, match, said, signalled)
+        self.how, self.ended, self.in_call, self.match = how, ended, in_call, match
+        self.said, self.signalled = said, signalled
 
     def __str__(self) -> str:
         where = "" if self.match is None else f" playing match {self.match}"
         said = f": {self.said}" if self.said else ""
         return f"the worker process {self.ended}{where}{said}"[:500]
 
-    def verdict(self, limits: Limits) -> Verdict | None:
-        """The verdict for the seat whose call it was (None: no seat's call)."""
+    def verdict(self, limits: Limits, signallers: Collection[int] = ()) -> Verdict | None:
+        """The verdict for the seat whose call it was; None when it was in
+        no seat's call, or when it may have come from a bot of another seat
+        (``signallers``: seats whose bot is a process of the organiser's
+        user, which may signal the worker whenever it likes)."""
         if self.in_call is None or self.match is None:
             return None
         seat, call = self.in_call
+        if self.signalled and any(s != seat for s in signallers):
+            return None
         if self.how == "timeout":
             fault = (
                 f"timeout: its worker went silent for {quiet_seconds(limits):g} s in this call"
@@ -99,7 +115,7 @@ def watched(task: Any) -> tuple[list[Any], BatchLost | None]:
             pass_fds=(fd,),
             start_new_session=True,  # what its bots start is stopped with it
         )
-        hung = False
+        hung = stopped = False
         data: bytes | None = pickle.dumps(task)
         try:
             while True:
@@ -111,7 +127,7 @@ def watched(task: Any) -> tuple[list[Any], BatchLost | None]:
                     if proc.poll() is not None:  # ended, its output held open by a stray
                         _stop_group(proc.pid)
                     elif listener.stalled():
-                        hung = True
+                        hung, stopped = True, _stopped(proc.pid)
                         proc.kill()
         finally:
             if proc.poll() is None:  # e.g. Ctrl-C in the parent
@@ -133,8 +149,18 @@ def watched(task: Any) -> tuple[list[Any], BatchLost | None]:
             pulse.in_call(),
             pulse.match,
             "" if hung or not tail else tail[0],
+            stopped if hung else proc.returncode < 0,
         )
         return results, lost
+
+
+def _stopped(pid: int) -> bool:
+    """Is process ``pid`` stopped (SIGSTOP, or traced) rather than running?"""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[-1].split()[0] in ("T", "t")
 
 
 def _unpickled(out: bytes) -> list[Any]:

@@ -135,10 +135,19 @@ def play_carefully(task: BatchTask) -> BatchResult:
         pending = pending[len(results) :]
         if lost is None or not pending:
             break
-        m, verdict = pending[0], lost.verdict(task.limits)
+        m = pending[0]
+        signallers = [s for s, name in enumerate(m.seats) if task.bots[name].isolation == "process"]
+        verdict = lost.verdict(task.limits, signallers)
         if verdict is None or verdict[0] != m.id or any(v[:2] == verdict[:2] for v in verdicts):
-            log.error("match %d: %s, in no bot's call; it is errored", m.id, lost)
-            errors.append((m.id, f"{lost}, in no bot's call"[:500]))
+            reason = f"{lost}, " + (
+                "in no bot's call"
+                if lost.in_call is None or lost.match != m.id
+                else "maybe by a process bot at the table"
+                if verdict is None
+                else "again in a call of a seat already charged"
+            )
+            log.error("match %d: %s; it is errored", m.id, reason)
+            errors.append((m.id, reason[:500]))
             pending = pending[1:]
         else:
             log.warning(

@@ -69,3 +69,12 @@ class NotesWhetherDumpable(Bot):
     def plant(self, view, card):
         self.note(f"dumpable {ctypes.CDLL(None).prctl(_PR_GET_DUMPABLE, 0, 0, 0, 0)}")
         return super().plant(view, card)
+
+
+class StopsItsWorkerInSeatZero(Bot):
+    """Whenever it plays the start seat, stops the process that plays the match."""
+
+    def plant_second(self, view):
+        if view.seat == 0:
+            os.kill(os.getppid(), signal.SIGSTOP)
+        return False

@@ -52,6 +52,34 @@ def test_a_process_bot_that_kills_its_worker_costs_only_its_own_matches(tmp_path
     charged(out, guilty, "plant_second", "crash: its worker process died of signal SIGKILL")
 
 
+@SLOW
+def test_a_process_bot_that_stops_its_worker_is_charged_a_timeout(tmp_path):
+    """SIGSTOP: the worker goes silent; heard, stopped, played again, and
+    the bot whose call it was is charged (no other bot at the table could
+    have sent the signal)."""
+    limits = "[limits]\ndecision_seconds = 0.5\n"
+    path = a_league(tmp_path, "StopsItsWorkerInSeatZero", "[run]\nbatch_size = 3\n" + limits)
+    out = tmp_path / "o"
+    summary = run_league(path, out, workers=2, progress=False)
+    assert summary.complete and not summary.errors and summary.played == 3
+    rows = pq.read_table(out / "matches").to_pylist()
+    guilty = {r["match_id"] for r in rows if r["seats"][0] == "killer"}
+    charged(out, guilty, "plant_second", "timeout: its worker went silent for 6.5 s")
+
+
+def test_a_signal_a_process_bot_at_the_table_may_have_sent_charges_nobody_else():
+    from bohnarena.limits import Limits
+    from bohnarena.supervise import BatchLost
+
+    def lost(signalled, in_call=(1, 9)):
+        return BatchLost("crash", "died of signal SIGKILL", in_call, 4, "", signalled)
+
+    assert lost(True).verdict(Limits(), [2]) is None  # seat 2's process may have sent it
+    assert lost(True).verdict(Limits(), [1])[:3] == (4, 1, 9)  # only seat 1's own could
+    assert lost(False).verdict(Limits(), [2])[:3] == (4, 1, 9)  # an exit: the worker's own doing
+    assert lost(True, None).verdict(Limits(), []) is None  # in no seat's call
+
+
 def _peek(private):
     """Whether a process of the same (unprivileged) user reads the memory of
     a process that is ``private`` (not dumpable): "read", or the error."""
