@@ -135,7 +135,8 @@ def watched(task: Any) -> tuple[list[Any], BatchLost | None]:
                 proc.wait()
             _stop_group(proc.pid)
         results = _unpickled(out)
-        if not hung and proc.returncode == 0:
+        whole = len(results) == (1 if task.verdicts is None else len(task.matches))
+        if not hung and proc.returncode == 0 and whole:
             return results, None
         pulse = listener.pulse
         tail = err.decode(errors="replace").strip().splitlines()[-1:]

@@ -38,6 +38,15 @@ class MatchIdNoter(Bot):
         return super().plant(view, card)
 
 
+class ExitZeroInSeatOne(Bot):
+    """Ends its worker, with the exit code of success, whenever it plays seat 1."""
+
+    def plant_second(self, view):
+        if view.seat == 1:
+            os._exit(0)
+        return False
+
+
 class SameButNeverExits(Bot):
     """ExitInSeatZero's play, without the exit (what its other matches play)."""
 

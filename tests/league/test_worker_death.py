@@ -91,6 +91,13 @@ def test_a_worker_killed_by_its_bot_costs_the_bot_its_match_and_nothing_more(lea
             hostile("SameButNeverExits"),
         ),
         (
+            "ExitZeroInSeatOne",
+            1,
+            "plant_second",
+            "crash: its worker process exited with code 0",
+            hostile("SameButNeverExits"),
+        ),
+        (
             "ExitAtStartInSeatOne",
             1,
             "start",
