@@ -50,6 +50,15 @@ def a_league(league, bot, extra=""):
     )
 
 
+def one_table(league, bot, extra=""):
+    """Three bots, one table of three seats: its three matches in one batch."""
+    return league(
+        bots={"planner": "planner", "killer": hostile(bot), "random": "random"},
+        deals=1,
+        extra="[run]\nbatch_size = 3\n" + extra,
+    )
+
+
 def charged(out, guilty, decision, text):
     """In each ``guilty`` match the killer alone has one fault, ``text``
     at ``decision``, and it forfeits (ranked last); no other seat anywhere
@@ -67,11 +76,7 @@ def charged(out, guilty, decision, text):
 
 def test_a_worker_killed_by_its_bot_costs_the_bot_its_match_and_nothing_more(league, tmp_path):
     """The quick one: three matches in one batch, the bot dies in one."""
-    path = league(
-        bots={"planner": "planner", "killer": hostile("ExitInSeatZero"), "random": "random"},
-        deals=1,
-        extra="[run]\nbatch_size = 3\n",
-    )
+    path = one_table(league, "ExitInSeatZero")
     out = tmp_path / "o"
     summary = run_league(path, out, workers=1, progress=False)
     assert summary.complete and not summary.errors and summary.played == 3
@@ -151,11 +156,7 @@ def test_a_bot_that_kills_its_worker_costs_only_its_own_matches(
 def test_a_death_in_no_bots_call_errors_only_that_match(league, tmp_path):
     """The bot dies as the engine drops it, after its match: no seat's call
     explains it, so that match is errored; its bystanders are played."""
-    path = league(
-        bots={"planner": "planner", "killer": hostile("ExitWhenDropped"), "random": "random"},
-        deals=1,
-        extra="[run]\nbatch_size = 3\n",
-    )
+    path = one_table(league, "ExitWhenDropped")
     out = tmp_path / "o"
     summary = run_league(path, out, workers=1, progress=False)
     rows = rows_of(out)
@@ -188,15 +189,7 @@ def test_a_bot_that_silences_the_watchdog_and_loops_costs_only_its_match(league,
     """It stops the watchdog's timer, ignores SIGALRM and loops: the parent
     hears its worker go silent, stops it, and the match records the bot's
     timeout; the league ends in bounded time."""
-    path = league(
-        bots={
-            "planner": "planner",
-            "killer": hostile("SilenceWatchdogInSeatZero"),
-            "random": "random",
-        },
-        deals=1,
-        extra="[run]\nbatch_size = 3\n[limits]\ndecision_seconds = 0.5\n",
-    )
+    path = one_table(league, "SilenceWatchdogInSeatZero", "[limits]\ndecision_seconds = 0.5\n")
     out = tmp_path / "o"
     proc = subprocess.Popen(
         [sys.executable, "-m", "bohnarena", "run", str(path), "--out", str(out), "-j", "2"],
