@@ -12,7 +12,6 @@ import pyarrow.parquet as pq
 import pytest
 
 from bohnarena.runner import run_league
-from bohnarena.stopping import private_memory
 from tests.league.test_worker_death import charged
 
 HERE = Path(__file__).parent
@@ -83,6 +82,8 @@ def test_a_signal_a_process_bot_at_the_table_may_have_sent_charges_nobody_else()
 def _peek(private):
     """Whether a process of the same (unprivileged) user reads the memory of
     a process that is ``private`` (not dumpable): "read", or the error."""
+    from bohnarena.stopping import private_memory
+
     libc = ctypes.CDLL(None, use_errno=True)
     reader, writer = os.pipe()
     pid = os.fork()
