@@ -3,14 +3,16 @@ diagnostic play that finds whose call killed or hung a worker.
 
 In-process bots run in the worker: one that dies (``os._exit``, a
 segfault) or hangs (a silenced watchdog, a C call that never returns)
-takes the worker with it. The runner then plays that batch again match by
-match (:func:`bohnarena.worker.play_carefully`), each match in a process
-of its own (:func:`supervised`) whose every bot call is noted in its pulse
-before it is made (:class:`Probed`). A match that dies again tells whose
-call it was; it is played once more with that seat's verdict: the call is
-not made, the seat is charged its ``crash`` (or ``timeout``) fault and
-forfeits, and the match ends with a proper result, the same on every
-rerun. A death that no seat's call explains errors that match alone.
+takes the worker with it, and so may a ``process`` bot that signals it.
+The runner then plays that batch again carefully
+(:func:`bohnarena.worker.play_carefully`): in a fresh process
+(:func:`watched`) whose every bot call is noted in its pulse before it is
+made (:class:`Probed`), and which sends each match's result as it ends. A
+match that dies again tells whose call it was; the rest of the batch is
+played in a fresh process, that match first, with that seat's verdict: the
+call is not made, the seat is charged its ``crash`` (or ``timeout``) fault
+and forfeits, and the match ends with a proper result, the same on every
+rerun. A death that no seat's call surely explains errors that match alone.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Collection
 from pathlib import Path
 from typing import Any
@@ -34,6 +37,9 @@ from .zygote import describe_exit
 
 #: How often the parent looks at a watched process's pulse.
 LOOK_SECONDS = 0.5
+#: How long the output of a process that ended may be held open by a
+#: process a bot started in a session of its own (it inherited it).
+STRAY_SECONDS = 2.0
 
 #: (match id, seat, call, fault): when that match is played again, that
 #: seat's call number ``call`` is not made; the fault is charged instead,
@@ -78,8 +84,8 @@ class BatchLost(Exception):
             return None
         if self.how == "timeout":
             fault = (
-                f"timeout: its worker went silent for {quiet_seconds(limits):g} s in this call"
-                " (the watchdog silenced, or a call that never returns); given up for this match"
+                f"timeout: its worker went silent for {quiet_seconds(limits):g} s in this call;"
+                " given up for this match"
             )
         else:
             fault = f"crash: its worker process {self.ended} in this call"
@@ -117,15 +123,20 @@ def watched(task: Any) -> tuple[list[Any], BatchLost | None]:
         )
         hung = stopped = False
         data: bytes | None = pickle.dumps(task)
+        ended: float | None = None
         try:
             while True:
                 try:
                     out, err = proc.communicate(data, timeout=LOOK_SECONDS)
                     break
-                except subprocess.TimeoutExpired:
+                except subprocess.TimeoutExpired as wait:
                     data = None  # (sent: communicate() goes on with the rest)
                     if proc.poll() is not None:  # ended, its output held open by a stray
                         _stop_group(proc.pid)
+                        ended = ended or time.monotonic()
+                        if time.monotonic() - ended > STRAY_SECONDS:  # one that escaped the group
+                            out, err = wait.output or b"", wait.stderr or b""
+                            break
                     elif listener.stalled():
                         hung, stopped = True, _stopped(proc.pid)
                         proc.kill()
@@ -134,6 +145,9 @@ def watched(task: Any) -> tuple[list[Any], BatchLost | None]:
                 proc.kill()
                 proc.wait()
             _stop_group(proc.pid)
+            for pipe in (proc.stdin, proc.stdout, proc.stderr):
+                if pipe is not None:
+                    pipe.close()
         results = _unpickled(out)
         whole = len(results) == (1 if task.verdicts is None else len(task.matches))
         if not hung and proc.returncode == 0 and whole:

@@ -75,12 +75,13 @@ def play_batch(task: BatchTask) -> BatchResult:
     if task.careful:
         return play_carefully(task)
     if threading.current_thread() is not threading.main_thread() and any(
-        b.isolation == "inprocess" for b in task.bots.values()
+        b.isolation in ("inprocess", "process") for b in task.bots.values()
     ):
         # A Dask worker runs tasks in threads, where no signal arrives: the
-        # watchdog could not stop a hung bot. A process of its own can; a
-        # death or a hang there raises BatchLost, pinned on this batch (the
-        # runner plays it again carefully).
+        # watchdog could not stop a hung bot. A process of its own can (and
+        # a process bot may kill that one, not the Dask worker); a death or
+        # a hang there raises BatchLost, pinned on this batch (the runner
+        # plays it again carefully).
         result: BatchResult = supervised(task)
         return result
     # Records are many small tuples kept until the batch is logged: the

@@ -11,6 +11,7 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
+from bohnarena.execution import DaskBackend
 from bohnarena.runner import run_league
 from tests.league.test_worker_death import charged
 
@@ -27,7 +28,7 @@ def a_league(tmp_path, bot, extra="", isolation="process", others=None):
         'name = "p"\nedition = "classic"\nplayers = 3\ndeals = 1\nseed = 5\n'
         f"{extra}[bots]\n"
         f'killer = {{ spec = "{BOTS}:{bot}", isolation = "{isolation}" }}\n'
-        + "".join(f'{k} = "{v}"\n' for k, v in others.items())
+        + "".join(f"{k} = {v if v.startswith('{') else repr(v)}\n" for k, v in others.items())
     )
     return path
 
@@ -36,19 +37,49 @@ def bot_log(out):
     return (out / "bots" / "killer.log").read_text()
 
 
+def killers_league(tmp_path, isolation):
+    """The killer and three shipped bots (one table of three without it),
+    batches of 4; the shipped bots as ``isolation``."""
+    others = {k: f'{{ spec = "{k}", isolation = "{isolation}" }}' for k in ("planner", "random")}
+    others["trader"] = f'{{ spec = "trader", isolation = "{isolation}" }}'
+    return a_league(tmp_path, "KillsItsWorkerInSeatZero", "[run]\nbatch_size = 4\n", others=others)
+
+
 @SLOW
 def test_a_process_bot_that_kills_its_worker_costs_only_its_own_matches(tmp_path):
     """The worker dies as an in-process bot's would: its batch is played
-    again carefully, and the bot whose call it was is charged."""
-    others = {"planner": "planner", "random": "random", "trader": "trader"}
-    path = a_league(tmp_path, "KillsItsWorkerInSeatZero", "[run]\nbatch_size = 4\n", others=others)
+    again carefully, and the bot whose call it was is charged (no other bot
+    at its table could have sent the signal)."""
     out = tmp_path / "o"
-    summary = run_league(path, out, workers=2, progress=False)
+    summary = run_league(killers_league(tmp_path, "inprocess"), out, workers=2, progress=False)
     assert summary.complete and not summary.errors and summary.played == 12
     rows = pq.read_table(out / "matches").to_pylist()
     guilty = {r["match_id"] for r in rows if r["seats"][0] == "killer"}
     assert len(guilty) == 3
     charged(out, guilty, "plant_second", "crash: its worker process died of signal SIGKILL")
+
+
+@SLOW
+def test_on_dask_a_process_bot_kills_the_batchs_process_and_beside_others_charges_nobody(tmp_path):
+    """Every bot a process: on Dask the batch still plays in a process of its
+    own (the killer kills that one, not the Dask worker: here the test's own
+    process). The other bots at the table are processes that could have sent
+    the signal too: those matches are errored, not charged; the rest played."""
+    out = tmp_path / "o"
+    backend = DaskBackend(workers=2, processes=False)
+    summary = run_league(killers_league(tmp_path, "process"), out, progress=False, backend=backend)
+    rows = pq.read_table(out / "matches").to_pylist()
+    guilty = set(range(12)) - {r["match_id"] for r in rows}
+    assert len(guilty) == 3 and all(r["seats"][0] != "killer" for r in rows)
+    assert sorted(summary.errors) == [
+        (
+            i,
+            f"the worker process died of signal SIGKILL playing match {i}, maybe by a process"
+            " bot at the table",
+        )
+        for i in sorted(guilty)
+    ]
+    assert not [r for r in pq.read_table(out / "moves").to_pylist() if r["kind"] == "fault"]
 
 
 @SLOW

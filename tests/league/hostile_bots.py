@@ -96,3 +96,16 @@ class SilenceWatchdogInSeatZero(Bot):
             while True:
                 pass
         return False
+
+
+class StrayThenExitInSeatZero(Bot):
+    """Whenever it plays the start seat: starts a process in a session of its
+    own (it keeps the worker's output open), then kills its worker."""
+
+    def plant_second(self, view):
+        if view.seat == 0:
+            import subprocess
+
+            subprocess.Popen(["sleep", "4247"], start_new_session=True)
+            os._exit(3)
+        return False

@@ -153,6 +153,23 @@ def test_a_bot_that_kills_its_worker_costs_only_its_own_matches(
     )
 
 
+@pytest.mark.slow
+def test_a_stray_that_keeps_the_workers_output_open_does_not_hold_up_the_league(league, tmp_path):
+    """The bot starts a process in a session of its own (it inherits the
+    worker's output), then kills its worker: the careful play does not wait
+    for that process to end."""
+    out = tmp_path / "o"
+    try:
+        summary = run_league(one_table(league, "StrayThenExitInSeatZero"), out, progress=False)
+        assert summary.complete and not summary.errors and summary.played == 3
+    finally:
+        strays = subprocess.run(["pgrep", "-f", "sleep 4247"], capture_output=True, text=True)
+        for pid in strays.stdout.split():
+            os.kill(int(pid), signal.SIGKILL)
+    guilty = {i for i, r in rows_of(out).items() if r["seats"][0] == "killer"}
+    charged(out, guilty, "plant_second", "crash: its worker process exited with code 3")
+
+
 def test_a_death_in_no_bots_call_errors_only_that_match(league, tmp_path):
     """The bot dies as the engine drops it, after its match: no seat's call
     explains it, so that match is errored; its bystanders are played."""
