@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from .store import PART, Part, ids_of, overlapping
+from .manifest import PART
+from .store import Part, ids_of, overlapping
 
 if TYPE_CHECKING:
     from .store import RunDir

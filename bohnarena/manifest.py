@@ -19,6 +19,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,6 +31,8 @@ import pyarrow.parquet as pq
 NAME = "manifest.jsonl"
 #: The manifest's own version (run.json's "manifest" says a run keeps one).
 VERSION = 1
+PART = re.compile(r"^part-(\d{9})-(\d{9})\.parquet$")
+MERGED = ".tmp-merged-"  # a compaction's merged part before its renames
 
 
 @dataclass(frozen=True)
@@ -93,6 +96,13 @@ def _half(value: Any) -> Half:
     return Half(int(value["rows"]), int(value["bytes"]), str(value["sha256"]))
 
 
+def _part(value: Any) -> str:
+    """A part's name, never a path elsewhere (a line is read, then acted on)."""
+    if not isinstance(value, str) or not PART.match(value):
+        raise ValueError(f"{value!r} is not a part's name")
+    return value
+
+
 def parse(text: str) -> Manifest:
     lines = text.split("\n")
     torn = lines[-1] != ""  # an unfinished append: everything before it stands
@@ -112,15 +122,12 @@ def parse(text: str) -> Manifest:
         try:
             body = json.loads(line)
             if "retired" in body:
-                manifest.retired.add(str(body["retired"]))
+                manifest.retired.add(_part(body["retired"]))
                 continue
-            moves = body["moves"]
-            entry = Entry(
-                str(body["part"]),
-                _half(body["matches"]),
-                None if moves is None else _half(moves),
-                body.get("at"),
-            )
+            name, moves, at = _part(body["part"]), body["moves"], body.get("at")
+            if at not in (None, MERGED + name):
+                raise ValueError(f"'at' {at!r} is not its merged file")
+            entry = Entry(name, _half(body["matches"]), None if moves is None else _half(moves), at)
         except (ValueError, KeyError, TypeError, AttributeError) as e:
             raise ManifestError(f"line {number} does not read ({e})") from None
         manifest.live[entry.name] = entry

@@ -30,7 +30,6 @@ from __future__ import annotations
 import fcntl
 import json
 import os
-import re
 import shutil
 import time
 from collections.abc import Callable, Iterator
@@ -45,13 +44,11 @@ import pyarrow.parquet as pq
 from . import __version__, manifest
 from .errors import BohnarenaError, UsageError
 from .logbook import LOG_FORMAT, MATCHES_SCHEMA
-from .manifest import Entry, Manifest, ManifestError, describe, difference
+from .manifest import MERGED, PART, Entry, Manifest, ManifestError, describe, difference
 
-PART = re.compile(r"^part-(\d{9})-(\d{9})\.parquet$")
 MOVES_ROW_GROUP = 64 * 1024  # rows: one match reads one or two row groups
 COMPRESSION = "zstd"  # smaller than snappy and as fast to write here (benchmarks/)
 PENDING = ".tmp-"  # a part's files before its commit's renames (or not committed at all)
-MERGED = ".tmp-merged-"  # a compaction's merged part before its renames
 
 
 class ResultsError(UsageError):

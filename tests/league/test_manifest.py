@@ -205,6 +205,32 @@ def test_a_removed_manifest_is_not_an_old_directory(tmp_path, parts):
         assert f"{manifest.NAME} is missing, yet run.json says its run keeps one" in r.output
 
 
+@pytest.mark.parametrize("field", ["part", "at", "retired"])
+def test_a_manifest_line_naming_a_file_elsewhere_is_refused_and_the_file_left_alone(
+    tmp_path, parts, field
+):
+    path, finished = parts
+    out = tmp_path / "out"
+    shutil.copytree(finished, out)
+    victim = tmp_path / "victim.parquet"
+    victim.write_text("precious")
+    lines = (out / manifest.NAME).read_text().splitlines()
+    line = json.loads(lines[1])
+    if field == "retired":
+        line = {"retired": "../../victim.parquet"}
+    else:
+        line[field] = "../../victim.parquet"
+    lines.append(json.dumps(line))
+    (out / manifest.NAME).write_text("\n".join(lines) + "\n")
+    for args in (["rank", out], ["run", path, "--out", out, "--no-progress"]):
+        r = invoke(*args)
+        assert r.exit_code == 2 and "is not" in r.output and len(r.output.splitlines()) == 1, (
+            r.output
+        )
+        assert f"{manifest.NAME}: line {len(lines)} does not read" in r.output
+    assert victim.read_text() == "precious"
+
+
 # -- merge ----------------------------------------------------------------------
 
 
