@@ -20,6 +20,7 @@ import hashlib
 import json
 import os
 import re
+import stat
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -154,8 +155,13 @@ def describe(path: Path) -> Half:
 def difference(path: Path, half: Half, hash_it: bool) -> str | None:
     """How the file at ``path`` differs from what was committed, or None.
     ``hash_it`` False compares the size only (a cheap look at a moves part)."""
-    with open(path, "rb") as f:  # one open file: what is sized is what is hashed
-        size = os.fstat(f.fileno()).st_size
+    # one open file: what is sized is what is hashed (never blocking on a
+    # FIFO, never reading a device forever)
+    with os.fdopen(os.open(path, os.O_RDONLY | os.O_NONBLOCK), "rb") as f:
+        found = os.fstat(f.fileno())
+        if not stat.S_ISREG(found.st_mode):
+            return "it is not a regular file"
+        size = found.st_size
         if size == half.size and (
             not hash_it or hashlib.file_digest(f, "sha256").hexdigest() == half.sha256
         ):

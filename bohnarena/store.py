@@ -791,6 +791,8 @@ class RunDir:
             where = self._where(table, entry)
             if where is None:
                 return f"{table} missing"
+            if not where.is_file():  # a FIFO or a device would block or never end
+                return f"{table} not a regular file"
             try:
                 pq.read_metadata(where)  # the footer: a cut or garbage file fails here
             except (pa.ArrowException, OSError) as e:

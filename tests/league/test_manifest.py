@@ -7,7 +7,10 @@ written before manifests is read with a warning and gets one from the next
 run; merge refuses an edited shard and writes a manifest of its own."""
 
 import json
+import os
 import shutil
+import subprocess
+import sys
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -229,6 +232,20 @@ def test_a_manifest_line_naming_a_file_elsewhere_is_refused_and_the_file_left_al
         )
         assert f"{manifest.NAME}: line {len(lines)} does not read" in r.output
     assert victim.read_text() == "precious"
+
+
+def test_a_part_replaced_by_a_fifo_is_refused_then_played_again_not_waited_on(tmp_path, parts):
+    path, finished = parts
+    out = tmp_path / "out"
+    shutil.copytree(finished, out)
+    (out / "matches" / PART).unlink()
+    os.mkfifo(out / "matches" / PART)  # reading it would wait for a writer forever
+    bohnarena = [sys.executable, "-m", "bohnarena"]
+    rank = subprocess.run([*bohnarena, "rank", str(out)], capture_output=True, timeout=120)
+    assert rank.returncode == 2 and b"not a regular file" in rank.stderr, rank.stderr
+    run = [*bohnarena, "run", str(path), "--out", str(out), "--no-progress"]
+    again = subprocess.run(run, capture_output=True, text=True, timeout=300)
+    assert again.returncode == 0 and "3 matches played now, 33 before" in again.stdout, again
 
 
 # -- merge ----------------------------------------------------------------------
