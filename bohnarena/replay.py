@@ -16,8 +16,6 @@ from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
-import pyarrow.compute as pc
-import pyarrow.dataset as ds
 from tqdm import tqdm
 
 from .audit import COLUMNS as AUDIT_COLUMNS
@@ -28,7 +26,7 @@ from .game import Game, get_game
 from .league import League, load_league
 from .logbook import MATCHES_SCHEMA, moves_schema, records_of
 from .seating import make_seat
-from .store import Check, Listing, ResultsError, RunDir, check_schema, unreadable
+from .store import Check, Listing, ResultsError, RunDir, check_schema, read_table
 
 
 @dataclass
@@ -69,22 +67,21 @@ class Run:
         )
 
     def _read(self, sub: Path, first: int, last: int) -> pa.Table:
-        """Rows of ``sub``'s listed parts with ids in [first, last] (no moves
-        part at all reads as no moves: each match then has no move log)."""
+        """Rows of ``sub``'s listed parts with ids in [first, last], read
+        from the parts whose id range meets it (no moves part at all reads
+        as no moves: each match then has no move log)."""
         table = sub.name
-        parts = [f for p in self.listing.parts if (f := p.file(table)) is not None]
+        if not any(p.file(table) for p in self.listing.parts) and table == "matches":
+            raise ResultsError(f"{sub} holds no finished matches")
         schema = MATCHES_SCHEMA if table == "matches" else moves_schema(self.game.columns)
-        if not parts:
-            if table == "matches":
-                raise ResultsError(f"{sub} holds no finished matches")
-            return schema.empty_table()
-        for p in parts:
-            check_schema(p, schema)
-        where = (pc.field("match_id") >= first) & (pc.field("match_id") <= last)
-        try:
-            return ds.dataset([str(p) for p in parts], format="parquet").to_table(filter=where)
-        except (pa.ArrowException, OSError) as e:
-            raise unreadable(sub, e) from None
+        where = [("match_id", ">=", first), ("match_id", "<=", last)]
+        tables = [schema.empty_table()]
+        for part in self.listing.parts:
+            path = part.file(table)
+            if path is not None and part.span[0] <= last and first <= part.span[1]:
+                check_schema(path, schema)
+                tables.append(read_table(path, filters=where).select(schema.names))
+        return pa.concat_tables(tables)
 
     def rows(self, first: int, last: int) -> list[dict[str, Any]]:
         rows: list[dict[str, Any]] = (

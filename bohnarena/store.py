@@ -27,10 +27,12 @@ manifest from the next run on it.
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import json
 import os
 import shutil
+import stat
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
@@ -86,11 +88,39 @@ def read_again(read: Any, tries: int = 5) -> Any:
             time.sleep(0.2)
 
 
+def open_part(path: Path) -> IO[bytes]:
+    """A part's file, opened wherever a commit's or a compaction's rename has
+    just put it (its place when listed, its final name, its pending one);
+    once open, no rename takes it away. Never a FIFO or a device."""
+    name = path.name.removeprefix(MERGED).removeprefix(PENDING)
+    for where in (path, path.with_name(name), path.with_name(PENDING + name), path.with_name(name)):
+        try:
+            fd = os.open(where, os.O_RDONLY | os.O_NONBLOCK)
+        except FileNotFoundError:
+            continue
+        f = os.fdopen(fd, "rb")
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            f.close()
+            raise PartsError(f"{where} is not a regular file")
+        return f
+    raise FileNotFoundError(errno.ENOENT, "No such file", str(path))
+
+
+def read_table(path: Path, **options: Any) -> pa.Table:
+    """A part's table (``options``: pyarrow.parquet.read_table's)."""
+    try:
+        with open_part(path) as f:
+            return pq.read_table(f, **options)
+    except (pa.ArrowException, OSError) as e:
+        raise unreadable(path, e) from None
+
+
 def check_schema(path: Path, expected: pa.Schema, columns: list[str] | None = None) -> None:
     """A one-line error for a part whose columns are not the log format's
     (a column dropped, renamed or retyped); reads only the file's footer."""
     try:
-        found = pq.read_schema(path)
+        with open_part(path) as f:
+            found = pq.read_schema(f)
     except (pa.ArrowException, OSError) as e:
         raise unreadable(path, e) from None
     for field in expected:
@@ -210,10 +240,7 @@ def overlapping(parts: list[Part]) -> list[list[Part]]:
 
 
 def ids_of(path: Path) -> set[int]:
-    try:
-        return set(pq.read_table(path, columns=["match_id"]).column(0).to_pylist())
-    except (pa.ArrowException, OSError) as e:
-        raise unreadable(path, e) from None
+    return set(read_table(path, columns=["match_id"]).column(0).to_pylist())
 
 
 class RunDir:
@@ -609,11 +636,12 @@ class RunDir:
         group: list[Path], columns: list[str] | None, chunk: int
     ) -> Iterator[pa.RecordBatch]:
         if len(group) == 1:
-            yield from pq.ParquetFile(group[0]).iter_batches(batch_size=chunk, columns=columns)
+            with open_part(group[0]) as f:
+                yield from pq.ParquetFile(f).iter_batches(batch_size=chunk, columns=columns)
             return
         # a match played again later: its part and the one whose range holds it, sorted together
         wanted = None if columns is None else [*{*columns, "match_id"}]
-        table = pa.concat_tables(pq.read_table(p, columns=wanted) for p in group)
+        table = pa.concat_tables(read_table(p, columns=wanted) for p in group)
         table = table.sort_by("match_id")
         yield from (table if columns is None else table.select(columns)).to_batches(chunk)
 
