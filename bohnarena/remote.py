@@ -16,6 +16,7 @@ from typing import Any
 
 from .channel import CRASH, MEMORY, PROTOCOL, START, BotFault, Channel
 from .errors import BotLoadError
+from .faults import reported
 from .game import PROTOCOL_VERSION, STATE, MatchResult, get_game
 from .host import Wire, wire_of
 from .league import BotEntry
@@ -135,7 +136,8 @@ class RemoteSeat:
     ) -> tuple[Any, str | None]:
         if error in reply:
             text = _text(reply[error])
-            return None, (f"{MEMORY}: {text}" if "MemoryError" in text else text)[:300]
+            # The type is ours, never the bot's text: other seats see it alone.
+            return None, (f"{MEMORY}: {text}" if "MemoryError" in text else reported(text))[:300]
         try:
             return self.wire.answer_from_json(kind, reply.get(key)), None
         except Exception as e:  # any shape the wire cannot read is the bot's fault
