@@ -106,19 +106,30 @@ def _isolation(ctx: click.Context, param: click.Parameter, value: str | None) ->
     return ISOLATION_ALIASES.get(value, value) if value else value
 
 
-def command_entry(line: str, isolation: str, where: str) -> BotEntry:
-    """A bot given as a command line (it cannot run in process: the sandbox then)."""
+def command_entry(line: str, isolation: str, where: str, own: str | None = None) -> BotEntry:
+    """A bot given as a command line (it cannot run in process: the sandbox
+    then), its paths resolved against the working directory as a league's
+    against its file's, and checked as a league's (:func:`.botfiles.check_layout`)."""
     import shlex
 
+    from .botfiles import check_layout
+    from .league import command_paths
+
     try:
-        command = tuple(shlex.split(line))
+        command = shlex.split(line)
     except ValueError as e:
         raise UsageError(f"{where}cannot split {line!r}: {e}") from None
     if not command:
         raise UsageError(f"{where}needs a command line")
-    return BotEntry(
-        line, command=command, isolation=SANDBOXED if isolation == "inprocess" else isolation
+    command, own = command_paths(command, own, Path.cwd())
+    entry = BotEntry(
+        line,
+        command=tuple(command),
+        isolation=SANDBOXED if isolation == "inprocess" else isolation,
+        dir=own,
     )
+    check_layout(entry, None, None)
+    return entry
 
 
 def play_entries(bots: Sequence[str], isolation: str) -> list[BotEntry]:
@@ -675,6 +686,15 @@ def replay(
     "(or as a process with --isolation process).",
 )
 @click.option(
+    "--dir",
+    "own",
+    default=None,
+    metavar="DIR",
+    help="With --command: the bot's own directory, which its sandbox shows whole "
+    "(without it, only the files its command names); it must hold no league "
+    "file and no results.",
+)
+@click.option(
     "--decision-seconds",
     type=float,
     default=None,
@@ -686,6 +706,7 @@ def check_bot(
     game: str,
     isolation: str | None,
     is_command: bool,
+    own: str | None,
     decision_seconds: float | None,
     seed: int,
 ) -> None:
@@ -706,8 +727,10 @@ def check_bot(
     g = get_game(game)
     if isolation is None:
         isolation = "inprocess" if not is_command and spec.strip() in shipped_bots() else SANDBOXED
+    if own is not None and not is_command:
+        raise UsageError("--dir goes with --command")
     if is_command:
-        entry = command_entry(spec, isolation, "--command: ")
+        entry = command_entry(spec, isolation, "--command: ", own)
     else:
         if isolation == "inprocess":
             load_bot(spec, g.bot_base)

@@ -36,7 +36,9 @@ def remote_seat(
     if wire is None:
         raise BotLoadError(f"bot {entry.name!r}: {game} bots run in process only (it has no wire)")
     return RemoteSeat(
-        wire_of(wire), endpoint(wire, entry.spec, entry.command, entry.isolation, lim, log), lim
+        wire_of(wire),
+        endpoint(wire, entry.spec, entry.command, entry.isolation, lim, log, entry.dir),
+        lim,
     )
 
 

@@ -10,8 +10,10 @@ import hashlib
 import json
 import logging
 import multiprocessing
+import os
 import platform
 import secrets
+import stat
 import sys
 import tempfile
 import time
@@ -31,6 +33,7 @@ from tqdm import tqdm
 from . import __version__
 from .audit import COLUMNS as AUDIT_COLUMNS
 from .audit import Auditor
+from .botfiles import check_layout, shown, tree
 from .errors import BohnarenaError, BotLoadError, UsageError
 from .execution import Backend, LocalPool
 from .game import Game, get_game
@@ -77,19 +80,15 @@ class RunSummary:
 def source_hash(entry: BotEntry, base: type) -> str:
     """A hash of the code a bot can run: a Python bot's package (every .py
     file of its top-level package, or of its file's directory tree) and its
-    distribution's version; a command bot's command line and every file in
-    the directories of the files it names. A bot run in process is also
+    distribution's version; a command bot's command line and what its
+    sandbox shows (:func:`~bohnarena.botfiles.shown`: each file it names, or
+    every file of its own directory). A bot run in process is also
     loaded here, which checks its spec before anything is written; no other
     bot's code is imported, only read (see :func:`~bohnarena.plugins.locate`)."""
     if entry.command is not None:
-        parts = [" ".join(entry.command).encode()]
-        dirs = sorted({Path(a).resolve().parent for a in entry.command if Path(a).is_file()})
-        for d in dirs:
-            parts += [
-                str(f).encode() + b"\0" + f.read_bytes()
-                for f in sorted(d.iterdir())
-                if f.is_file() and f.stat().st_size <= MAX_HASHED_BYTES
-            ]
+        parts = [" ".join(entry.command).encode(), (entry.dir or "").encode()]
+        for path in shown(entry):
+            parts += [str(f).encode() + b"\0" + _content(f) for f in tree(path)]
     else:
         if entry.isolation == "inprocess":
             load_bot(entry.spec or "", base)
@@ -98,6 +97,20 @@ def source_hash(entry: BotEntry, base: type) -> str:
 
 
 MAX_HASHED_BYTES = 64 << 20
+
+
+def _content(path: Path) -> bytes:
+    """What of a file the source hash covers: its bytes (a larger file: its
+    size), or where a symbolic link leads."""
+    try:
+        info = path.lstat()
+        if stat.S_ISLNK(info.st_mode):
+            return b"-> " + os.readlink(path).encode()
+        if not stat.S_ISREG(info.st_mode):  # a pipe or a device: never read
+            return b"special"
+        return path.read_bytes() if info.st_size <= MAX_HASHED_BYTES else b"%d" % info.st_size
+    except OSError as e:  # unreadable here: the sandbox cannot read it either
+        return f"unreadable: {e.strerror}".encode()
 
 
 def run_facts(game: Game, rules: Any, league: League) -> dict[str, Any]:
@@ -288,6 +301,9 @@ def run_league(
     # long league's memory flat (benchmarks/league_bench.py).
     pa.set_memory_pool(pa.system_memory_pool())
     game = get_game(league.game)
+    out = Path(out) if out is not None else Path("results") / league.name
+    for entry in league.bots.values():  # what a sandbox shows, before it starts
+        check_layout(entry, league.file, out)
     hashes = {name: source_hash(entry, game.bot_base) for name, entry in league.bots.items()}
     rules = game.rules(league.edition, league.players, league.rules)
     try:
@@ -301,7 +317,7 @@ def run_league(
             f"seed {league.seed} is small enough for a sandboxed bot to find by trying seeds "
             'against its own hand; use seed = "secret" for untrusted bots.'
         )
-    store = RunDir(out or Path("results") / league.name)
+    store = RunDir(out)
     ids = shard_range(len(league.schedule(0)), shard)  # the count does not depend on the seed
     meta = {
         "bohnarena": __version__,

@@ -364,9 +364,11 @@ def endpoint(
     isolation: str,
     limits: Limits,
     log: Path | None,
+    own: str | None = None,
 ) -> Endpoint:
     """The endpoint of a league bot run outside the engine's process
-    (``wire``: its game's wire module, see :attr:`bohnarena.game.Game.wire`)."""
+    (``wire``: its game's wire module, see :attr:`bohnarena.game.Game.wire`;
+    ``own``: a command bot's own directory, see :func:`.jail.command_files`)."""
     # Python bots run under bohnarena's own host, which reads marshal frames.
     if isolation == "process":
         argv = (
@@ -375,8 +377,9 @@ def endpoint(
         return ProcessEndpoint(argv, limits, log, framed=not command)
     jail.bwrap()
     if command:
-        argv, dirs = jail.command_files(command)
-        key: tuple[Any, ...] = ("command", tuple(argv), limits, log)
+        argv, dirs = jail.command_files(command, own)
+        # What it runs and what it is shown (two bots' argv inside may be the same)
+        key: tuple[Any, ...] = ("command", tuple(command), own, limits, log)
         return SandboxEndpoint(
             key, lambda: Zygote(["--command", *argv], {}, dirs, None, limits, log), limits, False
         )

@@ -129,8 +129,8 @@ def test_no_child_process_and_nothing_outlives_the_match(tmp_path):
 def test_a_command_bot_that_detaches_children_leaves_nothing_behind(tmp_path):
     script = tmp_path / "detach.sh"
     shutil.copy(Path(__file__).parents[2] / "bots" / "first_choice.sh", tmp_path)
-    script.write_text('setsid sleep 4244 &\nexec bash "$(dirname "$0")/first_choice.sh"\n')
-    _out, _log = play(tmp_path, None, command=["bash", str(script)])
+    script.write_text('setsid sleep 4244 &\nexec bash "$1"\n')
+    _out, _log = play(tmp_path, None, command=["bash", str(script), "first_choice.sh"])
     time.sleep(0.2)
     assert not _leftovers("sleep 4244")
     assert not _leftovers("bohnarena.zygote")  # the sandboxes end with their workers
@@ -162,13 +162,16 @@ def test_every_match_starts_fresh(tmp_path):
 def test_malformed_start_replies_are_the_bots_fault(tmp_path, answer):
     script = tmp_path / "bad.sh"
     (tmp_path / "reply").write_text(answer + "\n")
-    script.write_text('read line\ncat "$(dirname "$0")/reply"\nwhile read line; do :; done\n')
+    script.write_text('read line\ncat "$1"\nwhile read line; do :; done\n')
     from bohnarena.bohnanza import ruleset
     from bohnarena.league import BotEntry
     from bohnarena.remote import remote_seat
 
     seat = remote_seat(
-        "bohnanza", BotEntry("bad", command=("bash", str(script)), isolation="sandbox")
+        "bohnanza",
+        BotEntry(
+            "bad", command=("bash", str(script), str(tmp_path / "reply")), isolation="sandbox"
+        ),
     )
     fault = seat.start(0, ruleset("classic", 3), 1)
     assert fault is not None and fault.startswith("protocol"), fault
