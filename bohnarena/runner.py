@@ -49,6 +49,7 @@ from .schedule import MatchSpec
 from .seating import make_seat
 from .stopping import exit_code
 from .store import RunDir, StorageError, part_name, storage_error, write_text
+from .untrusted import LogFormatter
 from .worker import BatchTask, play_batch
 
 log = logging.getLogger("bohnarena")
@@ -184,12 +185,13 @@ def _close(seat: Any) -> None:
 
 
 def _tail(log: Path, lines: int = 10) -> list[str]:
-    """The last non-empty lines of a bot's stderr log (without its header)."""
+    """The last non-empty lines of a bot's stderr log: the bot's text
+    (whoever prints them escapes them)."""
     try:
         text = log.read_text("utf-8", errors="replace")
     except OSError:
         return []
-    kept = [ln.rstrip() for ln in text.splitlines() if ln.strip() and not ln.startswith("--- ")]
+    kept = [ln.rstrip() for ln in text.splitlines() if ln.strip()]
     return kept[-lines:]
 
 
@@ -229,7 +231,8 @@ def run_log(path: Path, libraries: Iterable[str] = ()) -> Iterator[None]:
     from every forked worker; the loggers named in ``libraries`` (and those
     under them) write there instead of to their own handlers meanwhile."""
     handler = logging.FileHandler(path, encoding="utf-8")
-    handler.setFormatter(logging.Formatter("%(asctime)s %(processName)s %(levelname)s %(message)s"))
+    # (a bot's traceback and text reach it: escaped, see LogFormatter)
+    handler.setFormatter(LogFormatter("%(asctime)s %(processName)s %(levelname)s %(message)s"))
     log.addHandler(handler)
     log.setLevel(logging.INFO)
     log.propagate = False

@@ -181,7 +181,6 @@ def _fork(
         os.sched_setaffinity(0, cpus)
         for name, value in limits.items():
             resource.setrlimit(getattr(resource, name), (value, value))
-        os.write(2, b"--- a new match\n")
         run(sock)
     except BaseException:  # the bot's own failure; its traceback goes to its log
         traceback.print_exc()
