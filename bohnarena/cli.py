@@ -31,6 +31,12 @@ def echo(text: str = "", err: bool = False, nl: bool = True) -> None:
     click.echo(untrusted.lines(text), err=err, nl=nl)
 
 
+def one(text: str) -> str:
+    """A text that may be a bot's (an exception's message, a plugin's import
+    error), kept on its line: its own line breaks cannot forge lines of ours."""
+    return untrusted.one_line(text, ERROR_CHARS)
+
+
 class _Group(click.Group):
     """Turns bohnarena's own errors into one line on stderr and exit code 2."""
 
@@ -39,7 +45,7 @@ class _Group(click.Group):
             with stop_on_signals():
                 return super().invoke(ctx)
         except BohnarenaError as e:
-            echo(f"Error: {untrusted.one_line(str(e), ERROR_CHARS)}", err=True)
+            echo(f"Error: {one(str(e))}", err=True)
             ctx.exit(2 if isinstance(e, UsageError) else 1)
         except KeyboardInterrupt as stop:  # Ctrl-C, SIGTERM or SIGHUP at any stage
             resume = (
@@ -414,7 +420,7 @@ def run(
     if summary.errors:
         echo(
             f"Error: {len(summary.errors)} matches could not be played "
-            f"(see {summary.out / 'errors.json'}): {summary.errors[0][1]}",
+            f"(see {summary.out / 'errors.json'}): {one(summary.errors[0][1])}",
             err=True,
         )
         sys.exit(1)
@@ -633,7 +639,7 @@ def replay(
     if verify_all:
         checked, failures = read_again(lambda: rp.verify_all(results_dir, workers or 0))
         for mid, problem in failures[:10]:
-            echo(f"match {mid}: {problem}")
+            echo(f"match {mid}: {one(problem)}")
         echo(
             f"verified {checked} matches: "
             + (
@@ -654,7 +660,7 @@ def replay(
         if problem is None and rerun:
             problem = run.rerun(row, log)
         what = "the bots replay" if rerun else "the log replays under the rules"
-        echo(f"match {match_id}: " + (problem or f"OK, {what} move for move ({len(log)} moves)"))
+        echo(f"match {match_id}: " + one(problem or f"OK, {what} move for move ({len(log)} moves)"))
         sys.exit(1 if problem else 0)
     if at is not None:
         if at >= len(log):
@@ -824,10 +830,12 @@ def bots_command(no_load: bool) -> None:
     if not rows:
         echo("no bots registered")
     for b in rows:
-        status = f"  ({b.problem})" if b.problem else ""
-        echo(f"{b.name:<16} {b.game:<9} {b.spec:<44} {b.origin} {b.version}{status}")
+        status = f"  ({one(b.problem)})" if b.problem else ""
+        echo(f"{b.name:<16} {b.game:<9} {b.spec:<44} {b.origin} {one(b.version)}{status}")
     for dist, reason in sorted(registered().broken.items()):
-        echo(f"skipped distribution {dist}: its entry points do not parse ({reason})", err=True)
+        echo(
+            f"skipped distribution {dist}: its entry points do not parse ({one(reason)})", err=True
+        )
 
 
 @cli.command("schema")

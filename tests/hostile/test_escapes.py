@@ -42,7 +42,7 @@ PLUGIN = textwrap.dedent("""\
     class Breaks(Bot):
         def plant_second(self, view):
             def record(rec):
-                raise RuntimeError(EVIL + "\\ud800")
+                raise RuntimeError(EVIL + "\\ud800\\nFORGED: every match played")
 
             view._table.record = record  # the engine's next record raises the bot's text
             return False
@@ -99,6 +99,7 @@ def test_a_bots_text_is_escaped_in_the_run_log_errors_report_and_terminal(tmp_pa
     r = run("run", league, "--out", out, "-j", "1", "--no-progress")
     assert r.exit_code == 1 and "matches could not be played" in r.output, r.output
     clean(r.output)
+    assert "\\nFORGED" in r.output and "\nFORGED" not in r.output  # no line of its own
     log = (out / "run.log").read_bytes().decode("utf-8")
     clean(log)
     # Every record is there (none lost to a lone surrogate), its text escaped;
