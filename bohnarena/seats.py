@@ -20,7 +20,7 @@ from typing import Any, ClassVar, Protocol
 
 from .errors import IllegalAnswer
 from .faults import ILLEGAL, MALFORMED, RAISED, TIMEOUT
-from .faults import fault_type as fault_type  # (where a game's record visibility found it)
+from .faults import fault_type as fault_type  # (the games' record visibility: a seam helper)
 from .game import Decision, MatchResult
 from .limits import DecisionTimeout, Limits, Watchdog, genuine_interrupt
 from .seeding import derive_seed

@@ -13,8 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ..faults import fault_type
-from ..seats import RecordNames, seen_by
+from ..seats import RecordNames, fault_type, seen_by
 
 #: Value columns and their kind: "int", "ints" (list of int) or "str".
 COLUMNS: dict[str, str] = {
