@@ -502,6 +502,45 @@ def test_a_match_cannot_rewrite_the_template_that_makes_the_next_match(tmp_path)
     assert "GOT" not in log and "sealed 3" in log, log
 
 
+def start_file_bot(tmp_path, source, cls="B"):
+    """A sandboxed seat of the bot written from ``source``: its start's fault, and its log."""
+    from bohnarena.bohnanza import ruleset
+    from bohnarena.league import BotEntry
+    from bohnarena.remote import remote_seat
+    from bohnarena.sandbox import close_sandboxes
+
+    bot = tmp_path / "b.py"
+    bot.write_text(source)
+    log = tmp_path / "b.log"
+    seat = remote_seat(
+        "bohnanza", BotEntry("b", spec=f"{bot}:{cls}", isolation="sandbox"), None, log
+    )
+    try:
+        return seat.start(0, ruleset("classic", 3), 1), log.read_text()
+    finally:
+        seat.close()
+        close_sandboxes()
+
+
+def test_a_bot_that_imports_slower_than_a_match_allows_is_refused_at_once(tmp_path):
+    fault, _log = start_file_bot(tmp_path, "import time\ntime.sleep(3600)\n")
+    assert fault is not None and "does not load in the sandbox" in fault, fault
+    assert "takes more than 10 s to import" in fault, fault
+
+
+def test_a_bot_that_loads_in_the_probe_but_not_in_a_match_is_a_start_fault(tmp_path):
+    source = (
+        "import os\n"
+        "if os.path.exists('/tmp/probed'):\n    raise SystemExit(4)\n"
+        "open('/tmp/probed', 'w').close()\n"
+        "from bohnarena.bohnanza import Bot\nclass B(Bot):\n    pass\n"
+    )
+    fault, log = start_file_bot(tmp_path, source)
+    assert fault is not None and fault.startswith("start"), fault  # its first match's start
+    assert "does not load: loading /arena/bot/b.py raised SystemExit: 4" in fault, fault
+    assert "SystemExit: 4" in log and "BotLoadError" not in log  # the bot's own traceback
+
+
 STOPS_ITS_SUPERVISOR = """
 import os, signal
 from bohnarena.bohnanza import Bot
