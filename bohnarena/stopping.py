@@ -77,9 +77,9 @@ def noting_stops() -> Iterator[Noted]:
             signal.signal(s, wrap(handler))
     try:
         yield noted
-    finally:
+    finally:  # whatever the code run within did to them
         for s, handler in previous.items():
-            if callable(handler):
+            if handler is not None:  # (None: set outside Python, cannot be put back)
                 signal.signal(s, handler)
 
 
