@@ -74,7 +74,7 @@ class RemoteSeat:
                     "seed": seed,
                     "match_id": self.match_id,
                 },
-                max(self.limits.decision_seconds, 10.0),
+                self.limits.start_seconds,
                 counted=False,
             )
             if "error" in reply:

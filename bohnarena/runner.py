@@ -92,7 +92,10 @@ def source_hash(entry: BotEntry, base: type) -> str:
             parts += [str(f).encode() + b"\0" + _content(f) for f in tree(path)]
     else:
         if entry.isolation == "inprocess":
-            load_bot(entry.spec or "", base)
+            try:
+                load_bot(entry.spec or "", base)
+            except BotLoadError as e:
+                raise BotLoadError(f"bot {entry.name!r}: {e}") from None
         parts = [locate(entry.spec or "").source_bytes()]
     return hashlib.blake2b(b"\0".join(parts), digest_size=16).hexdigest()
 
