@@ -48,6 +48,10 @@ import traceback
 from typing import Any
 
 TMP = "/tmp"
+#: The bot's compiled bytecode, kept from one match to the next in its own
+#: sandbox (a child compiles what it imports once, not every match). Only
+#: confined children read or write it; the template never imports from it.
+PYCACHE = os.path.join(TMP, ".pycache")
 _PR_SET_DUMPABLE = 4
 #: The template's own limits; a match child also gets the CPU limit.
 _TEMPLATE_LIMITS = ("RLIMIT_AS", "RLIMIT_FSIZE", "RLIMIT_CORE")
@@ -189,6 +193,7 @@ class _Python:
 
         if not forbid_new_processes() and prepare() is not None:
             raise OSError("the sandbox cannot install its seccomp filter here")
+        sys.pycache_prefix, sys.dont_write_bytecode = PYCACHE, False
         return load_bot(self.spec, self.wire.BASE)
 
     def probe(self, confine: Any, seconds: float) -> str | None:
@@ -383,6 +388,8 @@ def _reap(pid: int | None, settle: float, keep: set[int]) -> str | None:
     _kill_all_but(keep)
     for entry in os.listdir(TMP):
         path = os.path.join(TMP, entry)
+        if path == PYCACHE:
+            continue
         if os.path.isdir(path) and not os.path.islink(path):
             shutil.rmtree(path, ignore_errors=True)
         else:

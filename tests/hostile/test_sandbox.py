@@ -472,6 +472,39 @@ def test_a_bot_that_rewrites_bohnarena_at_import_still_cannot_fork(tmp_path):
     assert_confined((tmp_path / "out" / "bots" / "hostile.log").read_text())
 
 
+COMPILED_ONCE = """
+import os, sys
+from bohnarena.bohnanza import Bot
+
+def cached():
+    found = []
+    for root, _dirs, files in os.walk("/tmp/.pycache"):
+        found += [f for f in files if f.startswith("hostile.")]
+    return found
+
+print(f"imported: cached {cached()}, writes {not sys.dont_write_bytecode}", file=sys.stderr)
+
+class Compiled(Bot):
+    pass
+"""
+
+
+def test_a_bot_is_compiled_once_per_sandbox_not_every_match(tmp_path):
+    """Every match imports the bot afresh; its children keep what they
+    compiled in a cache of their own, so later matches read bytecode."""
+    s = run_one_file_bot(tmp_path, COMPILED_ONCE, "Compiled", deals=2)
+    assert s.complete and s.played == 6
+    said = [
+        ln
+        for ln in (tmp_path / "out" / "bots" / "hostile.log").read_text().splitlines()
+        if ln.startswith("imported")
+    ]
+    # the probe and the first match may compile; from then on it is read from the cache
+    assert len(said) == 7, said
+    assert all(ln.endswith("writes True") for ln in said), said
+    assert "cached ['hostile.cpython" in said[-1], said
+
+
 REACHES_THE_TEMPLATE = """
 import ctypes, os, sys
 from bohnarena.bohnanza import Bot
