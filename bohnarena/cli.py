@@ -449,7 +449,7 @@ def merge(out: str, dirs: tuple[str, ...]) -> None:
     from .runner import write_ranking
     from .store import merge as merge_runs
 
-    target = merge_runs(out, list(dirs))
+    target = merge_runs(out, list(dirs), lambda text: click.echo(f"Warning: {text}", err=True))
     league = load_league(target.path / "league.toml")
     total = len(league.schedule(0))
     done = target.done_ids()
@@ -516,11 +516,14 @@ def rank_command(
     from .results import read_results
     from .stats import RESAMPLES, SEED, league_stats
     from .statstables import render
+    from .store import unchecked_warning
 
     views = [v for v, on in (("seat", by == "seat"), ("head-to-head", head_to_head)) if on]
     if fmt == "csv" and len(views) > 1:
         raise UsageError("CSV holds one table: give --by seat or --head-to-head, not both")
     data = read_results(results_dir)
+    if data.unchecked:
+        click.echo(f"Warning: {unchecked_warning(results_dir)}", err=True)
     figures = league_stats(
         data.matches,
         RESAMPLES if resamples is None else resamples,
@@ -547,14 +550,20 @@ def report_command(
     intervals, convergence, head to head, seats, coins, faults, match length,
     settings), readable offline. Works on an interrupted run too."""
     from .report import write_report
+    from .results import read_results
     from .stats import RESAMPLES, SEED
+    from .store import unchecked_warning
 
     start = time.perf_counter()
+    results = read_results(results_dir, rate=False)
+    if results.unchecked:
+        click.echo(f"Warning: {unchecked_warning(results_dir)}", err=True)
     path = write_report(
         results_dir,
         output,
         RESAMPLES if resamples is None else resamples,
         SEED if bootstrap_seed is None else bootstrap_seed,
+        results,
     )
     echo(
         f"report: {path} ({path.stat().st_size / 1024:,.0f} kB, "
@@ -630,14 +639,16 @@ def replay(
     """
     from . import replay as rp
     from .replaylog import NoSuchTurn
-    from .store import read_again
+    from .store import read_again, unchecked_warning
 
     if at is not None and turn is not None:
         raise UsageError(
             "--at shows the table after one move, --turn the moves from a turn on: give one"
         )
     if verify_all:
-        checked, failures = read_again(lambda: rp.verify_all(results_dir, workers or 0))
+        checked, parts, failures = read_again(lambda: rp.verify_all(results_dir, workers or 0))
+        for problem in parts[:10]:
+            click.echo(problem)
         for mid, problem in failures[:10]:
             echo(f"match {mid}: {one(problem)}")
         echo(
@@ -647,11 +658,14 @@ def replay(
                 if not failures
                 else f"{len(failures)} do not"
             )
+            + (f"; {len(parts)} part problem{'s' * (len(parts) > 1)}" if parts else "")
         )
-        sys.exit(1 if failures else 0)
+        sys.exit(1 if failures or parts else 0)
     if match_id is None:
         raise UsageError("give --match ID (or --verify-all)")
     run = rp.Run.open(results_dir)
+    if run.listing.unchecked:
+        click.echo(f"Warning: {unchecked_warning(results_dir)}", err=True)
     row, log = run.match(match_id)
     seat = rp.parse_seat(seat, len(row["seats"]))
     names = row["seats"]
