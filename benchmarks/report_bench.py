@@ -20,18 +20,25 @@ import time
 from pathlib import Path
 
 import numpy as np
+import pyarrow as pa
 
+from bohnarena import manifest
 from bohnarena.logbook import LOG_FORMAT, matches_table
 from bohnarena.report import write_report
 from bohnarena.results import read_results
 from bohnarena.schedule import schedule
 from bohnarena.stats import league_stats
-from bohnarena.store import write_part
+from bohnarena.store import RunDir
 
 BOTS = {f"bot{i}": "random" for i in range(6)}
 
 
-def synthesize(out: Path, deals: int, players: int = 4, seed: int = 1) -> int:
+def synthesize(
+    out: Path, deals: int, players: int = 4, seed: int = 1, batch: int = 0, moves: bool = False
+) -> int:
+    """The league's directory, committed in parts of ``batch`` matches (0:
+    one part) as a run commits them; ``moves``: each part with a moves file
+    (one record per match: what is read of it is its size)."""
     out.mkdir(parents=True)
     (out / "moves").mkdir()
     (out / "matches").mkdir()
@@ -40,7 +47,13 @@ def synthesize(out: Path, deals: int, players: int = 4, seed: int = 1) -> int:
         f"seed = {seed}\n[bots]\n" + "".join(f'{k} = "{v}"\n' for k, v in BOTS.items())
     )
     (out / "league.toml").write_text(league)
-    meta = {"log_format": LOG_FORMAT, "game": "bohnanza", "edition": "classic", "bohnarena": "x"}
+    meta = {
+        "log_format": LOG_FORMAT,
+        "game": "bohnanza",
+        "edition": "classic",
+        "bohnarena": "x",
+        "manifest": manifest.VERSION,
+    }
     (out / "run.json").write_text(json.dumps(meta))
     rng = np.random.default_rng(seed)
     strength = {b: 1.0 + 0.1 * i for i, b in enumerate(BOTS)}
@@ -67,8 +80,13 @@ def synthesize(out: Path, deals: int, players: int = 4, seed: int = 1) -> int:
                 "duration_s": float(rng.gamma(4, 0.004)),
             }
         )
-    name = f"part-{0:09d}-{len(rows) - 1:09d}.parquet"
-    write_part(out / "matches" / name, matches_table(rows))
+    store = RunDir(out)
+    batch = batch or len(rows)
+    for i in range(0, len(rows), batch):
+        part = rows[i : i + batch]
+        ids = [r["match_id"] for r in part]
+        records = pa.table({"match_id": pa.array(ids, pa.int64())}) if moves else None
+        store.commit(ids[0], ids[-1], matches_table(part), records)
     return len(rows)
 
 

@@ -16,15 +16,10 @@ import struct
 import time
 from typing import Any
 
-#: Fault types (the first word of a fault's text, all a bot's opponents learn of it).
-TIMEOUT, CRASH, PROTOCOL, OUTPUT, MEMORY, START = (
-    "timeout",
-    "crash",
-    "protocol",
-    "output",
-    "memory",
-    "start",
-)
+# The fault types a bot's process can cause (faults.py has the whole set).
+from .faults import CRASH, MEMORY, OUTPUT, PROTOCOL, START, TIMEOUT
+
+__all__ = ["CRASH", "MEMORY", "OUTPUT", "PROTOCOL", "START", "TIMEOUT", "BotFault", "Channel"]
 
 
 class BotFault(Exception):

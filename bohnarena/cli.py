@@ -12,13 +12,29 @@ from typing import Any
 
 import click
 
-from . import __version__
+from . import __version__, untrusted
 from .errors import BohnarenaError, UsageError
 from .game import game_names, get_game
 from .league import BotEntry
 from .limits import ISOLATION_ALIASES, ISOLATIONS
 from .plugins import list_bots, load_bot
 from .stopping import exit_code, stop_on_signals
+
+#: The longest error message printed (a bot's stderr or text may be in it).
+ERROR_CHARS = 2000
+
+
+def echo(text: str = "", err: bool = False, nl: bool = True) -> None:
+    """Everything the command line prints: text that came from a bot (its
+    stderr, a fault, a plugin's name or version) may be in it, so every
+    character that is not printable but a line break is escaped."""
+    click.echo(untrusted.lines(text), err=err, nl=nl)
+
+
+def one(text: str) -> str:
+    """A text that may be a bot's (an exception's message, a plugin's import
+    error), kept on its line: its own line breaks cannot forge lines of ours."""
+    return untrusted.one_line(text, ERROR_CHARS)
 
 
 class _Group(click.Group):
@@ -29,13 +45,13 @@ class _Group(click.Group):
             with stop_on_signals():
                 return super().invoke(ctx)
         except BohnarenaError as e:
-            click.echo(f"Error: {e}", err=True)
+            echo(f"Error: {one(str(e))}", err=True)
             ctx.exit(2 if isinstance(e, UsageError) else 1)
         except KeyboardInterrupt as stop:  # Ctrl-C, SIGTERM or SIGHUP at any stage
             resume = (
                 "; run the same command again to resume" if ctx.invoked_subcommand == "run" else ""
             )
-            click.echo(f"Interrupted{resume}.", err=True)
+            echo(f"Interrupted{resume}.", err=True)
             ctx.exit(exit_code(stop))
 
 
@@ -106,19 +122,30 @@ def _isolation(ctx: click.Context, param: click.Parameter, value: str | None) ->
     return ISOLATION_ALIASES.get(value, value) if value else value
 
 
-def command_entry(line: str, isolation: str, where: str) -> BotEntry:
-    """A bot given as a command line (it cannot run in process: the sandbox then)."""
+def command_entry(line: str, isolation: str, where: str, own: str | None = None) -> BotEntry:
+    """A bot given as a command line (it cannot run in process: the sandbox
+    then), its paths resolved against the working directory as a league's
+    against its file's, and checked as a league's (:func:`.botfiles.check_layout`)."""
     import shlex
 
+    from .botfiles import check_layout
+    from .league import command_paths
+
     try:
-        command = tuple(shlex.split(line))
+        command = shlex.split(line)
     except ValueError as e:
         raise UsageError(f"{where}cannot split {line!r}: {e}") from None
     if not command:
         raise UsageError(f"{where}needs a command line")
-    return BotEntry(
-        line, command=command, isolation=SANDBOXED if isolation == "inprocess" else isolation
+    command, own = command_paths(command, own, Path.cwd())
+    entry = BotEntry(
+        line,
+        command=tuple(command),
+        isolation=SANDBOXED if isolation == "inprocess" else isolation,
+        dir=own,
     )
+    check_layout(entry, None, None)
+    return entry
 
 
 def play_entries(bots: Sequence[str], isolation: str) -> list[BotEntry]:
@@ -193,21 +220,19 @@ def play(
         seats.append(make_seat(g, entry, Limits()))
     result, records = g.play(rules, seed, seats)
     opts = ", ".join(f"{k}={v}" for k, v in parse_options(options).items())
-    click.echo(
+    echo(
         f"{g.title}, {rules.edition} edition, {len(bots)} players, seed {seed}"
         + (f", {opts}" if opts else "")
     )
     if not quiet:
         for line in g.transcript(records, names):
-            click.echo(line)
-    click.echo("\nResult:")
+            echo(line)
+    echo("\nResult:")
     order = sorted(range(len(bots)), key=lambda s: (result.ranks[s], s))
     for s in order:
         faults = f"  ({result.faults[s]} faults)" if result.faults[s] else ""
-        click.echo(
-            f"  {result.ranks[s]:>2}. seat {s} {names[s]:<16} {result.coins[s]:>3} coins{faults}"
-        )
-    click.echo(
+        echo(f"  {result.ranks[s]:>2}. seat {s} {names[s]:<16} {result.coins[s]:>3} coins{faults}")
+    echo(
         f"Winner: {', '.join(f'seat {s} ({names[s]})' for s in result.winners)} "
         f"after {result.turns} turns"
     )
@@ -266,15 +291,15 @@ def bench(
     rates = games_per_second(g, rules, classes, games, rounds, seed)
     rates.sort()
     median = rates[len(rates) // 2]
-    click.echo(f"{g.name} {rules.edition}, {players} players, bots {', '.join(specs)}")
-    click.echo(
+    echo(f"{g.name} {rules.edition}, {players} players, bots {', '.join(specs)}")
+    echo(
         f"{median:,.0f} games/s on one core (median of {rounds} rounds of {games}; "
         f"min {rates[0]:,.0f}, max {rates[-1]:,.0f})"
     )
     new_state = getattr(g, "new_state", None)
     if playouts and new_state is not None:
         rates = sorted(playouts_per_second(new_state, rules, playouts, rounds, seed))
-        click.echo(
+        echo(
             f"{rates[len(rates) // 2]:,.0f} random playouts/s from the first decision "
             f"(state.clone() + state.playout(); median of {rounds} rounds of {playouts})"
         )
@@ -373,29 +398,29 @@ def run(
         progress,
         backend=pool,
         shard=part,
-        warn=lambda text: click.echo(f"Warning: {text}", err=True),
+        warn=lambda text: echo(f"Warning: {text}", err=True),
     )
     if summary.interrupted:
-        click.echo(
+        echo(
             f"Interrupted: {summary.done_before + summary.played} of {summary.total} matches "
             f"are saved in {summary.out}; run the same command again to resume.",
             err=True,
         )
         sys.exit(summary.exit_code)
     if summary.ranking is not None:
-        click.echo(summary.ranking.to_text())
+        echo(summary.ranking.to_text())
         if not no_report:
             from .report import write_report
 
-            click.echo(f"report: {write_report(summary.out)}")
-    click.echo(
+            echo(f"report: {write_report(summary.out)}")
+    echo(
         f"{summary.played} matches played now, {summary.done_before} before; "
         f"results in {summary.out}"
     )
     if summary.errors:
-        click.echo(
+        echo(
             f"Error: {len(summary.errors)} matches could not be played "
-            f"(see {summary.out / 'errors.json'}): {summary.errors[0][1]}",
+            f"(see {summary.out / 'errors.json'}): {one(summary.errors[0][1])}",
             err=True,
         )
         sys.exit(1)
@@ -424,14 +449,14 @@ def merge(out: str, dirs: tuple[str, ...]) -> None:
     from .runner import write_ranking
     from .store import merge as merge_runs
 
-    target = merge_runs(out, list(dirs))
+    target = merge_runs(out, list(dirs), lambda text: click.echo(f"Warning: {text}", err=True))
     league = load_league(target.path / "league.toml")
     total = len(league.schedule(0))
     done = target.done_ids()
     if len(done) == total:
         target.compact(0, total - 1)
-    click.echo(write_ranking(target, league).to_text())
-    click.echo(
+    echo(write_ranking(target, league).to_text())
+    echo(
         f"merged {len(done)} of {total} matches from {len(dirs)} directories into {out}"
         + ("" if len(done) == total else f"; run the league with --out {out} to finish it")
     )
@@ -491,17 +516,20 @@ def rank_command(
     from .results import read_results
     from .stats import RESAMPLES, SEED, league_stats
     from .statstables import render
+    from .store import unchecked_warning
 
     views = [v for v, on in (("seat", by == "seat"), ("head-to-head", head_to_head)) if on]
     if fmt == "csv" and len(views) > 1:
         raise UsageError("CSV holds one table: give --by seat or --head-to-head, not both")
     data = read_results(results_dir)
+    if data.unchecked:
+        click.echo(f"Warning: {unchecked_warning(results_dir)}", err=True)
     figures = league_stats(
         data.matches,
         RESAMPLES if resamples is None else resamples,
         SEED if bootstrap_seed is None else bootstrap_seed,
     )
-    click.echo(render(fmt, data.ranking, figures, views or ["ranking"]).rstrip("\n"))
+    echo(render(fmt, data.ranking, figures, views or ["ranking"]).rstrip("\n"))
 
 
 @cli.command("report")
@@ -522,16 +550,22 @@ def report_command(
     intervals, convergence, head to head, seats, coins, faults, match length,
     settings), readable offline. Works on an interrupted run too."""
     from .report import write_report
+    from .results import read_results
     from .stats import RESAMPLES, SEED
+    from .store import unchecked_warning
 
     start = time.perf_counter()
+    results = read_results(results_dir, rate=False)
+    if results.unchecked:
+        click.echo(f"Warning: {unchecked_warning(results_dir)}", err=True)
     path = write_report(
         results_dir,
         output,
         RESAMPLES if resamples is None else resamples,
         SEED if bootstrap_seed is None else bootstrap_seed,
+        results,
     )
-    click.echo(
+    echo(
         f"report: {path} ({path.stat().st_size / 1024:,.0f} kB, "
         f"{time.perf_counter() - start:.1f} s)"
     )
@@ -605,28 +639,33 @@ def replay(
     """
     from . import replay as rp
     from .replaylog import NoSuchTurn
-    from .store import read_again
+    from .store import read_again, unchecked_warning
 
     if at is not None and turn is not None:
         raise UsageError(
             "--at shows the table after one move, --turn the moves from a turn on: give one"
         )
     if verify_all:
-        checked, failures = read_again(lambda: rp.verify_all(results_dir, workers or 0))
+        checked, parts, failures = read_again(lambda: rp.verify_all(results_dir, workers or 0))
+        for problem in parts[:10]:
+            click.echo(problem)
         for mid, problem in failures[:10]:
-            click.echo(f"match {mid}: {problem}")
-        click.echo(
+            echo(f"match {mid}: {one(problem)}")
+        echo(
             f"verified {checked} matches: "
             + (
                 "every one replays to its logged result"
                 if not failures
                 else f"{len(failures)} do not"
             )
+            + (f"; {len(parts)} part problem{'s' * (len(parts) > 1)}" if parts else "")
         )
-        sys.exit(1 if failures else 0)
+        sys.exit(1 if failures or parts else 0)
     if match_id is None:
         raise UsageError("give --match ID (or --verify-all)")
     run = rp.Run.open(results_dir)
+    if run.listing.unchecked:
+        click.echo(f"Warning: {unchecked_warning(results_dir)}", err=True)
     row, log = run.match(match_id)
     seat = rp.parse_seat(seat, len(row["seats"]))
     names = row["seats"]
@@ -635,9 +674,7 @@ def replay(
         if problem is None and rerun:
             problem = run.rerun(row, log)
         what = "the bots replay" if rerun else "the log replays under the rules"
-        click.echo(
-            f"match {match_id}: " + (problem or f"OK, {what} move for move ({len(log)} moves)")
-        )
+        echo(f"match {match_id}: " + one(problem or f"OK, {what} move for move ({len(log)} moves)"))
         sys.exit(1 if problem else 0)
     if at is not None:
         if at >= len(log):
@@ -653,7 +690,7 @@ def replay(
         except NoSuchTurn as e:
             raise UsageError(f"match {match_id}: {e}") from None
     for line in lines:
-        click.echo(line)
+        echo(line)
 
 
 @cli.command("check-bot")
@@ -675,6 +712,15 @@ def replay(
     "(or as a process with --isolation process).",
 )
 @click.option(
+    "--dir",
+    "own",
+    default=None,
+    metavar="DIR",
+    help="With --command: the bot's own directory, which its sandbox shows whole "
+    "(without it, only the files its command names); it must hold no league "
+    "file and no results.",
+)
+@click.option(
     "--decision-seconds",
     type=float,
     default=None,
@@ -686,6 +732,7 @@ def check_bot(
     game: str,
     isolation: str | None,
     is_command: bool,
+    own: str | None,
     decision_seconds: float | None,
     seed: int,
 ) -> None:
@@ -706,8 +753,10 @@ def check_bot(
     g = get_game(game)
     if isolation is None:
         isolation = "inprocess" if not is_command and spec.strip() in shipped_bots() else SANDBOXED
+    if own is not None and not is_command:
+        raise UsageError("--dir goes with --command")
     if is_command:
-        entry = command_entry(spec, isolation, "--command: ")
+        entry = command_entry(spec, isolation, "--command: ", own)
     else:
         if isolation == "inprocess":
             load_bot(spec, g.bot_base)
@@ -725,13 +774,13 @@ def check_bot(
             preflight(g, entry, g.rules(edition, players, options), limits, tail)
         except BohnarenaError:
             if tail:
-                click.echo("the bot's stderr ends with:", err=True)
+                echo("the bot's stderr ends with:", err=True)
                 for line in tail:
-                    click.echo(f"  | {line}", err=True)
+                    echo(f"  | {line}", err=True)
             raise
     report = run_check(g, entry, limits, seed)
     for line in report.lines():
-        click.echo(line)
+        echo(line)
     sys.exit(0 if report.passed else 1)
 
 
@@ -769,7 +818,7 @@ def new_bot(name: str, parent: str) -> None:
     from .newbot import create
 
     target, module = create(name, parent)
-    click.echo(
+    echo(
         f"created {target}: edit {target / module / 'bot.py'}, then\n"
         f"  pip install -e {target}\n  bohnarena run {target / 'league.toml'}"
     )
@@ -793,13 +842,13 @@ def bots_command(no_load: bool) -> None:
 
     rows = list_bots(load=not no_load)
     if not rows:
-        click.echo("no bots registered")
+        echo("no bots registered")
     for b in rows:
-        status = f"  ({b.problem})" if b.problem else ""
-        click.echo(f"{b.name:<16} {b.game:<9} {b.spec:<44} {b.origin} {b.version}{status}")
+        status = f"  ({one(b.problem)})" if b.problem else ""
+        echo(f"{b.name:<16} {b.game:<9} {b.spec:<44} {b.origin} {one(b.version)}{status}")
     for dist, reason in sorted(registered().broken.items()):
-        click.echo(
-            f"skipped distribution {dist}: its entry points do not parse ({reason})", err=True
+        echo(
+            f"skipped distribution {dist}: its entry points do not parse ({one(reason)})", err=True
         )
 
 
@@ -827,7 +876,7 @@ def schema_command(game: str, out: str | None, check: bool) -> None:
         raise UsageError("--check needs --out FILE: the file to compare with")
     text = schema_text(protocol())
     if out is None:
-        click.echo(text, nl=False)
+        echo(text, nl=False)
         return
     path = Path(out)
     try:
@@ -984,12 +1033,12 @@ def compare(
         pairing.close()
         if summary.interrupted:
             sys.exit(summary.exit_code)
-        click.echo(
+        echo(
             f"{summary.played} matches played now, {summary.done_before} before; "
             f"results in {summary.out}"
         )
     for line in cmp.report(pairing, test):
-        click.echo(line)
+        echo(line)
 
 
 def compare_results(results: str, a: str, b: str, test: Any, metric: str) -> Any:

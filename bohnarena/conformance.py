@@ -13,11 +13,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from .faults import fault_type
 from .game import Game
 from .league import BotEntry
 from .limits import Limits, Watchdog
 from .seating import make_seat
-from .seats import fault_type
 from .seeding import derive_seed
 
 

@@ -21,6 +21,7 @@ import sys
 from typing import IO, Any, Protocol
 
 from .channel import read_frame
+from .faults import RAISED
 from .game import ASKED, STATE, MatchResult
 from .plugins import load_bot
 
@@ -119,7 +120,7 @@ class Host:
 
 
 def _raised(e: BaseException) -> str:
-    return f"raised {type(e).__name__}: {e}"[:300]
+    return f"{RAISED} {type(e).__name__}: {e}"[:300]
 
 
 _encode = json.JSONEncoder(separators=(",", ":")).encode

@@ -17,7 +17,7 @@ import site
 import sys
 import sysconfig
 from collections.abc import Mapping, Sequence
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from .errors import UsageError
 
@@ -25,8 +25,10 @@ from .errors import UsageError
 LIB = "/arena/lib"
 #: Where a file bot's file appears.
 BOT_DIR = "/arena/bot"
-#: Where a command bot's directories appear.
+#: Where the files a command bot's command names appear (each in a directory of its own).
 CMD = "/arena/cmd"
+#: Where the directory a command bot declares as its own appears.
+OWN_DIR = f"{CMD}/own"
 PACKAGE = Path(__file__).resolve().parent  # bohnarena
 _SYSTEM = ("bin", "sbin", "lib", "lib32", "lib64")
 PROC_READ_ONLY = ("/proc/sys", "/proc/irq", "/proc/bus", "/proc/fs", "/proc/acpi", "/proc/scsi")
@@ -75,20 +77,31 @@ def hidden_site_dirs() -> list[str]:
     return sorted(d for d in dirs if os.path.isdir(d))
 
 
-def command_files(command: Sequence[str]) -> tuple[list[str], dict[Path, str]]:
-    """A command bot's arguments as the sandbox sees them: each argument that
-    is an existing file is shown from its directory, bound under /arena/cmd.
-    Returns (the arguments inside, host directory -> where it appears)."""
-    dirs: dict[Path, str] = {}
+def command_files(
+    command: Sequence[str], own: str | None = None
+) -> tuple[list[str], dict[Path, str]]:
+    """What a command bot's sandbox shows of the host: each argument that is
+    an existing file, that file alone (its directory may hold the league
+    file, results, other bots), or ``own``, the directory the bot declares
+    as its own, whole (an argument inside it, a file or a directory, is
+    shown there). Returns (the arguments inside, host path -> where it
+    appears); the runner checks that what is shown exposes nothing of the
+    organiser's (:mod:`.botfiles`)."""
+    shown: dict[Path, str] = {}
+    home = None if own is None else Path(own).resolve()
+    if home is not None:
+        shown[home] = OWN_DIR
     argv = []
     for arg in command:
         path = Path(arg)
-        if os.sep in arg and path.is_file():
+        if os.sep in arg and path.exists():
             path = path.resolve()
-            inside = dirs.setdefault(path.parent, f"{CMD}/{len(dirs)}")
-            arg = f"{inside}/{path.name}"
+            if home is not None and path.is_relative_to(home):  # a file or a directory
+                arg = str(PurePosixPath(OWN_DIR) / path.relative_to(home))
+            elif path.is_file():
+                arg = shown.setdefault(path, f"{CMD}/{len(shown)}/{path.name}")
         argv.append(arg)
-    return argv, dirs
+    return argv, shown
 
 
 def command(
@@ -100,7 +113,7 @@ def command(
 ) -> list[str]:
     """``inner`` run in the sandbox, with ``code`` (import name -> path) bound
     under :data:`LIB`, ``bot_file`` (a file bot) in :data:`BOT_DIR` and ``dirs`` (a command
-    bot's own directories) where :func:`command_files` put them, all read-only."""
+    bot's files and own directory) where :func:`command_files` put them, all read-only."""
     argv = [
         bwrap(),
         "--unshare-all",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 import tomllib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +18,7 @@ TOP_KEYS = {
     *("format", "hero", "challenger", "seatings"),
 }
 RUN_KEYS = {"batch_size", "moves", "workers", "isolation"}
-BOT_KEYS = {"spec", "command", "isolation"}
+BOT_KEYS = {"spec", "command", "isolation", "dir"}
 SECRET = "secret"
 MAX_DEALS = 10_000_000
 MAX_PERMUTED = 7  # 5,040 seatings a deal
@@ -36,12 +36,14 @@ class BotEntry:
     """One bot of a league: a Python bot (``spec``) or any program speaking
     the JSON-lines protocol (``command``), run ``inprocess`` (Python bots
     only), as a ``process`` under limits, or in a ``sandbox`` (the default
-    for command bots)."""
+    for command bots). ``dir``: a command bot's own directory, which its
+    sandbox shows whole (without it, only the files its command names)."""
 
     name: str
     spec: str | None = None
     command: tuple[str, ...] | None = None
     isolation: str = "inprocess"
+    dir: str | None = None
 
 
 @dataclass(frozen=True)
@@ -63,6 +65,7 @@ class League:
     hero: str | None = None  # gauntlet and paired: the bot at every table
     challenger: str | None = None  # paired: the bot that takes the hero's place
     seatings: str = "rotations"  # or "permutations"
+    file: Path | None = None  # the league file it was read from, if any
 
     def schedule(self, seed: int | None = None) -> Schedule:
         """The league's schedule; ``seed``: the master seed when it is secret."""
@@ -106,7 +109,7 @@ def load_league(path: str | Path) -> League:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise LeagueError(f"{p} is not valid TOML: {e}") from None
-    return parse_league(data, text, str(p), p.resolve().parent)
+    return replace(parse_league(data, text, str(p), p.resolve().parent), file=p.resolve())
 
 
 def _get(
@@ -258,16 +261,30 @@ def _bot_entry(
         )
     if command is not None and mode == "inprocess":
         raise LeagueError(f'{where}: bot {name!r}: a command bot runs as "process" or "sandbox"')
+    own = value.get("dir")
+    if own is not None and (command is None or not isinstance(own, str) or not own):
+        raise LeagueError(f"{where}: bot {name!r}: dir is a directory name and goes with command")
     if command is not None and base is not None:
-        command = [resolve_arg(arg, base) for arg in command]
-    return BotEntry(name, spec, tuple(command) if command else None, mode)
+        command, own = command_paths(command, own, base)
+    return BotEntry(name, spec, tuple(command) if command else None, mode, own)
 
 
-def resolve_arg(arg: str, base: Path) -> str:
+def command_paths(command: list[str], own: str | None, base: Path) -> tuple[list[str], str | None]:
+    """A command bot's paths resolved against ``base`` (the league file's
+    directory): its own directory (which must exist only when the bot
+    starts) and its arguments (:func:`resolve_arg`)."""
+    home = None if own is None else (base / own).resolve()
+    return [resolve_arg(arg, base, home) for arg in command], None if home is None else str(home)
+
+
+def resolve_arg(arg: str, base: Path, own: Path | None = None) -> str:
     """A command argument that is a relative path to an existing file in
-    ``base`` (the league file's directory) becomes absolute, so that a league
-    runs the same from any working directory; anything else is kept as is."""
+    ``base`` (the league file's directory), or to anything inside ``own``
+    (the bot's own directory: ``-cp bots/mine/classes``), becomes absolute,
+    so that a league runs the same from any working directory; anything
+    else is kept as is."""
     if not arg or arg.startswith("-") or Path(arg).is_absolute():
         return arg
     path = base / arg
-    return str(path.resolve()) if path.is_file() else arg
+    inside = own is not None and path.exists() and path.resolve().is_relative_to(own)
+    return str(path.resolve()) if path.is_file() or inside else arg

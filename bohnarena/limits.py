@@ -36,6 +36,12 @@ class Limits:
     max_faults: int = 100  # faults in one match before the bot forfeits
 
     @property
+    def start_seconds(self) -> float:
+        """How long an out-of-process bot may take to start a match (its
+        import in the sandbox, its constructor, ``start``): not counted."""
+        return max(self.decision_seconds, 10.0)
+
+    @property
     def log_bytes(self) -> int:
         """Where a bot's stderr log stops growing (also the largest file it may write)."""
         return LOG_CAP_FACTOR * self.output_kb * 1024

@@ -20,15 +20,19 @@ import importlib.util
 import os
 import re
 import sys
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cache
 from importlib.metadata import Distribution, EntryPoint
 from pathlib import Path
+from typing import TypeVar
 
 from .errors import BotLoadError, UsageError
+from .stopping import noting_stops
+from .untrusted import one_line
 
 GROUP = "bohnarena.bots"
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -154,9 +158,9 @@ def list_bots(load: bool = True) -> list[BotInfo]:
 def _probe(ep: EntryPoint) -> tuple[str, str]:
     """(game, problem) of a registered bot, by importing it."""
     try:
-        cls = ep.load()
-    except (Exception, SystemExit) as e:  # a broken plugin is listed, not fatal
-        return "?", short_error(e)
+        cls = bot_code(ep.load, ep.name, short_error)
+    except BotLoadError as e:  # a broken plugin is listed, not fatal
+        return "?", str(e)
     game = game_of(cls)
     return (game, "") if game else ("?", "not a bot class of any game")
 
@@ -181,10 +185,35 @@ def game_of(cls: object) -> str | None:
     return None
 
 
+def bot_code(load: Callable[[], T], bot: str, failed: Callable[[BaseException], str]) -> T:
+    """``load()``, which runs code of a bot's (its import). Whatever that
+    raises, ``SystemExit``, ``KeyboardInterrupt`` and ``GeneratorExit``
+    included, is a :class:`BotLoadError` of one line, ``failed(e)``, never
+    an exit of bohnarena's: only the user's own Ctrl-C (or SIGTERM, SIGHUP)
+    still stops it. ``bot`` names the bot if even ``failed`` fails."""
+    with noting_stops() as stops:
+        try:
+            return load()
+        except BaseException as e:
+            if isinstance(e, KeyboardInterrupt) and stops.arrived:
+                raise
+            try:
+                why = failed(e)
+            except BaseException:  # an exception whose text raises in turn
+                why = f"{bot} does not load: it raised something that cannot be shown"
+            raise BotLoadError(one_line(why, 400)) from None
+
+
+def raised(e: BaseException) -> str:
+    """What was raised: ``Type: message``, or ``Type`` when it says nothing."""
+    text = str(e)
+    return f"{type(e).__name__}: {text}" if text else type(e).__name__
+
+
 def short_error(e: BaseException) -> str:
     if isinstance(e, SyntaxError):
         return f"syntax error in {e.filename}, line {e.lineno}: {e.msg}"
-    return f"{type(e).__name__}: {e}".splitlines()[0][:200]
+    return raised(e).splitlines()[0][:200]
 
 
 @cache
@@ -196,12 +225,10 @@ def load_bot(spec: str, base: type) -> type:
         raise BotLoadError("empty bot spec")
     ep = entry_point(spec)
     if ep is not None:
-        try:
-            cls = ep.load()
-        except Exception as e:  # a broken plugin package is the user's to fix
-            raise BotLoadError(
-                f"bot {spec!r} ({ep.value}) does not load: {short_error(e)}"
-            ) from None
+        # a broken plugin package is the user's to fix
+        cls = bot_code(
+            ep.load, spec, lambda e: f"bot {spec!r} ({ep.value}) does not load: {short_error(e)}"
+        )
         return _check(cls, spec, base)
     if ":" not in spec:
         known = ", ".join(sorted(registered())) or "none"
@@ -227,14 +254,14 @@ def _check(cls: object, spec: str, base: type) -> type:
 
 
 def _load_module(name: str) -> object:
-    try:
-        return importlib.import_module(name)
-    except SyntaxError as e:
-        raise BotLoadError(f"syntax error in {e.filename}, line {e.lineno}: {e.msg}") from None
-    except ImportError as e:
-        raise BotLoadError(f"cannot import {name}: {e}") from None
-    except Exception as e:
-        raise BotLoadError(f"importing {name} raised {type(e).__name__}: {e}") from None
+    def failed(e: BaseException) -> str:
+        if isinstance(e, SyntaxError):
+            return short_error(e)
+        if isinstance(e, ImportError):
+            return f"cannot import {name}: {e}"
+        return f"importing {name} raised {raised(e)}"
+
+    return bot_code(lambda: importlib.import_module(name), name, failed)
 
 
 def _load_file(path: str) -> object:
@@ -249,15 +276,22 @@ def _load_file(path: str) -> object:
     spec = importlib.util.spec_from_file_location(name, file)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    try:
-        spec.loader.exec_module(module)
-    except SyntaxError as e:
-        del sys.modules[name]
-        raise BotLoadError(f"syntax error in {path}, line {e.lineno}: {e.msg}") from None
-    except Exception as e:
-        del sys.modules[name]
-        raise BotLoadError(f"loading {path} raised {type(e).__name__}: {e}") from None
+    loader = spec.loader
+
+    def failed(e: BaseException) -> str:
+        if isinstance(e, SyntaxError):
+            return f"syntax error in {path}, line {e.lineno}: {e.msg}"
+        return f"loading {path} raised {raised(e)}"
+
+    def load() -> None:
+        sys.modules[name] = module
+        try:
+            loader.exec_module(module)
+        except BaseException:
+            sys.modules.pop(name, None)
+            raise
+
+    bot_code(load, path, failed)
     return module
 
 

@@ -16,6 +16,7 @@ from typing import Any
 
 from .channel import CRASH, MEMORY, PROTOCOL, START, BotFault, Channel
 from .errors import BotLoadError
+from .faults import reported
 from .game import PROTOCOL_VERSION, STATE, MatchResult, get_game
 from .host import Wire, wire_of
 from .league import BotEntry
@@ -35,7 +36,9 @@ def remote_seat(
     if wire is None:
         raise BotLoadError(f"bot {entry.name!r}: {game} bots run in process only (it has no wire)")
     return RemoteSeat(
-        wire_of(wire), endpoint(wire, entry.spec, entry.command, entry.isolation, lim, log), lim
+        wire_of(wire),
+        endpoint(wire, entry.spec, entry.command, entry.isolation, lim, log, entry.dir),
+        lim,
     )
 
 
@@ -71,7 +74,7 @@ class RemoteSeat:
                     "seed": seed,
                     "match_id": self.match_id,
                 },
-                max(self.limits.decision_seconds, 10.0),
+                self.limits.start_seconds,
                 counted=False,
             )
             if "error" in reply:
@@ -135,7 +138,8 @@ class RemoteSeat:
     ) -> tuple[Any, str | None]:
         if error in reply:
             text = _text(reply[error])
-            return None, (f"{MEMORY}: {text}" if "MemoryError" in text else text)[:300]
+            # The type is ours, never the bot's text: other seats see it alone.
+            return None, (f"{MEMORY}: {text}" if "MemoryError" in text else reported(text))[:300]
         try:
             return self.wire.answer_from_json(kind, reply.get(key)), None
         except Exception as e:  # any shape the wire cannot read is the bot's fault

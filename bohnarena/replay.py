@@ -16,8 +16,6 @@ from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
-import pyarrow.compute as pc
-import pyarrow.dataset as ds
 from tqdm import tqdm
 
 from .audit import COLUMNS as AUDIT_COLUMNS
@@ -28,7 +26,7 @@ from .game import Game, get_game
 from .league import League, load_league
 from .logbook import MATCHES_SCHEMA, moves_schema, records_of
 from .seating import make_seat
-from .store import ResultsError, RunDir, check_schema, unreadable
+from .store import Check, Listing, ResultsError, RunDir, check_schema, read_table
 
 
 @dataclass
@@ -40,9 +38,12 @@ class Run:
     game: Game
     rules: Any
     auditor: Auditor
+    #: The parts read, checked against the manifest (its problems refused,
+    #: unless opened with ``refuse=False``).
+    listing: Listing
 
     @classmethod
-    def open(cls, path: str | Path) -> Run:
+    def open(cls, path: str | Path, check: Check = "cheap", refuse: bool = True) -> Run:
         store = RunDir(path)
         if not store.is_run() or not (store.path / "league.toml").is_file():
             raise ResultsError(f"{path} is not a bohnarena results directory")
@@ -55,34 +56,32 @@ class Run:
                 f"{meta.get('rules_version')}; this bohnarena has version "
                 f"{game.version}, so its matches cannot be replayed here"
             )
+        listing = store.listing(check)
         return cls(
             store,
             league,
             game,
             game.rules(league.edition, league.players, league.rules),
             Auditor.for_run(league, meta),
+            listing.require() if refuse else listing,
         )
-
-    def _dataset(self, sub: Path) -> ds.Dataset:
-        parts = self.store.live_parts(sub)
-        if not parts:
-            raise ResultsError(f"{sub} holds no finished matches")
-        schema = (
-            MATCHES_SCHEMA if sub == self.store.matches_dir else moves_schema(self.game.columns)
-        )
-        for p in parts:
-            check_schema(p, schema)
-        try:
-            return ds.dataset([str(p) for p in parts], format="parquet")
-        except (pa.ArrowException, OSError) as e:
-            raise unreadable(sub, e) from None
 
     def _read(self, sub: Path, first: int, last: int) -> pa.Table:
-        where = (pc.field("match_id") >= first) & (pc.field("match_id") <= last)
-        try:
-            return self._dataset(sub).to_table(filter=where)
-        except (pa.ArrowException, OSError) as e:
-            raise unreadable(sub, e) from None
+        """Rows of ``sub``'s listed parts with ids in [first, last], read
+        from the parts whose id range meets it (no moves part at all reads
+        as no moves: each match then has no move log)."""
+        table = sub.name
+        if not any(p.file(table) for p in self.listing.parts) and table == "matches":
+            raise ResultsError(f"{sub} holds no finished matches")
+        schema = MATCHES_SCHEMA if table == "matches" else moves_schema(self.game.columns)
+        where = [("match_id", ">=", first), ("match_id", "<=", last)]
+        tables = [schema.empty_table()]
+        for part in self.listing.parts:
+            path = part.file(table)
+            if path is not None and part.span[0] <= last and first <= part.span[1]:
+                check_schema(path, schema)
+                tables.append(read_table(path, filters=where).select(schema.names))
+        return pa.concat_tables(tables)
 
     def rows(self, first: int, last: int) -> list[dict[str, Any]]:
         rows: list[dict[str, Any]] = (
@@ -91,14 +90,29 @@ class Run:
         return rows
 
     def logs(self, first: int, last: int) -> dict[int, list[tuple[Any, ...]]]:
+        return self.logs_and_gaps(first, last)[0]
+
+    def logs_and_gaps(
+        self, first: int, last: int
+    ) -> tuple[dict[int, list[tuple[Any, ...]]], set[int]]:
+        """The logs of the matches with ids in [first, last], and the ids
+        whose records are not numbered 0, 1, 2... (a record logged twice, or
+        one missing: a duplicated or cut moves part)."""
         moves = self._read(self.store.moves_dir, first, last)
         moves = moves.sort_by([("match_id", "ascending"), ("seq", "ascending")])
         try:
             recs = records_of(moves, self.game.layout)
         except ValueError as e:
             raise ResultsError(f"{self.store.moves_dir}: {e}") from None
-        pairs = zip(moves.column("match_id").to_pylist(), recs, strict=False)
-        return {mid: [rec for _, rec in group] for mid, group in groupby(pairs, key=itemgetter(0))}
+        ids, seqs = moves.column("match_id").to_pylist(), moves.column("seq").to_pylist()
+        logs: dict[int, list[tuple[Any, ...]]] = {}
+        gaps: set[int] = set()
+        for mid, group in groupby(zip(ids, seqs, recs, strict=True), key=itemgetter(0)):
+            numbered = list(group)
+            if [seq for _, seq, _ in numbered] != list(range(len(numbered))):
+                gaps.add(mid)
+            logs[mid] = [rec for _, _, rec in numbered]
+        return logs, gaps
 
     def match(self, match_id: int) -> tuple[dict[str, Any], list[tuple[Any, ...]]]:
         rows = self.rows(match_id, match_id)
@@ -149,27 +163,39 @@ class Run:
         return None
 
 
+TWICE = "its records are not numbered 0, 1, 2... (logged twice, or one missing)"
+NO_ROW = "its moves are logged but the matches table has no row for it (a deleted row?)"
+
+
 def check_range(path: str, first: int, last: int) -> list[tuple[int, str | None]]:
-    """Verify every match with an id in [first, last] (a worker task)."""
-    run = Run.open(path)
-    logs = run.logs(first, last)
-    out = []
-    for row in run.rows(first, last):
-        log = logs.get(row["match_id"])
-        out.append((row["match_id"], "no move log" if not log else run.check(row, log)))
+    """Verify every match with an id in [first, last] (a worker task): its
+    row against its replayed log, and every log against a row."""
+    run = Run.open(path, "off", refuse=False)  # the parent checked the parts
+    logs, gaps = run.logs_and_gaps(first, last)
+    out: list[tuple[int, str | None]] = []
+    rows = run.rows(first, last)
+    for row in rows:
+        mid = row["match_id"]
+        log = logs.get(mid)
+        problem = "no move log" if not log else TWICE if mid in gaps else run.check(row, log)
+        out.append((mid, problem))
+    out += [(mid, NO_ROW) for mid in sorted(logs.keys() - {row["match_id"] for row in rows})]
     return out
 
 
 def verify_all(
     path: str | Path, workers: int = 0, chunk: int = 200, progress: bool | None = None
-) -> tuple[int, list[tuple[int, str]]]:
-    """Verify every finished match of a run in parallel; (checked, failures)."""
-    run = Run.open(path)
-    ids = sorted(run.store.done_ids())
+) -> tuple[int, list[str], list[tuple[int, str]]]:
+    """Verify every finished match of a run in parallel: (matches checked,
+    problems of parts against the manifest, failures by match id)."""
+    run = Run.open(path, "full", refuse=False)
+    ids = sorted(run.store.done_ids(run.listing))
     if not ids:
         raise ResultsError(f"{path} holds no finished matches")
     # Twice-held, swapped or foreign rows, before each match is replayed.
-    failures = list(run.auditor.problems(run.store.iter_matches(AUDIT_COLUMNS)))
+    failures = list(
+        run.auditor.problems(run.store.iter_matches(AUDIT_COLUMNS, listing=run.listing))
+    )
     ranges = list(_ranges(ids, chunk))
     pool = LocalPool(workers)
     checked = 0
@@ -184,19 +210,26 @@ def verify_all(
         futures = [executor.submit(check_range, str(run.store.path), a, b) for a, b in ranges]
         for f in as_completed(futures):
             results = f.result()
-            checked += len(results)
+            played = [i for i, p in results if p != NO_ROW]
+            checked += len(played)
             failures += [(i, p) for i, p in results if p is not None]
-            bar.update(len(results))
+            bar.update(len(played))
     finally:
         bar.close()
         pool.close()
-    return checked, sorted(failures)
+    run.store.confirm(run.listing)  # a compaction meanwhile: read again
+    return checked, run.listing.problems, sorted(failures)
 
 
 def _ranges(ids: Sequence[int], chunk: int) -> Iterator[tuple[int, int]]:
-    for i in range(0, len(ids), chunk):
-        part = ids[i : i + chunk]
-        yield part[0], part[-1]
+    """Ranges of ``chunk`` ids that cover every id there is between them
+    and beyond both ends: a log whose row is gone falls in one of them."""
+    starts = ids[::chunk]
+    for k, start in enumerate(starts):
+        yield (
+            start if k else -(2**63),
+            starts[k + 1] - 1 if k + 1 < len(starts) else 2**63 - 1,
+        )
 
 
 def parse_seat(seat: int | None, players: int) -> int | None:

@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import time
 from dataclasses import replace
-from html import escape
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +27,7 @@ from .stats import (
 )
 from .stats import per_bot_matches as by_match
 from .store import write_text
+from .untrusted import html_text
 
 REPORT = "report.html"
 
@@ -54,11 +54,11 @@ svg text{fill:#333}
 
 
 def figure(caption: str, body: str) -> str:
-    return f"<figure><figcaption>{escape(caption)}</figcaption>{body}</figure>"
+    return f"<figure><figcaption>{html_text(caption)}</figcaption>{body}</figure>"
 
 
 def table(head: list[str], rows: list[list[Any]], cls: str = "") -> str:
-    th = "".join(f"<th>{escape(h)}</th>" for h in head)
+    th = "".join(f"<th>{html_text(h)}</th>" for h in head)
     trs = "".join("<tr>" + "".join(f"<td>{c}</td>" for c in row) + "</tr>" for row in rows)
     return f'<table class="{cls}">' + (f"<tr>{th}</tr>" if any(head) else "") + f"{trs}</table>"
 
@@ -93,7 +93,7 @@ def leaderboard(r: LeagueResults, s: LeagueStats) -> str:
         rows.append(
             [
                 place,
-                f'<b style="color:{svg.colour(i)}">■</b> {escape(st.bot)}',
+                f'<b style="color:{svg.colour(i)}">■</b> {html_text(st.bot)}',
                 fmt(st.score),
                 f"{fmt(st.mu)} ± {fmt(st.sigma)}",
                 st.matches,
@@ -267,7 +267,7 @@ def faults_and_times(r: LeagueResults, order: list[int]) -> str:
         t = quantiles(per_turn[i], (0.5, 0.99))
         rows.append(
             [
-                escape(m.bots[i]),
+                html_text(m.bots[i]),
                 int(f.sum()),
                 fmt(100 * f.mean() if len(f) else float("nan")),
                 int((f > 0).sum()),
@@ -293,21 +293,21 @@ def settings(r: LeagueResults) -> str:
     meta = {k: v for k, v in r.meta.items() if k != "seed"}  # a secret seed stays secret
     league_text = (r.path / "league.toml").read_text("utf-8")
     facts = [
-        ["bohnarena", escape(str(meta.get("bohnarena", "?")))],
-        ["game", escape(f"{meta.get('game', r.league.game)} {meta.get('edition', '')}")],
-        ["rules version", escape(str(meta.get("rules_version", "?")))],
-        ["log format", escape(str(meta.get("log_format", "?")))],
-        ["python", escape(str(meta.get("python", "?")))],
-        ["platform", escape(str(meta.get("platform", "?")))],
-        ["packages", escape(", ".join(f"{k} {v}" for k, v in meta.get("packages", {}).items()))],
+        ["bohnarena", html_text(str(meta.get("bohnarena", "?")))],
+        ["game", html_text(f"{meta.get('game', r.league.game)} {meta.get('edition', '')}")],
+        ["rules version", html_text(str(meta.get("rules_version", "?")))],
+        ["log format", html_text(str(meta.get("log_format", "?")))],
+        ["python", html_text(str(meta.get("python", "?")))],
+        ["platform", html_text(str(meta.get("platform", "?")))],
+        ["packages", html_text(", ".join(f"{k} {v}" for k, v in meta.get("packages", {}).items()))],
     ]
     return (
         "<h2>Settings and versions</h2>"
         + table([], facts, "facts")
         + "<details open><summary>league.toml</summary><pre>"
-        + escape(league_text)
+        + html_text(league_text)
         + "</pre></details><details><summary>run.json</summary><pre>"
-        + escape(json.dumps(meta, indent=2, sort_keys=True))
+        + html_text(json.dumps(meta, indent=2, sort_keys=True))
         + "</pre></details>"
     )
 
@@ -330,11 +330,11 @@ def build(r: LeagueResults, resamples: int = RESAMPLES, seed: int = SEED) -> str
     )
     title = f"League {lg.name}"
     body = (
-        f"<h1>{escape(title)}</h1>"
-        f'<p class="sub">{escape(r.meta.get("game", lg.game))}, '
-        f"{escape(str(r.meta.get('edition', lg.edition)))} edition, {lg.players} players, "
+        f"<h1>{html_text(title)}</h1>"
+        f'<p class="sub">{html_text(r.meta.get("game", lg.game))}, '
+        f"{html_text(str(r.meta.get('edition', lg.edition)))} edition, {lg.players} players, "
         f"{len(lg.bots)} bots, {lg.deals} deals × every table and rotation = {total:,} "
-        f"matches; {done:,} finished. Report by bohnarena {escape(__version__)}, "
+        f"matches; {done:,} finished. Report by bohnarena {html_text(__version__)}, "
         f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}.</p>" + partial
     )
     if done:
@@ -355,7 +355,7 @@ def build(r: LeagueResults, resamples: int = RESAMPLES, seed: int = SEED) -> str
         # No request may leave the page: a report is read offline and shared.
         '<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; '
         "style-src 'unsafe-inline'; img-src data:\">"
-        f"<title>{escape(title)} — bohnarena report</title><style>{CSS}</style></head>"
+        f"<title>{html_text(title)} — bohnarena report</title><style>{CSS}</style></head>"
         f"<body>{body}</body></html>\n"
     )
 

@@ -24,6 +24,8 @@ class LeagueResults:
     meta: dict[str, Any]
     ranking: Ranking
     matches: Matches
+    #: Written before manifests: its parts could not be checked for edits.
+    unchecked: bool = False
 
     @property
     def total(self) -> int:
@@ -42,14 +44,15 @@ def read_results(results_dir: str | Path, rate: bool = True) -> LeagueResults:
     auditor = Auditor.for_run(league, meta)
     columns = list(dict.fromkeys([*RANK_COLUMNS, *AUDIT_COLUMNS, *STATS_COLUMNS]))
 
-    def once() -> tuple[Ranking, Matches]:
+    def once() -> tuple[Ranking, Matches, bool]:
+        listing = store.listing().require()  # every part as its run committed it
         collector = Collector(list(league.bots))
-        rows = collector.watch(auditor.audited(store.iter_matches(columns)))
+        rows = collector.watch(auditor.audited(store.iter_matches(columns, listing=listing)))
         if rate:
-            return rank(rows, list(league.bots)), collector.matches()
+            return rank(rows, list(league.bots)), collector.matches(), listing.unchecked
         for _ in rows:
             pass
-        return Ranking([]), collector.matches()
+        return Ranking([]), collector.matches(), listing.unchecked
 
-    ranking, matches = read_again(once)
-    return LeagueResults(store.path, league, meta, ranking, matches)
+    ranking, matches, unchecked = read_again(once)
+    return LeagueResults(store.path, league, meta, ranking, matches, unchecked)

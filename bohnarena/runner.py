@@ -10,8 +10,10 @@ import hashlib
 import json
 import logging
 import multiprocessing
+import os
 import platform
 import secrets
+import stat
 import sys
 import tempfile
 import time
@@ -31,6 +33,7 @@ from tqdm import tqdm
 from . import __version__
 from .audit import COLUMNS as AUDIT_COLUMNS
 from .audit import Auditor
+from .botfiles import check_layout, shown, tree
 from .errors import BohnarenaError, BotLoadError, UsageError
 from .execution import Backend, LocalPool
 from .game import Game, get_game
@@ -47,6 +50,7 @@ from .seating import make_seat
 from .stopping import exit_code
 from .store import RunDir, StorageError, part_name, storage_error, write_text
 from .supervise import BatchLost
+from .untrusted import LogFormatter
 from .worker import BatchTask, play_batch
 
 log = logging.getLogger("bohnarena")
@@ -78,27 +82,40 @@ class RunSummary:
 def source_hash(entry: BotEntry, base: type) -> str:
     """A hash of the code a bot can run: a Python bot's package (every .py
     file of its top-level package, or of its file's directory tree) and its
-    distribution's version; a command bot's command line and every file in
-    the directories of the files it names. A bot run in process is also
+    distribution's version; a command bot's command line and what its
+    sandbox shows (:func:`~bohnarena.botfiles.shown`: each file it names, or
+    every file of its own directory). A bot run in process is also
     loaded here, which checks its spec before anything is written; no other
     bot's code is imported, only read (see :func:`~bohnarena.plugins.locate`)."""
     if entry.command is not None:
-        parts = [" ".join(entry.command).encode()]
-        dirs = sorted({Path(a).resolve().parent for a in entry.command if Path(a).is_file()})
-        for d in dirs:
-            parts += [
-                str(f).encode() + b"\0" + f.read_bytes()
-                for f in sorted(d.iterdir())
-                if f.is_file() and f.stat().st_size <= MAX_HASHED_BYTES
-            ]
+        parts = [" ".join(entry.command).encode(), (entry.dir or "").encode()]
+        for path in shown(entry):
+            parts += [str(f).encode() + b"\0" + _content(f) for f in tree(path)]
     else:
         if entry.isolation == "inprocess":
-            load_bot(entry.spec or "", base)
+            try:
+                load_bot(entry.spec or "", base)
+            except BotLoadError as e:
+                raise BotLoadError(f"bot {entry.name!r}: {e}") from None
         parts = [locate(entry.spec or "").source_bytes()]
     return hashlib.blake2b(b"\0".join(parts), digest_size=16).hexdigest()
 
 
 MAX_HASHED_BYTES = 64 << 20
+
+
+def _content(path: Path) -> bytes:
+    """What of a file the source hash covers: its bytes (a larger file: its
+    size), or where a symbolic link leads."""
+    try:
+        info = path.lstat()
+        if stat.S_ISLNK(info.st_mode):
+            return b"-> " + os.readlink(path).encode()
+        if not stat.S_ISREG(info.st_mode):  # a pipe or a device: never read
+            return b"special"
+        return path.read_bytes() if info.st_size <= MAX_HASHED_BYTES else b"%d" % info.st_size
+    except OSError as e:  # unreadable here: the sandbox cannot read it either
+        return f"unreadable: {e.strerror}".encode()
 
 
 def run_facts(game: Game, rules: Any, league: League) -> dict[str, Any]:
@@ -172,12 +189,13 @@ def _close(seat: Any) -> None:
 
 
 def _tail(log: Path, lines: int = 10) -> list[str]:
-    """The last non-empty lines of a bot's stderr log (without its header)."""
+    """The last non-empty lines of a bot's stderr log: the bot's text
+    (whoever prints them escapes them)."""
     try:
         text = log.read_text("utf-8", errors="replace")
     except OSError:
         return []
-    kept = [ln.rstrip() for ln in text.splitlines() if ln.strip() and not ln.startswith("--- ")]
+    kept = [ln.rstrip() for ln in text.splitlines() if ln.strip()]
     return kept[-lines:]
 
 
@@ -217,7 +235,8 @@ def run_log(path: Path, libraries: Iterable[str] = ()) -> Iterator[None]:
     from every forked worker; the loggers named in ``libraries`` (and those
     under them) write there instead of to their own handlers meanwhile."""
     handler = logging.FileHandler(path, encoding="utf-8")
-    handler.setFormatter(logging.Formatter("%(asctime)s %(processName)s %(levelname)s %(message)s"))
+    # (a bot's traceback and text reach it: escaped, see LogFormatter)
+    handler.setFormatter(LogFormatter("%(asctime)s %(processName)s %(levelname)s %(message)s"))
     log.addHandler(handler)
     log.setLevel(logging.INFO)
     log.propagate = False
@@ -289,6 +308,9 @@ def run_league(
     # long league's memory flat (benchmarks/league_bench.py).
     pa.set_memory_pool(pa.system_memory_pool())
     game = get_game(league.game)
+    out = Path(out) if out is not None else Path("results") / league.name
+    for entry in league.bots.values():  # what a sandbox shows, before it starts
+        check_layout(entry, league.file, out)
     hashes = {name: source_hash(entry, game.bot_base) for name, entry in league.bots.items()}
     rules = game.rules(league.edition, league.players, league.rules)
     try:
@@ -302,7 +324,7 @@ def run_league(
             f"seed {league.seed} is small enough for a sandboxed bot to find by trying seeds "
             'against its own hand; use seed = "secret" for untrusted bots.'
         )
-    store = RunDir(out or Path("results") / league.name)
+    store = RunDir(out)
     ids = shard_range(len(league.schedule(0)), shard)  # the count does not depend on the seed
     meta = {
         "bohnarena": __version__,

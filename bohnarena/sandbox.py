@@ -5,9 +5,9 @@ Two isolations run a bot outside the engine's process:
 * ``process``: a fresh OS process per match under resource limits only
   (address space, CPU time, file size). For trusted bots that may crash.
 * ``sandbox``: a bubblewrap sandbox per bot per worker (:mod:`.jail`), in
-  which a zygote (:mod:`.zygote`) has imported the bot once and forks a
-  fresh child for each match; when the match ends every process of the bot
-  is killed and its temporary directory emptied.
+  which a zygote (:mod:`.zygote`) forks a fresh child for each match that
+  imports the bot under the filter and limits; when the match ends every
+  process of the bot is killed and its temporary directory emptied.
 
 Either way the engine holds an :class:`Endpoint`: ``open()`` gives the
 match's :class:`~.channel.Channel`, ``close()`` ends the match's processes.
@@ -36,7 +36,8 @@ from .plugins import locate
 from .stopping import private_memory
 from .zygote import JUNK, ask, describe_exit
 
-#: Starting an interpreter and importing a bot is not thinking time.
+#: Starting an interpreter and bohnarena in it (the bot's import has its own
+#: limit, Limits.start_seconds) is not thinking time.
 STARTUP_SECONDS = 30.0
 CONTROL_SECONDS = 2.0  # a zygote answers in milliseconds
 
@@ -155,6 +156,7 @@ class Zygote:
         caps = {
             **rlimits(self.limits),
             "processes": 0 if groups.caps_processes else self.limits.max_processes,
+            "load_seconds": self.limits.start_seconds,  # its import, tried once at once
         }
         inner = [
             jail.python(),
@@ -201,7 +203,7 @@ class Zygote:
             if not isinstance(stderr, int):
                 stderr.close()
         self.control = control
-        error = self._reply(STARTUP_SECONDS, "error", (str, type(None)))
+        error = self._reply(STARTUP_SECONDS + self.limits.start_seconds, "error", (str, type(None)))
         if error is not None:
             self.kill()
             raise BotFault(START, f"the bot does not load in the sandbox: {error[:400]}")
@@ -366,9 +368,11 @@ def endpoint(
     isolation: str,
     limits: Limits,
     log: Path | None,
+    own: str | None = None,
 ) -> Endpoint:
     """The endpoint of a league bot run outside the engine's process
-    (``wire``: its game's wire module, see :attr:`bohnarena.game.Game.wire`)."""
+    (``wire``: its game's wire module, see :attr:`bohnarena.game.Game.wire`;
+    ``own``: a command bot's own directory, see :func:`.jail.command_files`)."""
     # Python bots run under bohnarena's own host, which reads marshal frames.
     if isolation == "process":
         argv = (
@@ -377,8 +381,9 @@ def endpoint(
         return ProcessEndpoint(argv, limits, log, framed=not command)
     jail.bwrap()
     if command:
-        argv, dirs = jail.command_files(command)
-        key: tuple[Any, ...] = ("command", tuple(argv), limits, log)
+        argv, dirs = jail.command_files(command, own)
+        # What it runs and what it is shown (two bots' argv inside may be the same)
+        key: tuple[Any, ...] = ("command", tuple(command), own, limits, log)
         return SandboxEndpoint(
             key, lambda: Zygote(["--command", *argv], {}, dirs, None, limits, log), limits, False
         )

@@ -19,6 +19,8 @@ from types import WrapperDescriptorType
 from typing import Any, ClassVar, Protocol
 
 from .errors import IllegalAnswer
+from .faults import ILLEGAL, MALFORMED, RAISED, TIMEOUT
+from .faults import fault_type as fault_type  # (the games' record visibility: a seam helper)
 from .game import Decision, MatchResult
 from .limits import DecisionTimeout, Limits, Watchdog, genuine_interrupt
 from .seeding import derive_seed
@@ -32,13 +34,6 @@ FAULT_CHARS = 600  # longer than any reason the engine writes: it cuts them itse
 
 #: What a seat sees of a record: the record, a masked copy, or None (nothing).
 Public = Callable[[tuple[Any, ...], int], "tuple[Any, ...] | None"]
-
-
-def fault_type(text: str) -> str:
-    """The type of a fault: the first word of its reason ("timeout: ...").
-    All that other seats learn of it (the details are the organiser's, and
-    would be a channel between colluding bots)."""
-    return text.split(":", 1)[0].split(" ", 1)[0]
 
 
 class BotBase:
@@ -272,7 +267,7 @@ class BotSeat:
         if fault is None and not (
             type(asks) is frozenset and all(type(k) is str for k in asks) and asks <= self.known
         ):
-            fault = "malformed: decisions() must return a frozenset of decision names"
+            fault = f"{MALFORMED}: decisions() must return a frozenset of decision names"
         self.asks = frozenset() if fault else asks
         return fault or self._hook("start", seat, rules, random.Random(seed))[1]
 
@@ -334,7 +329,7 @@ class BotSeat:
             else:
                 answer = fn(*args)
         except DecisionTimeout:
-            fault = "timeout"
+            fault = TIMEOUT
         except BaseException as e:  # SystemExit, GeneratorExit, ...: the bot's fault
             if isinstance(e, KeyboardInterrupt) and genuine_interrupt(dog):
                 raise
@@ -345,24 +340,24 @@ class BotSeat:
             self.times.append(took)
         if dog is not None and dog.interrupted:
             raise KeyboardInterrupt  # a real Ctrl-C that the bot swallowed
-        if took > allowed or fault == "timeout":  # a late answer is void too
+        if took > allowed or fault == TIMEOUT:  # a late answer is void too
             return None, self._timeout(allowed)
         return answer, fault
 
     def _timeout(self, allowed: float) -> str:
         lim, dog = self.limits, self.watchdog
         if lim is None:
-            return "timeout"
+            return TIMEOUT
         if dog is not None and dog.abandoned:
             self.lost = True
             return (
-                f"timeout: ignored the timeout for {2 * lim.decision_seconds:g} s more;"
+                f"{TIMEOUT}: ignored the timeout for {2 * lim.decision_seconds:g} s more;"
                 " given up for this match"
             )
         if self.spent >= lim.match_seconds or allowed < lim.decision_seconds:
             self.lost = True
-            return f"timeout: time bank of {lim.match_seconds:g} s spent"
-        return f"timeout: no answer within {lim.decision_seconds:g} s"
+            return f"{TIMEOUT}: time bank of {lim.match_seconds:g} s spent"
+        return f"{TIMEOUT}: no answer within {lim.decision_seconds:g} s"
 
 
 _PLAIN = (str, int, float, bool, type(None))
@@ -376,7 +371,7 @@ def _raised(e: BaseException) -> str:
     text = ""
     if isinstance(cls.__str__, WrapperDescriptorType) and all(type(a) in _PLAIN for a in args):
         text = str(e)[:300]
-    reason = f"raised {cls.__name__}: {text}"[:300]
+    reason = f"{RAISED} {cls.__name__}: {text}"[:300]
     _log_traceback(reason, e)
     return reason
 
@@ -402,7 +397,7 @@ def _log_traceback(reason: str, e: BaseException) -> None:
 
 
 def _illegal(e: IllegalAnswer) -> str:
-    return f"illegal: {e}"[:300]
+    return f"{ILLEGAL}: {e}"[:300]
 
 
 #: How an answer came about, when a game records it (``GameState.RECORDS_HOW``):

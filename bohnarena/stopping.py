@@ -8,6 +8,7 @@ from __future__ import annotations
 import ctypes
 import os
 import signal
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -43,6 +44,46 @@ def stop_on_signals() -> Iterator[None]:
     finally:
         for s, handler in previous.items():
             signal.signal(s, handler)
+
+
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+
+class Noted:
+    """Whether a stop signal really arrived (see :func:`noting_stops`)."""
+
+    arrived = False
+
+
+@contextmanager
+def noting_stops() -> Iterator[Noted]:
+    """Within: a stop signal that really arrives is noted before its handler
+    runs, so that a KeyboardInterrupt raised by code run within (a bot's
+    import) is told from the user's Ctrl-C. Only Python handlers can be
+    wrapped (in the main thread); a signal that is ignored, or would kill
+    the process, never raises anything."""
+    noted = Noted()
+    if threading.current_thread() is not threading.main_thread():
+        yield noted
+        return
+
+    def wrap(handler: Any) -> Any:
+        def note(signum: int, frame: Any) -> Any:
+            noted.arrived = True
+            return handler(signum, frame)
+
+        return note
+
+    previous = {s: signal.getsignal(s) for s in STOP_SIGNALS}
+    for s, handler in previous.items():
+        if callable(handler):
+            signal.signal(s, wrap(handler))
+    try:
+        yield noted
+    finally:  # whatever the code run within did to them
+        for s, handler in previous.items():
+            if handler is not None:  # (None: set outside Python, cannot be put back)
+                signal.signal(s, handler)
 
 
 def die_with_parent() -> None:

@@ -29,6 +29,7 @@ from collections.abc import Collection
 from pathlib import Path
 from typing import Any
 
+from .faults import CRASH, TIMEOUT
 from .game import MatchResult
 from .limits import Limits
 from .pulse import Listener, Pulse, quiet_seconds
@@ -49,7 +50,7 @@ Verdict = tuple[int, int, int, str]
 
 class BatchLost(Exception):
     """A watched batch's process died (``how`` = ``crash``) or was stopped
-    for going silent (``timeout``) while playing ``match``; ``in_call`` is
+    for going silent (``timeout``: fault types, faults.py) while playing ``match``; ``in_call`` is
     whose call was in progress, (seat, call), when a diagnostic play noted
     it. ``signalled``: another process may have done it (it died of a
     signal, or went silent because a signal stopped it)."""
@@ -82,13 +83,13 @@ class BatchLost(Exception):
         seat, call = self.in_call
         if self.signalled and any(s != seat for s in signallers):
             return None
-        if self.how == "timeout":
+        if self.how == TIMEOUT:
             fault = (
-                f"timeout: its worker went silent for {quiet_seconds(limits):g} s in this call;"
+                f"{TIMEOUT}: its worker went silent for {quiet_seconds(limits):g} s in this call;"
                 " given up for this match"
             )
         else:
-            fault = f"crash: its worker process {self.ended} in this call"
+            fault = f"{CRASH}: its worker process {self.ended} in this call"
         return self.match, seat, call, fault
 
 
@@ -155,7 +156,7 @@ def watched(task: Any) -> tuple[list[Any], BatchLost | None]:
         pulse = listener.pulse
         tail = err.decode(errors="replace").strip().splitlines()[-1:]
         lost = BatchLost(
-            "timeout" if hung else "crash",
+            TIMEOUT if hung else CRASH,
             (
                 f"went silent for {quiet_seconds(task.limits):g} s and was stopped"
                 if hung

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from html import escape
+
+from .untrusted import html_text
 
 PALETTE = [
     "#4269d0",
@@ -119,17 +120,17 @@ class Frame:
         if xlabel:
             p.append(
                 f'<text x="{(self.left + self.width - self.right) / 2:.0f}" '
-                f'y="{self.height - 4}" text-anchor="middle" fill="#555">{escape(xlabel)}</text>'
+                f'y="{self.height - 4}" text-anchor="middle" fill="#555">{html_text(xlabel)}</text>'
             )
         if ylabel:
             p.append(
                 f'<text transform="translate(12 {(self.top + base) / 2:.0f}) rotate(-90)" '
-                f'text-anchor="middle" fill="#555">{escape(ylabel)}</text>'
+                f'text-anchor="middle" fill="#555">{html_text(ylabel)}</text>'
             )
 
     def svg(self, title: str) -> str:
         return (
-            f'<svg class="plot" role="img" aria-label="{escape(title)}" '
+            f'<svg class="plot" role="img" aria-label="{html_text(title)}" '
             f'viewBox="0 0 {self.width} {self.height}" width="{self.width}" '
             f'height="{self.height}" {FONT}>' + "".join(self.parts) + "</svg>"
         )
@@ -145,7 +146,7 @@ def pick(colours: Colours, i: int) -> str:
 def legend(names: Sequence[str], colours: Colours = None) -> str:
     """An HTML legend (wraps with the page, unlike SVG text)."""
     items = "".join(
-        f'<span class="key"><i style="background:{pick(colours, i)}"></i>{escape(n)}</span>'
+        f'<span class="key"><i style="background:{pick(colours, i)}"></i>{html_text(n)}</span>'
         for i, n in enumerate(names)
     )
     return f'<div class="legend">{items}</div>'
@@ -220,7 +221,7 @@ def intervals(
     for i, name in enumerate(names):
         y = f.sy(len(names) - i - 0.5)
         f.parts.append(
-            f'<text x="{f.left - 8}" y="{y + 4:.1f}" text-anchor="end">{escape(name)}</text>'
+            f'<text x="{f.left - 8}" y="{y + 4:.1f}" text-anchor="end">{html_text(name)}</text>'
         )
         if math.isfinite(low[i]) and math.isfinite(high[i]):
             f.parts.append(
@@ -257,7 +258,7 @@ def grouped_bars(
         x0 = f.sx(g) + (f.sx(1) - f.sx(0)) * 0.1
         f.parts.append(
             f'<text x="{f.sx(g + 0.5):.1f}" y="{height - f.bottom + 16}" '
-            f'text-anchor="middle">{escape(group)}</text>'
+            f'text-anchor="middle">{html_text(group)}</text>'
         )
         for i in range(len(names)):
             v = value[i][g]
@@ -299,7 +300,7 @@ def boxes(
     for i, name in enumerate(names):
         y = f.sy(len(names) - i - 0.5)
         f.parts.append(
-            f'<text x="{f.left - 8}" y="{y + 4:.1f}" text-anchor="end">{escape(name)}</text>'
+            f'<text x="{f.left - 8}" y="{y + 4:.1f}" text-anchor="end">{html_text(name)}</text>'
         )
         q5, q25, q50, q75, q95 = quantiles[i]
         if not math.isfinite(q50):
@@ -355,13 +356,13 @@ def heatmap(
     for j, name in enumerate(names):
         parts.append(
             f'<text x="{left + cell_w * (j + 0.5):.0f}" y="{top - 10}" text-anchor="middle">'
-            f"{escape(name[:14])}</text>"
+            f"{html_text(name[:14])}</text>"
         )
     for i, name in enumerate(names):
         y = top + cell_h * i
         parts.append(
             f'<text x="{left - 8}" y="{y + cell_h / 2 + 4:.0f}" text-anchor="end">'
-            f"{escape(name)}</text>"
+            f"{html_text(name)}</text>"
         )
         for j in range(n):
             x = left + cell_w * j
@@ -388,7 +389,7 @@ def heatmap(
                 f'fill="{ink}" font-size="10">{span}</text>'
             )
     return (
-        f'<svg class="plot" role="img" aria-label="{escape(title)}" '
+        f'<svg class="plot" role="img" aria-label="{html_text(title)}" '
         f'viewBox="0 0 {width} {height}" width="{width}" height="{height}" {FONT}>'
         + "".join(parts)
         + "</svg>"

@@ -1,7 +1,15 @@
-"""Text a bot wrote (notes, the messages of what it raised), made safe to
-store in the log and to print in a transcript."""
+"""Text a bot wrote (notes, the messages of what it raised, its stderr),
+made safe to store in the log, to write to a file the organiser reads and
+to print: nothing of it can drive the organiser's terminal."""
 
 from __future__ import annotations
+
+import html
+import logging
+
+
+def _escaped(text: str) -> str:
+    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode() for c in text)
 
 
 def one_line(text: str, limit: int) -> str:
@@ -11,6 +19,35 @@ def one_line(text: str, limit: int) -> str:
     lines of a transcript nor drive the organiser's terminal, and it is
     always valid UTF-8."""
     text = text[:limit]
+    return text if text.isprintable() else _escaped(text)
+
+
+def lines(text: str) -> str:
+    """``text`` (a traceback, a table, a transcript) with its line breaks
+    kept (``\\n``, and ``\\r\\n`` as CSV writes them) and every other
+    character that is not printable escaped as :func:`one_line` does."""
     if text.isprintable():
         return text
-    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode() for c in text)
+    parts = text.split("\n")
+    out = []
+    for i, line in enumerate(parts):
+        end = "\r" if line.endswith("\r") and i < len(parts) - 1 else ""
+        out.append(_escaped(line[: len(line) - len(end)]) + end)
+    return "\n".join(out)
+
+
+def html_text(text: str) -> str:
+    """``text`` for an HTML page (the report): its markup characters
+    escaped, and every other character that is not printable as in :func:`lines`."""
+    return html.escape(lines(text))
+
+
+class LogFormatter(logging.Formatter):
+    """The run log's format, safe whatever a record holds (a bot's
+    traceback, its exception's text, a library's message): every character
+    that is not printable is escaped, and every line of a record after its
+    first is indented, so that no text inside a record reads as a record
+    of its own (each begins with its time, in the first column)."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        return lines(super().format(record)).replace("\n", "\n  ")

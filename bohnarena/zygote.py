@@ -1,17 +1,22 @@
-"""Inside the sandbox: a bot imported once, a fresh child forked from it for
-each match (fresh module state, so a match never depends on which matches
-the worker played before), and a supervisor the bot's code never runs in.
+"""Inside the sandbox: a fresh child for each match, which imports the bot
+afresh (so a match never depends on which matches the worker played
+before), and a supervisor the bot's code never runs in.
 
     python -m bohnarena.zygote CONTROL_FD LIMITS_JSON (--spec GAME SPEC | --command ARG...)
 
 Processes: bubblewrap's init (pid 1); the **supervisor** (pid 2, this
 module's ``main``), which alone holds the engine's control socket and ends
-every match; the **template** (pid 3), which the supervisor forks, confines
-(rlimits) and lets import the bot; and one **match child** at a time, forked
-by the template. The bot's import-time code runs in the template, so the
-template is the bot's: it never sees the control socket, and whatever it or
-its children do, the supervisor still kills every process but the template
-when a match ends.
+every match; the **template** (pid 3), which the supervisor forks and which
+holds bohnarena's own code only (the host, the game's wire and its data,
+the prepared seccomp filter), never the bot's; and one **child** at a time,
+forked by the template. A child takes the limits (CPU time included), the
+worker's core and, for a Python bot, the filter before it imports the bot:
+no code of the bot's ever runs unconfined, and none can rewrite the
+template, whose functions make every child. When the sandbox starts, the
+template forks a first child (as confined) that imports the bot and ends:
+whether the bot loads, said at once. A command bot's child execs it (no
+filter: it may start up to ``max_processes`` processes). Whatever a child
+does, the supervisor kills every process but the template when a match ends.
 
 The engine speaks to the supervisor over a SOCK_SEQPACKET socket, one JSON
 object a packet:
@@ -32,6 +37,7 @@ import gc
 import json
 import os
 import resource
+import select
 import shutil
 import signal
 import socket
@@ -42,6 +48,10 @@ import traceback
 from typing import Any
 
 TMP = "/tmp"
+#: The bot's compiled bytecode, kept from one match to the next in its own
+#: sandbox (a child compiles what it imports once, not every match). Only
+#: confined children read or write it; the template never imports from it.
+PYCACHE = os.path.join(TMP, ".pycache")
 _PR_SET_DUMPABLE = 4
 #: The template's own limits; a match child also gets the CPU limit.
 _TEMPLATE_LIMITS = ("RLIMIT_AS", "RLIMIT_FSIZE", "RLIMIT_CORE")
@@ -62,7 +72,7 @@ def main(argv: list[str]) -> None:
         ours.close()
         _template(theirs, limits, argv[2:])
     theirs.close()
-    ours.settimeout(TEMPLATE_SECONDS)
+    ours.settimeout(TEMPLATE_SECONDS + limits["load_seconds"])
     hello = ask(ours, "error")
     _send(control, {"error": hello if hello is not JUNK else "the bot's process did not start"})
     if hello is not None:
@@ -96,20 +106,26 @@ def main(argv: list[str]) -> None:
             _send(control, {"ended": _reap(msg.get("pid"), msg.get("settle", 0.0), keep)})
 
 
-# -- the template: the bot's own process --------------------------------------
+# -- the template: bohnarena's own code, never the bot's -----------------------
 def _template(sock: socket.socket, limits: dict[str, int], target: list[str]) -> None:
-    cpus = os.sched_getaffinity(0)  # the worker's core: every match child runs there
+    cpus = os.sched_getaffinity(0)  # the worker's core: every child runs there
+    load_seconds = limits.pop("load_seconds")
     for name in _TEMPLATE_LIMITS:
         value = limits[name]
         resource.setrlimit(getattr(resource, name), (value, value))
     resource.setrlimit(resource.RLIMIT_NOFILE, (_FILES, _FILES))
     try:
-        serve_match = _target(target)
-    except BaseException as e:  # the bot does not load: the engine reports why, its log shows where
+        bot = _target(target)
+        # The bot's import-time code runs nowhere but in a confined child:
+        # here, a probe that says at once whether the bot loads.
+        error = bot.probe(lambda: _confine(sock, limits, cpus), load_seconds)
+    except BaseException as e:  # bohnarena's own modules did not load (an install's fault)
         traceback.print_exc()
-        _send(sock, {"error": f"{type(e).__name__}: {e}"[:500]})
+        error = f"{type(e).__name__}: {e}"[:500]
+    _send(sock, {"error": error})
+    if error is not None:
         os._exit(1)
-    _send(sock, {"error": None})
+    gc.freeze()  # a child's collections then leave the template's pages shared
     while True:
         try:
             data, fds, _, _ = socket.recv_fds(sock, 4096, 1)
@@ -118,7 +134,7 @@ def _template(sock: socket.socket, limits: dict[str, int], target: list[str]) ->
         if not data or not fds:
             os._exit(0)
         _collect()
-        _send(sock, {"pid": _fork(fds[0], sock, limits, serve_match, cpus)})
+        _send(sock, {"pid": _fork(fds[0], sock, limits, bot.serve, cpus)})
 
 
 def _collect() -> None:
@@ -131,41 +147,154 @@ def _collect() -> None:
             return
 
 
-def _target(args: list[str]) -> Any:
-    """What a child runs with its socket: the host serving a Python bot
-    (imported now, once), or an exec of a command bot."""
-    if args[0] == "--command":
-        command = args[1:]
-        return lambda sock: _exec(sock, command)
-    from .host import private_stdio, serve, wire_of
-    from .nochild import forbid_new_processes, prepare
-    from .plugins import load_bot
+class _Command:
+    """A command bot: each child execs it (a program in any language speaks
+    the protocol on its stdin and stdout); nothing to load beforehand."""
 
-    wire = wire_of(args[1])
-    cls = load_bot(args[2], wire.BASE)
-    # What every match would otherwise do again in its child: read the
-    # game's data, build the filter.
-    getattr(wire, "warm", lambda: None)()
-    prepare()
+    def __init__(self, command: list[str]) -> None:
+        self.command = command
 
-    def serve_python(sock: int) -> None:
-        forbid_new_processes()
-        serve(cls, wire, *private_stdio(sock, sock))
+    def probe(self, confine: Any, seconds: float) -> str | None:
+        return None  # a program that does not start fails its first match's start
 
-    gc.freeze()  # a child's collections then leave the template's pages shared
-    return serve_python
+    def serve(self, sock: int) -> None:
+        os.dup2(sock, 0)
+        os.dup2(sock, 1)
+        os.close(sock)
+        try:
+            os.execvp(self.command[0], self.command)
+        except OSError as e:
+            os.write(2, f"cannot start {self.command[0]}: {e.strerror}\n".encode())
+            os._exit(127)
 
 
-def _exec(sock: int, command: list[str]) -> None:
-    # A program in any language speaks the protocol on its stdin and stdout.
-    os.dup2(sock, 0)
-    os.dup2(sock, 1)
-    os.close(sock)
+class _Python:
+    """A Python bot, served by bohnarena's host. The template imports only
+    bohnarena's own code (the host, the game's wire and its data, the
+    filter); each child, once filtered and limited, imports the bot afresh."""
+
+    def __init__(self, wire: str, spec: str) -> None:
+        from .host import wire_of
+        from .nochild import prepare
+        from .plugins import registered
+
+        self.wire, self.spec = wire_of(wire), spec
+        # What every child would otherwise do again: read the game's data
+        # and the entry points' metadata (no code runs), build the filter.
+        getattr(self.wire, "warm", lambda: None)()
+        registered()
+        prepare()
+
+    def load(self) -> type:
+        """In a child: no new process from here on (the bot's threads
+        included), then the bot's code."""
+        from .nochild import forbid_new_processes, prepare
+        from .plugins import load_bot
+
+        if not forbid_new_processes() and prepare() is not None:
+            raise OSError("the sandbox cannot install its seccomp filter here")
+        sys.pycache_prefix, sys.dont_write_bytecode = PYCACHE, False
+        return load_bot(self.spec, self.wire.BASE)
+
+    def probe(self, confine: Any, seconds: float) -> str | None:
+        """Load the bot once in a confined child that then ends: None if it
+        loads, else why not (its traceback goes to the bot's log)."""
+        reader, writer = os.pipe()
+        pid = os.fork()
+        if pid == 0:
+            try:
+                os.close(reader)
+                why = None
+                try:
+                    confine()
+                    os.dup2(2, 1)  # its prints go to its log
+                    self.load()
+                except BaseException as e:
+                    why = _why(e)
+                    _log_failure(e)
+                os.write(writer, json.dumps({"error": why}).encode())
+            finally:
+                os._exit(0)  # its import-time threads end here
+        os.close(writer)
+        ready, _, _ = select.select([reader], [], [], seconds)
+        said = os.read(reader, 4096) if ready else b""
+        os.close(reader)
+        try:
+            os.kill(pid, signal.SIGKILL)  # it is done, or stuck in the bot's code
+        except ProcessLookupError:
+            pass
+        ended = describe_exit(os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]))
+        if not ready:
+            return f"it takes more than {seconds:g} s to import (every match imports it afresh)"
+        try:
+            error = json.loads(said)["error"]
+        except (ValueError, KeyError, TypeError, RecursionError):
+            return f"its process {ended} while it was imported"
+        if error is None:
+            return None
+        return error[:500] if isinstance(error, str) else repr(error)[:500]
+
+    def serve(self, sock: int) -> None:
+        from .host import private_stdio, serve
+
+        stdin, stdout = private_stdio(sock, sock)
+        try:
+            cls = self.load()
+        except BaseException as e:  # it loaded in the probe: a bot that loads by chance
+            _log_failure(e)
+            _refuse(stdin, stdout, _why(e))
+            return
+        serve(cls, self.wire, stdin, stdout)
+
+
+def _why(e: BaseException) -> str:
+    from .errors import BotLoadError
+    from .plugins import raised
+
+    return (str(e) if isinstance(e, BotLoadError) else raised(e))[:500]
+
+
+def _log_failure(e: BaseException) -> None:
+    """Why the bot did not load, in its log: the traceback of what its own
+    code raised (not of bohnarena's BotLoadError around it)."""
+    from .errors import BotLoadError
+
     try:
-        os.execvp(command[0], command)
-    except OSError as e:
-        os.write(2, f"cannot start {command[0]}: {e.strerror}\n".encode())
-        os._exit(127)
+        if not isinstance(e, BotLoadError):
+            traceback.print_exception(e)
+        elif e.__context__ is not None:
+            traceback.print_exception(e.__context__)
+        else:  # no code of the bot's ran (a missing class): the message says it all
+            sys.stderr.write("".join(traceback.format_exception_only(e)))
+        sys.stderr.flush()
+    except BaseException:  # an exception whose text raises in turn: the engine says why
+        pass
+
+
+def _refuse(stdin: Any, stdout: Any, why: str) -> None:
+    """Answer the match's start with why the bot does not load (a ``start`` fault)."""
+    from .channel import read_frame
+
+    if read_frame(stdin) is not None:
+        stdout.write(json.dumps({"error": f"the bot does not load: {why}"}).encode() + b"\n")
+        stdout.flush()
+
+
+def _target(args: list[str]) -> _Command | _Python:
+    """What a child runs with its socket: the host serving a Python bot, or
+    an exec of a command bot."""
+    if args[0] == "--command":
+        return _Command(args[1:])
+    return _Python(args[1], args[2])
+
+
+def _confine(template: socket.socket, limits: dict[str, int], cpus: set[int]) -> None:
+    """In a new child, before anything of the bot runs: off the template's
+    socket, on the worker's core, under every limit (CPU time included)."""
+    template.close()
+    os.sched_setaffinity(0, cpus)
+    for name, value in limits.items():
+        resource.setrlimit(getattr(resource, name), (value, value))
 
 
 def _fork(
@@ -177,11 +306,7 @@ def _fork(
         return pid
     code = 0
     try:
-        template.close()
-        os.sched_setaffinity(0, cpus)
-        for name, value in limits.items():
-            resource.setrlimit(getattr(resource, name), (value, value))
-        os.write(2, b"--- a new match\n")
+        _confine(template, limits, cpus)
         run(sock)
     except BaseException:  # the bot's own failure; its traceback goes to its log
         traceback.print_exc()
@@ -263,6 +388,8 @@ def _reap(pid: int | None, settle: float, keep: set[int]) -> str | None:
     _kill_all_but(keep)
     for entry in os.listdir(TMP):
         path = os.path.join(TMP, entry)
+        if path == PYCACHE:
+            continue
         if os.path.isdir(path) and not os.path.islink(path):
             shutil.rmtree(path, ignore_errors=True)
         else:

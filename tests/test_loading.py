@@ -18,7 +18,7 @@ from bohnarena.errors import BotLoadError
 from bohnarena.league import BotEntry, load_league
 from bohnarena.plugins import load_bot, locate, registered
 from bohnarena.runner import source_hash
-from tests.conftest import sandboxed
+from tests.conftest import SANDBOX_MARKS, sandboxed
 
 ROOT = Path(__file__).resolve().parent.parent
 FIRST_CHOICE = ROOT / "bots" / "first_choice.sh"
@@ -407,3 +407,107 @@ def test_bad_play_bots_are_one_line(args, message):
     assert message in r.output and "Traceback" not in r.output
     if "Invalid value" not in message:  # click's own usage errors print the usage line too
         one_line_error(r, message)
+
+
+# -- 7. a bot that exits or interrupts as it is imported (issue 22) --------------
+AT_IMPORT = {
+    "exit0": ("import sys\nsys.exit(0)\n", "SystemExit: 0"),
+    "exit3": ("import sys\nsys.exit(3)\n", "SystemExit: 3"),
+    "interrupt": ("raise KeyboardInterrupt\n", "KeyboardInterrupt"),
+    "generatorexit": ("raise GeneratorExit\n", "GeneratorExit"),
+}
+BOT_CLASS = "from bohnarena.bohnanza import Bot\n\nclass B(Bot):\n    pass\n"
+
+
+def leaving_bot(tmp_path, raises):
+    bot = tmp_path / "leaves.py"
+    bot.write_text(AT_IMPORT[raises][0] + BOT_CLASS)
+    return bot
+
+
+def the_commands(tmp_path, bot, isolation):
+    """run, play and check-bot of ``bot``, each: (argv, what the error names)."""
+    league = league_file(
+        tmp_path / "l.toml", f'leaves = {{ spec = "{bot}:B", isolation = "{isolation}" }}'
+    )
+    return {
+        "run": (["run", league, "--out", tmp_path / "out", "--no-progress"], "'leaves'"),
+        "play": (["play", "-q", "--isolation", isolation, f"{bot}:B", "planner", "planner"], bot),
+        "check-bot": (["check-bot", f"{bot}:B", "--isolation", isolation], bot),
+    }
+
+
+@pytest.mark.parametrize("raises", AT_IMPORT)
+@pytest.mark.parametrize("isolation", ["inprocess", pytest.param("sandbox", marks=SANDBOX_MARKS)])
+def test_an_exit_or_interrupt_at_import_is_a_load_error_naming_the_bot(tmp_path, raises, isolation):
+    """sys.exit(0) at import made run and play exit 0 and write nothing;
+    a KeyboardInterrupt read as the user's Ctrl-C (130)."""
+    bot = leaving_bot(tmp_path, raises)
+    for command, (argv, names) in the_commands(tmp_path, bot, isolation).items():
+        r = run(*argv)
+        assert r.exit_code == 2, (command, r.exit_code, r.output)
+        last = r.output.strip().splitlines()[-1]
+        assert last.startswith("Error: ") and str(names) in last, (command, r.output)
+        assert AT_IMPORT[raises][1] in last, (command, r.output)
+        # one line; check-bot quotes the end of a sandboxed bot's stderr above it
+        said = [line for line in r.output.splitlines() if not line.startswith("  | ")]
+        assert "Traceback" not in "\n".join(said), (command, r.output)
+        assert len(said) == 1 or said[:1] == ["the bot's stderr ends with:"], (command, r.output)
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_registered_bot_that_exits_at_import_is_listed_and_refused(site, tmp_path):
+    (site / "quitter.py").write_text("import sys\nsys.exit(0)\n")
+    fake_dist(site, "quitter", "[bohnarena.bots]\nquitter = quitter:Bot\n", "quitter\n")
+    (site / "stopper.py").write_text("raise KeyboardInterrupt\n")
+    fake_dist(site, "stopper", "[bohnarena.bots]\nstopper = stopper:Bot\n", "stopper\n")
+    listing = run("bots")
+    assert listing.exit_code == 0, listing.output
+    lines = {line.split()[0]: line for line in listing.output.splitlines()}
+    assert "SystemExit: 0" in lines["quitter"] and "KeyboardInterrupt" in lines["stopper"]
+    one_line_error(run("play", "-q", "quitter", "planner", "planner"), "SystemExit: 0")
+    by_module = run("play", "-q", "quitter:Bot", "planner", "planner")
+    one_line_error(by_module, "importing quitter raised SystemExit: 0")
+
+
+def test_the_users_ctrl_c_during_a_bots_import_still_stops(tmp_path):
+    """A SIGINT that really arrives while a bot is imported is the user's: 130."""
+    bot = tmp_path / "slow.py"
+    bot.write_text(
+        "import os, signal, time\nos.kill(os.getpid(), signal.SIGINT)\ntime.sleep(5)\n" + BOT_CLASS
+    )
+    r = subprocess.run(
+        [sys.executable, "-m", "bohnarena", "play", "-q", f"{bot}:B", "planner", "planner"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
+    assert r.returncode == 130, (r.returncode, r.stderr)
+    assert r.stderr.strip() == "Interrupted." and "Traceback" not in r.stderr
+
+
+def test_where_no_ctrl_c_can_arrive_a_keyboard_interrupt_at_import_is_the_bots(tmp_path):
+    """A worker ignores SIGINT, and signals reach only the main thread: there
+    a KeyboardInterrupt raised by a bot's import is always the bot's."""
+    import signal
+    import threading
+
+    bot = leaving_bot(tmp_path, "interrupt")
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        with pytest.raises(BotLoadError, match="raised KeyboardInterrupt"):
+            load_bot(f"{bot}:B", object)
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    raised = []
+
+    def load():
+        try:
+            load_bot(f"{bot}:B", object)
+        except BaseException as e:
+            raised.append(e)
+
+    thread = threading.Thread(target=load)
+    thread.start()
+    thread.join()
+    assert isinstance(raised[0], BotLoadError), raised

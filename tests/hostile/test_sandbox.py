@@ -6,6 +6,8 @@ running."""
 
 import json
 import os
+import platform
+import resource
 import shutil
 import socket
 import subprocess
@@ -129,8 +131,8 @@ def test_no_child_process_and_nothing_outlives_the_match(tmp_path):
 def test_a_command_bot_that_detaches_children_leaves_nothing_behind(tmp_path):
     script = tmp_path / "detach.sh"
     shutil.copy(Path(__file__).parents[2] / "bots" / "first_choice.sh", tmp_path)
-    script.write_text('setsid sleep 4244 &\nexec bash "$(dirname "$0")/first_choice.sh"\n')
-    _out, _log = play(tmp_path, None, command=["bash", str(script)])
+    script.write_text('setsid sleep 4244 &\nexec bash "$1"\n')
+    _out, _log = play(tmp_path, None, command=["bash", str(script), "first_choice.sh"])
     time.sleep(0.2)
     assert not _leftovers("sleep 4244")
     assert not _leftovers("bohnarena.zygote")  # the sandboxes end with their workers
@@ -162,13 +164,16 @@ def test_every_match_starts_fresh(tmp_path):
 def test_malformed_start_replies_are_the_bots_fault(tmp_path, answer):
     script = tmp_path / "bad.sh"
     (tmp_path / "reply").write_text(answer + "\n")
-    script.write_text('read line\ncat "$(dirname "$0")/reply"\nwhile read line; do :; done\n')
+    script.write_text('read line\ncat "$1"\nwhile read line; do :; done\n')
     from bohnarena.bohnanza import ruleset
     from bohnarena.league import BotEntry
     from bohnarena.remote import remote_seat
 
     seat = remote_seat(
-        "bohnanza", BotEntry("bad", command=("bash", str(script)), isolation="sandbox")
+        "bohnanza",
+        BotEntry(
+            "bad", command=("bash", str(script), str(tmp_path / "reply")), isolation="sandbox"
+        ),
     )
     fault = seat.start(0, ruleset("classic", 3), 1)
     assert fault is not None and fault.startswith("protocol"), fault
@@ -338,6 +343,238 @@ def test_code_run_at_import_cannot_keep_processes_or_reach_the_control_socket(tm
     )
     # one socket: its own channel to the supervisor, never the engine's control socket
     assert len([fd for fd, kind in seen if kind == int(socket.SOCK_SEQPACKET)]) <= 1
+
+
+def honest_bots_uncharged(out):
+    rows = pq.read_table(out / "matches").to_pylist()
+    for row in rows:
+        for seat, name in enumerate(row["seats"]):
+            if name != "hostile":
+                assert row["faults"][seat] == 0, row
+    return rows
+
+
+#: What a thread of the bot's sees of its confinement, and whether it can fork.
+CONFINEMENT = """
+import os, resource, sys, threading, time
+
+def report(what):
+    print(what, file=sys.stderr, flush=True)
+
+def confinement(who):
+    status = open("/proc/thread-self/status").read()
+    seccomp = next(l.split()[1] for l in status.splitlines() if l.startswith("Seccomp:"))
+    cpu = resource.getrlimit(resource.RLIMIT_CPU)[0]
+    report(f"{who}: seccomp {seccomp}, cpu limit {cpu}")
+    for _ in range(3):
+        try:
+            pid = os.fork()
+        except OSError as e:
+            report(f"no fork: {e}")
+        else:
+            if pid == 0:
+                os.execvp("sleep", ["sleep", "4248"])
+            report("GOT a fork")
+        time.sleep(0.02)
+"""
+
+THREAD_AT_IMPORT = (
+    CONFINEMENT
+    + """
+from bohnarena.bohnanza import Bot
+done = threading.Event()
+
+def spawn():
+    try:
+        confinement("thread")
+    finally:
+        done.set()
+
+threading.Thread(target=spawn, daemon=True).start()
+
+class Threads(Bot):
+    def start(self, seat, rules, rng):
+        super().start(seat, rules, rng)
+        done.wait(5)  # the thread has tried (nothing timed hangs on it)
+"""
+)
+
+
+def assert_confined(log):
+    """Every report of the bot's: filtered (x86-64, ARM64), CPU-limited, no fork."""
+    assert "GOT" not in log, log
+    seen = [line for line in log.splitlines() if ": seccomp " in line]
+    assert seen and "no fork" in log, log
+    for line in seen:
+        if platform.machine() in ("x86_64", "aarch64"):
+            assert "seccomp 2," in line, line
+        assert not line.endswith(f"cpu limit {resource.RLIM_INFINITY}"), line
+    time.sleep(0.2)
+    assert not _leftovers("sleep 4248")
+
+
+def test_a_thread_started_at_import_runs_filtered_and_limited(tmp_path):
+    """Issue 22: the bot's import-time code ran in the template, which had
+    neither the seccomp filter nor the CPU limit: its thread forked for the
+    whole league. Now nothing of the bot runs before the filter and limits."""
+    s = run_one_file_bot(tmp_path, THREAD_AT_IMPORT, "Threads", deals=2)
+    assert s.complete and s.played == 6 and not s.errors
+    honest_bots_uncharged(tmp_path / "out")
+    assert_confined((tmp_path / "out" / "bots" / "hostile.log").read_text())
+
+
+REWRITES_BOHNARENA = (
+    CONFINEMENT
+    + """
+import resource, sys
+import bohnarena.nochild as nochild
+
+def off(*args, **kwargs):
+    return False
+
+# The filter, the limits and the template's own functions, all made harmless.
+nochild.forbid_new_processes.__code__ = off.__code__
+resource.setrlimit = off
+main = sys.modules["__main__"]  # the zygote
+
+def _fork(sock, template, limits, run, cpus):  # a match child without limits
+    pid = os.fork()
+    if pid:
+        os.close(sock)
+        return pid
+    try:
+        template.close()
+        run(sock)
+    finally:
+        os._exit(0)
+
+main._fork = _fork
+if hasattr(main, "_confine"):
+    main._confine.__code__ = off.__code__
+
+from bohnarena.bohnanza import Bot
+
+class Rewrites(Bot):
+    def plant_second(self, view):
+        confinement("decision")
+        return False
+"""
+)
+
+
+def test_a_bot_that_rewrites_bohnarena_at_import_still_cannot_fork(tmp_path):
+    """Issue 22: import-time code in the template could rewrite the
+    template's own functions (the filter, _fork, the rlimit calls), so that
+    match children ran unconfined."""
+    s = run_one_file_bot(tmp_path, REWRITES_BOHNARENA, "Rewrites")
+    assert s.complete and s.played == 3 and not s.errors
+    honest_bots_uncharged(tmp_path / "out")
+    assert_confined((tmp_path / "out" / "bots" / "hostile.log").read_text())
+
+
+COMPILED_ONCE = """
+import os, sys
+from bohnarena.bohnanza import Bot
+
+def cached():
+    found = []
+    for root, _dirs, files in os.walk("/tmp/.pycache"):
+        found += [f for f in files if f.startswith("hostile.")]
+    return found
+
+print(f"imported: cached {cached()}, writes {not sys.dont_write_bytecode}", file=sys.stderr)
+
+class Compiled(Bot):
+    pass
+"""
+
+
+def test_a_bot_is_compiled_once_per_sandbox_not_every_match(tmp_path):
+    """Every match imports the bot afresh; its children keep what they
+    compiled in a cache of their own, so later matches read bytecode."""
+    s = run_one_file_bot(tmp_path, COMPILED_ONCE, "Compiled", deals=2)
+    assert s.complete and s.played == 6
+    said = [
+        ln
+        for ln in (tmp_path / "out" / "bots" / "hostile.log").read_text().splitlines()
+        if ln.startswith("imported")
+    ]
+    # the probe and the first match may compile; from then on it is read from the cache
+    assert len(said) == 7, said
+    assert all(ln.endswith("writes True") for ln in said), said
+    assert "cached ['hostile.cpython" in said[-1], said
+
+
+REACHES_THE_TEMPLATE = """
+import ctypes, os, sys
+from bohnarena.bohnanza import Bot
+
+libc = ctypes.CDLL(None, use_errno=True)
+
+def report(what):
+    print(what, file=sys.stderr, flush=True)
+
+class Reaches(Bot):
+    def plant_second(self, view):
+        for pid in (2, 3):  # the supervisor, the template
+            try:
+                with open(f"/proc/{pid}/mem", "r+b"):
+                    report(f"GOT the memory of {pid}")
+            except OSError as e:
+                report(f"sealed {pid}: {e.strerror}")
+            if libc.ptrace(16, pid, None, None) == 0:  # PTRACE_ATTACH
+                report(f"GOT a trace of {pid}")
+        return False
+"""
+
+
+def test_a_match_cannot_rewrite_the_template_that_makes_the_next_match(tmp_path):
+    """The template is bohnarena's alone: a child may not write its memory
+    or trace it (nor the supervisor's), so the next match is confined too."""
+    s = run_one_file_bot(tmp_path, REACHES_THE_TEMPLATE, "Reaches", deals=2)
+    assert s.complete and s.played == 6 and not s.errors
+    honest_bots_uncharged(tmp_path / "out")
+    log = (tmp_path / "out" / "bots" / "hostile.log").read_text()
+    assert "GOT" not in log and "sealed 3" in log, log
+
+
+def start_file_bot(tmp_path, source, cls="B"):
+    """A sandboxed seat of the bot written from ``source``: its start's fault, and its log."""
+    from bohnarena.bohnanza import ruleset
+    from bohnarena.league import BotEntry
+    from bohnarena.remote import remote_seat
+    from bohnarena.sandbox import close_sandboxes
+
+    bot = tmp_path / "b.py"
+    bot.write_text(source)
+    log = tmp_path / "b.log"
+    seat = remote_seat(
+        "bohnanza", BotEntry("b", spec=f"{bot}:{cls}", isolation="sandbox"), None, log
+    )
+    try:
+        return seat.start(0, ruleset("classic", 3), 1), log.read_text()
+    finally:
+        seat.close()
+        close_sandboxes()
+
+
+def test_a_bot_that_imports_slower_than_a_match_allows_is_refused_at_once(tmp_path):
+    fault, _log = start_file_bot(tmp_path, "import time\ntime.sleep(3600)\n")
+    assert fault is not None and "does not load in the sandbox" in fault, fault
+    assert "takes more than 10 s to import" in fault, fault
+
+
+def test_a_bot_that_loads_in_the_probe_but_not_in_a_match_is_a_start_fault(tmp_path):
+    source = (
+        "import os\n"
+        "if os.path.exists('/tmp/probed'):\n    raise SystemExit(4)\n"
+        "open('/tmp/probed', 'w').close()\n"
+        "from bohnarena.bohnanza import Bot\nclass B(Bot):\n    pass\n"
+    )
+    fault, log = start_file_bot(tmp_path, source)
+    assert fault is not None and fault.startswith("start"), fault  # its first match's start
+    assert "does not load: loading /arena/bot/b.py raised SystemExit: 4" in fault, fault
+    assert "SystemExit: 4" in log and "BotLoadError" not in log  # the bot's own traceback
 
 
 STOPS_ITS_SUPERVISOR = """

@@ -3,6 +3,8 @@ from pathlib import Path
 
 import pytest
 
+from bohnarena import manifest
+
 HERE = Path(__file__).parent
 
 
@@ -33,3 +35,23 @@ def league(tmp_path):
 
 def hostile(name: str) -> str:
     return f"{HERE / 'hostile_bots.py'}:{name}"
+
+
+def reseal(out) -> None:
+    """Record every part now in ``out`` in its manifest, as a run would have
+    committed it: a test's way to make a state (a lost part, an errored
+    match) that editing files alone would leave refused as edited, and a
+    forger's way past the manifest (which replay --verify-all must catch)."""
+    out = Path(out)
+    entries = []
+    for part in sorted((out / "matches").glob("part-*.parquet")):
+        moves = out / "moves" / part.name
+        entries.append(
+            manifest.Entry(
+                part.name,
+                manifest.describe(part),
+                manifest.describe(moves) if moves.exists() else None,
+            )
+        )
+    path = out / manifest.NAME
+    path.write_text(manifest.rewritten(manifest.parse(path.read_text()), entries).text())

@@ -75,18 +75,19 @@ def test_rank_of_a_directory_that_is_not_a_run(tmp_path):
     assert r.exit_code == 2 and "not a bohnarena results directory" in r.output
 
 
-def test_a_corrupt_matches_file_is_one_line_for_run_and_rank(tmp_path):
+def test_a_corrupt_matches_file_is_one_line_for_rank_and_played_again_by_run(tmp_path):
     path = tmp_path / "ok.toml"
     path.write_text(GOOD)
     out = tmp_path / "out"
-    assert (
-        CliRunner().invoke(cli, ["run", str(path), "--out", str(out), "--no-progress"]).exit_code
-        == 0
-    )
+    run = ["run", str(path), "--out", str(out), "--no-progress"]
+    assert CliRunner().invoke(cli, run).exit_code == 0
     (part,) = (out / "matches").glob("*.parquet")
     part.write_bytes(part.read_bytes()[:50])
-    for args in (["rank", str(out)], ["run", str(path), "--out", str(out), "--no-progress"]):
-        r = CliRunner().invoke(cli, args)
-        assert (
-            r.exit_code == 2 and "corrupt or truncated" in r.output and "Traceback" not in r.output
-        )
+    r = CliRunner().invoke(cli, ["rank", str(out)])
+    assert r.exit_code == 2 and "corrupt or truncated" in r.output and "Traceback" not in r.output
+    assert len(r.output.splitlines()) == 1 and part.name in r.output
+    # a resume plays a damaged part's matches again, as it does a moves part's
+    r = CliRunner().invoke(cli, run)
+    assert r.exit_code == 0 and "3 matches played now, 0 before" in r.output, r.output
+    assert "does not read" in (out / "run.log").read_text()
+    assert CliRunner().invoke(cli, ["rank", str(out)]).exit_code == 0

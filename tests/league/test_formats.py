@@ -14,6 +14,8 @@ from bohnarena.league import LeagueError, load_league, parse_league
 from bohnarena.runner import run_league
 from bohnarena.schedule import Schedule, format_tables, nth_permutation
 
+from .conftest import reseal
+
 BOTS = ["h", "a", "b", "c", "d"]
 FORMATS = [("round-robin", None, None), ("gauntlet", "h", None), ("paired", "h", "a")]
 SEATINGS = ["rotations", "permutations"]
@@ -180,6 +182,7 @@ def test_runs_resume_and_shards_merge_to_the_whole_league(league, tmp_path, fmt,
     kept = table.num_rows // 2
     pq.write_table(table.slice(0, kept), part.with_name(f"part-000000000-{kept - 1:09d}.parquet"))
     part.unlink()
+    reseal(tmp_path / "m")
     again = run_league(path, tmp_path / "m", workers=2, progress=False, moves=False)
     assert again.done_before == kept and again.complete
     assert matches(tmp_path / "m").equals(matches(tmp_path / "whole"))

@@ -209,5 +209,5 @@ def test_merged_files_keep_each_batch_in_row_groups_of_its_own(runs: dict[str, P
 
 def test_the_logged_runs_verify(runs: dict[str, Path]) -> None:
     for d in runs.values():
-        checked, failures = verify_all(d, workers=1, progress=False)
-        assert checked and failures == []
+        checked, parts, failures = verify_all(d, workers=1, progress=False)
+        assert checked and parts == failures == []

@@ -12,6 +12,8 @@ from click.testing import CliRunner
 from bohnarena.cli import cli
 from bohnarena.runner import run_league
 
+from .conftest import reseal
+
 
 @pytest.fixture(scope="module")
 def run_dir(tmp_path_factory):
@@ -110,12 +112,14 @@ def test_verify_all(run_dir):
 
 
 def tamper(run_dir, tmp_path, change):
-    """A copy of the run whose moves log ``change`` edited."""
+    """A copy of the run whose moves log ``change`` edited, its manifest
+    rewritten to match (what replay alone must catch)."""
     out = tmp_path / "tampered"
     shutil.copytree(run_dir, out)
     (part,) = (out / "moves").glob("*.parquet")
     table = pq.read_table(part)
     pq.write_table(change(table), part)
+    reseal(out)
     return out
 
 
@@ -164,6 +168,7 @@ def test_edited_result_row_is_caught(run_dir, tmp_path):
     rows = pq.read_table(part).to_pylist()
     rows[2]["coins"] = [99, 0, 0]
     pq.write_table(type(pq.read_table(part)).from_pylist(rows, schema=pq.read_schema(part)), part)
+    reseal(out)
     r = replay(out, "-m", 2, "--verify")
     assert r.exit_code == 1 and "the matches table has coins [99, 0, 0]" in r.output
 

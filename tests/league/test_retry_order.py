@@ -11,14 +11,17 @@ from bohnarena.cli import cli
 from bohnarena.runner import run_league
 from bohnarena.store import RunDir
 
+from .conftest import reseal
 from .test_run import content
 
 
 def drop_match(out, match_id, moves_too):
+    """The directory as a run that lost the match would have committed it."""
     for sub in ("matches", "moves") if moves_too else ("matches",):
         for part in (out / sub).glob("part-*.parquet"):
             t = pq.read_table(part)
             pq.write_table(t.filter(pc.not_equal(t["match_id"], match_id)), part)
+    reseal(out)
 
 
 @pytest.mark.parametrize(

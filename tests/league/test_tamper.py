@@ -1,6 +1,7 @@
 """Rows checked against the schedule (issue 11, point 9): every kind of
 edit to the matches table is caught by replay --verify-all and refused by
-rank and by a resumed run, with one line each."""
+rank and by a resumed run, with one line each: by the manifest (an edited
+part), and by the audit where the manifest was rewritten to match."""
 
 import shutil
 
@@ -11,6 +12,8 @@ import pytest
 from click.testing import CliRunner
 
 from bohnarena.cli import cli
+
+from .conftest import reseal
 
 
 def rewrite(out, edit):
@@ -91,12 +94,17 @@ QUICK = {"seats swapped", "a row twice", "ids outside the league"}
 @pytest.mark.parametrize(
     "kind", [k if k in QUICK else pytest.param(k, marks=pytest.mark.slow) for k in TAMPERS]
 )
-def test_every_edit_is_caught(tmp_path, finished, kind):
+@pytest.mark.parametrize("forged", [True, False], ids=["manifest rewritten", "manifest kept"])
+def test_every_edit_is_caught(tmp_path, finished, kind, forged):
     path, clean = finished
     out = tmp_path / "out"
     shutil.copytree(clean, out)
     edit, said = TAMPERS[kind]
     rewrite(out, edit)
+    if forged:
+        reseal(out)
+    else:  # the manifest names the edited part first, whatever the edit
+        said = "is not the part its run committed"
 
     def invoke(*a):
         return CliRunner().invoke(cli, [str(x) for x in a])

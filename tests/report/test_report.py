@@ -96,9 +96,8 @@ def test_a_partial_run_and_the_dice_game(tmp_path):
 
 def test_a_run_with_no_finished_match_still_reports(tmp_path):
     league = write_league(tmp_path, WUERFEL)
-    run_league(league, tmp_path / "o", workers=1, progress=False)
-    for part in (tmp_path / "o" / "matches").glob("*.parquet"):
-        part.unlink()
+    run_league(league, tmp_path / "o", workers=1, progress=False, stop_when=lambda: True)
+    assert not list((tmp_path / "o" / "matches").glob("*.parquet"))
     r = CliRunner().invoke(cli, ["report", str(tmp_path / "o")])
     assert r.exit_code == 0, r.output
     assert "No finished matches yet" in (tmp_path / "o" / "report.html").read_text()

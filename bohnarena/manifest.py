@@ -1,0 +1,177 @@
+"""The manifest of a results directory: what each committed part holds.
+
+``manifest.jsonl`` is a header line, then a line per part as it was
+committed: its name (the id range), and for its matches file and its moves
+file the rows, the size and a SHA-256 of the bytes. A commit appends its
+line (the commit point: a part counts as done once its line is in); a
+compaction, a resume that drops damaged parts and a merge rewrite the file
+whole and bump the header's generation, which tells a reader that parts it
+listed may have moved. Readers check the parts on disk against it: a part
+edited, missing, or on disk without a line (a copy) is refused by name.
+
+The check catches any edit made without rewriting the manifest. Whoever
+rewrites it as well is caught by ``replay --verify-all`` where results and
+moves disagree (docs/logs.md).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import stat
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+NAME = "manifest.jsonl"
+#: The manifest's own version (run.json's "manifest" says a run keeps one).
+VERSION = 1
+PART = re.compile(r"^part-(\d{9})-(\d{9})\.parquet$")
+MERGED = ".tmp-merged-"  # a compaction's merged part before its renames
+
+
+@dataclass(frozen=True)
+class Half:
+    """One file of a part (its matches or its moves) as committed."""
+
+    rows: int
+    size: int
+    sha256: str
+
+    def as_json(self) -> dict[str, Any]:
+        return {"rows": self.rows, "bytes": self.size, "sha256": self.sha256}
+
+
+@dataclass(frozen=True)
+class Entry:
+    """A committed part: ``name`` is part-FIRST-LAST.parquet in both tables."""
+
+    name: str
+    matches: Half
+    moves: Half | None  # None: played without move logs
+    #: Where its files are until they are renamed to ``name`` (a compaction's
+    #: merged part); a reader looks there first.
+    at: str | None = None
+
+    def line(self) -> str:
+        body: dict[str, Any] = {
+            "part": self.name,
+            "matches": self.matches.as_json(),
+            "moves": None if self.moves is None else self.moves.as_json(),
+        }
+        if self.at is not None:
+            body["at"] = self.at
+        return json.dumps(body) + "\n"
+
+
+@dataclass
+class Manifest:
+    generation: int = 0
+    live: dict[str, Entry] = field(default_factory=dict)  # by name, in commit order
+    #: Parts a compaction replaced whose files may still be there (never read).
+    retired: set[str] = field(default_factory=set)
+    #: The last line was cut short (an append a crash interrupted): not committed.
+    torn: bool = False
+
+    def known(self, name: str) -> bool:
+        return name in self.live or name in self.retired
+
+    def text(self) -> str:
+        head = json.dumps({"manifest": VERSION, "generation": self.generation}) + "\n"
+        lines = [e.line() for e in self.live.values()]
+        lines += [json.dumps({"retired": n}) + "\n" for n in sorted(self.retired - set(self.live))]
+        return head + "".join(lines)
+
+
+class ManifestError(ValueError):
+    """A manifest that does not read (store.py turns it into a ResultsError)."""
+
+
+def _half(value: Any) -> Half:
+    return Half(int(value["rows"]), int(value["bytes"]), str(value["sha256"]))
+
+
+def _part(value: Any) -> str:
+    """A part's name, never a path elsewhere (a line is read, then acted on)."""
+    if not isinstance(value, str) or not PART.match(value):
+        raise ValueError(f"{value!r} is not a part's name")
+    return value
+
+
+def parse(text: str) -> Manifest:
+    lines = text.split("\n")
+    torn = lines[-1] != ""  # an unfinished append: everything before it stands
+    lines = lines[:-1]
+    if not lines:
+        raise ManifestError("it is empty")
+    try:
+        head = json.loads(lines[0])
+        if head.get("manifest") != VERSION:
+            raise ManifestError(
+                f"it is version {head.get('manifest')}; this bohnarena reads version {VERSION}"
+            )
+        manifest = Manifest(int(head["generation"]), torn=torn)
+    except (ValueError, KeyError, TypeError, AttributeError) as e:
+        raise ManifestError(f"line 1 does not read ({e})") from None
+    for number, line in enumerate(lines[1:], 2):
+        try:
+            body = json.loads(line)
+            if "retired" in body:
+                manifest.retired.add(_part(body["retired"]))
+                continue
+            name, moves, at = _part(body["part"]), body["moves"], body.get("at")
+            if at not in (None, MERGED + name):
+                raise ValueError(f"'at' {at!r} is not its merged file")
+            entry = Entry(name, _half(body["matches"]), None if moves is None else _half(moves), at)
+        except (ValueError, KeyError, TypeError, AttributeError) as e:
+            raise ManifestError(f"line {number} does not read ({e})") from None
+        manifest.live[entry.name] = entry
+    return manifest
+
+
+def rewritten(old: Manifest | None, live: Iterable[Entry], retired: Iterable[str] = ()) -> Manifest:
+    """The manifest that replaces ``old``: a generation on."""
+    return Manifest(
+        0 if old is None else old.generation + 1,
+        {e.name: e for e in live},
+        set(retired),
+    )
+
+
+def describe(path: Path) -> Half:
+    """What a part's file is: rows (from its footer), size and hash."""
+    with open(path, "rb") as f:
+        digest = hashlib.file_digest(f, "sha256").hexdigest()
+        size = f.tell()
+    return Half(pq.read_metadata(path).num_rows, size, digest)
+
+
+def difference(path: Path, half: Half, hash_it: bool) -> str | None:
+    """How the file at ``path`` differs from what was committed, or None.
+    ``hash_it`` False compares the size only (a cheap look at a moves part)."""
+    # one open file: what is sized is what is hashed (never blocking on a
+    # FIFO, never reading a device forever)
+    with os.fdopen(os.open(path, os.O_RDONLY | os.O_NONBLOCK), "rb") as f:
+        found = os.fstat(f.fileno())
+        if not stat.S_ISREG(found.st_mode):
+            return "it is not a regular file"
+        size = found.st_size
+        if size == half.size and (
+            not hash_it or hashlib.file_digest(f, "sha256").hexdigest() == half.sha256
+        ):
+            return None
+    try:
+        rows = pq.read_metadata(path).num_rows
+    except (pa.ArrowException, OSError):
+        return f"it does not read: corrupt or truncated? {half.rows} rows were committed"
+    if rows != half.rows:
+        return f"{rows} rows, {half.rows} committed"
+    if size != half.size:
+        return f"{size:,} bytes, {half.size:,} committed"
+    return "the same size, other bytes"
