@@ -4,6 +4,8 @@ cluster) plugs in beside the local process pool."""
 
 from __future__ import annotations
 
+import logging
+import mmap
 import multiprocessing
 import multiprocessing.util
 import os
@@ -12,10 +14,13 @@ import time
 from concurrent.futures import Executor, ProcessPoolExecutor
 from typing import Any, Protocol
 
+from . import pulse
 from .errors import BohnarenaError, UsageError
 from .logbook import warm_up
 from .sandbox import close_sandboxes
-from .stopping import die_with_parent
+from .stopping import die_with_parent, private_memory
+
+log = logging.getLogger("bohnarena.execution")
 
 
 class Backend(Protocol):
@@ -48,32 +53,57 @@ class LocalPool:
 
     Uses the ``fork`` start method, which multiprocessing-logging needs to
     carry worker log records to the run log. A worker that dies breaks the
-    pool: its futures raise ``BrokenProcessPool`` instead of hanging.
+    pool: its futures raise ``BrokenProcessPool`` instead of hanging. A
+    worker that hangs (its pulse stopped while it plays: see pulse.py) is
+    stopped by :meth:`check`, which breaks the pool the same way.
     """
 
     shares_disk = True
     loggers: tuple[str, ...] = ()
     max_batch = 50  # a batch's records stay in the worker until it is logged: this bounds them
 
-    def __init__(self, workers: int = 0) -> None:
+    def __init__(self, workers: int = 0, private: bool = False) -> None:
+        """``private``: the workers' memory is not readable by other
+        processes of the user (a league with ``process`` bots: they run as
+        that user; see :func:`~bohnarena.stopping.private_memory`)."""
         self.workers = workers or os.cpu_count() or 1
+        self.private = private
         self._pool: ProcessPoolExecutor | None = None
+        self._listeners: list[pulse.Listener] = []
 
     def executor(self) -> Executor:
         self.close()
         warm_up()  # forked workers inherit loaded Arrow kernels
         context = multiprocessing.get_context("fork")
         cpus = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
+        shared = mmap.mmap(-1, pulse.SIZE * self.workers)  # shared with the forked workers
+        slots = [
+            memoryview(shared)[i * pulse.SIZE : (i + 1) * pulse.SIZE] for i in range(self.workers)
+        ]
+        self._listeners = [pulse.Listener(pulse.Pulse(slot)) for slot in slots]
         self._pool = ProcessPoolExecutor(
             max_workers=self.workers,
             mp_context=context,
             initializer=_start_worker,
-            initargs=(context.Value("i", 0), cpus, self.workers),
+            initargs=(context.Value("i", 0), cpus, self.workers, slots, self.private),
         )
         return self._pool
 
     def check(self) -> None:
-        """Never lost: a worker that dies breaks the pool's futures instead."""
+        """Never lost (a worker that dies breaks the pool's futures); a
+        worker silent for longer than its batch's limits allow is stopped,
+        which breaks them the same way."""
+        pool = self._pool
+        workers = getattr(pool, "_processes", None) or {}
+        now = time.monotonic()
+        for listener in self._listeners:
+            pid = listener.pulse.cells[pulse.PID]
+            if listener.stalled(now) and pid in workers:
+                log.warning(
+                    "a worker went silent playing match %s; it is stopped",
+                    listener.pulse.match,
+                )
+                os.kill(pid, signal.SIGKILL)
 
     def close(self, now: bool = False) -> None:
         """Shut the pool down; ``now`` stops the workers mid-batch (after Ctrl-C)."""
@@ -94,7 +124,9 @@ class LocalPool:
                 manager.join(CLOSE_SECONDS)
 
 
-def _start_worker(counter: Any, cpus: list[int], workers: int) -> None:
+def _start_worker(
+    counter: Any, cpus: list[int], workers: int, slots: list[memoryview], private: bool
+) -> None:
     # Ctrl-C and a closed terminal reach the whole process group; the parent
     # alone decides what stops. SIGTERM (the parent's terminate(), or a
     # scheduler's kill of the group) ends a worker quietly: the handler it
@@ -103,15 +135,18 @@ def _start_worker(counter: Any, cpus: list[int], workers: int) -> None:
     signal.signal(signal.SIGHUP, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     die_with_parent()
+    if private:  # it holds matches (hands, seeds) that bots of the same user must not read
+        private_memory()
     # A pool worker ends without atexit: its sandboxes (and their cgroups) go here.
     multiprocessing.util.Finalize(None, close_sandboxes, exitpriority=10)
+    with counter.get_lock():
+        index = counter.value
+        counter.value += 1
+    pulse.adopt(pulse.Pulse(slots[index % len(slots)]))  # the parent listens there
     if cpus and workers <= len(cpus):
         # A core of its own: its out-of-process bots inherit it, and a
         # request to a bot on the same core is answered without a wake-up
         # across cores (several times faster; benchmarks/sandbox_bench.py).
-        with counter.get_lock():
-            index = counter.value
-            counter.value += 1
         os.sched_setaffinity(0, {cpus[index % len(cpus)]})
 
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass, fields
 from typing import Any
 
 from .errors import UsageError
+from .pulse import BEAT, Pulse
 
 ISOLATIONS = ("inprocess", "process", "sandbox")
 #: Older names: "subprocess" was the sandbox's name before it had namespaces.
@@ -87,12 +88,14 @@ class Watchdog:
     False) and bot calls are timed only after they return.
 
     It also tells a real Ctrl-C from a bot raising KeyboardInterrupt: see
-    :func:`genuine_interrupt`.
+    :func:`genuine_interrupt`. With a ``pulse``, every tick beats it: the
+    parent that listens sees a worker whose ticks stopped (see pulse.py).
     """
 
     TICK = 0.05
 
-    def __init__(self) -> None:
+    def __init__(self, pulse: Pulse | None = None) -> None:
+        self.pulse = pulse
         self.deadline: float | None = None  # perf_counter time; None: no call in progress
         self.give_up = 0.0  # past this the call is abandoned
         self.abandoned = False  # the current (or last) call was given up on
@@ -142,6 +145,8 @@ class Watchdog:
                 sys.settrace(self._trace_before)
 
     def _alarm(self, signum: int, frame: Any) -> None:
+        if self.pulse is not None:
+            self.pulse.cells[BEAT] += 1
         if self.deadline is None or frame is None or frame.f_code in _OWN_CODE:
             return  # no call in progress, or not in the bot's code (never in run() itself)
         now = time.perf_counter()

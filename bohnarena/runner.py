@@ -49,6 +49,7 @@ from .schedule import MatchSpec
 from .seating import make_seat
 from .stopping import exit_code
 from .store import RunDir, StorageError, part_name, storage_error, write_text
+from .supervise import BatchLost
 from .untrusted import LogFormatter
 from .worker import BatchTask, play_batch
 
@@ -345,7 +346,10 @@ def run_league(
             )
         meta["seed"] = secrets.randbits(63)
     store.open_for_run(league.source, meta, restart)
-    backend = backend or LocalPool(workers if workers is not None else league.workers)
+    backend = backend or LocalPool(
+        workers if workers is not None else league.workers,
+        private=any(e.isolation == "process" for e in league.bots.values()),
+    )
     try:
         # The backend closes inside the run log: a cluster's last words go there too.
         with run_log(store.path / "run.log", backend.loggers):
@@ -492,9 +496,14 @@ def _try_write_errors(store: RunDir, summary: RunSummary) -> None:
 class Dispatcher:
     """Keeps the backend busy with batches and commits what finishes.
 
-    A task whose worker died is retried alone (so that a death is pinned on
-    the right batch) and once more if it fails alone; then its matches are
-    recorded as errored.
+    A task that failed (its worker died or hung, which on the local pool
+    fails every task in flight with it) is played again carefully, in a
+    watched process of its own (:func:`~bohnarena.worker.play_carefully`),
+    beside the others: whatever its bots do cannot take a worker down, its
+    bystanders are played as ever, and a match that kills its process
+    charges the seat whose call it was. A careful task that fails all the
+    same is retried alone (to pin it on the right task), then its matches
+    are recorded as errored.
     """
 
     def __init__(
@@ -513,10 +522,15 @@ class Dispatcher:
         self.inflight: dict[Future[Any], tuple[BatchTask, int, bool]] = {}
         self.generation = 0
         self.executor = backend.executor()
+        self.checked = time.monotonic()
 
     def run(self, tasks: Iterator[BatchTask]) -> None:
         cap = 2 * self.backend.workers
         while True:
+            now = time.monotonic()
+            if now - self.checked >= HEALTH_SECONDS:  # however busy: a hung worker is stopped
+                self.checked = now
+                self.backend.check()
             if self.suspects:
                 if not self.inflight:  # alone, so a death can be pinned on it
                     self.submit(self.suspects.popleft(), alone=True)
@@ -538,8 +552,7 @@ class Dispatcher:
                 finished, _ = wait(
                     self.inflight, timeout=HEALTH_SECONDS, return_when=FIRST_COMPLETED
                 )
-            if not finished:  # a long batch, or a cluster that is gone
-                self.backend.check()
+            if not finished:  # a long batch, a hung worker, or a cluster that is gone
                 continue
             if any(self.collect(f) for f in finished):
                 self.restart()
@@ -574,6 +587,9 @@ class Dispatcher:
         except BrokenProcessPool:
             self.failed(task, alone, "a worker process died")
             return generation == self.generation
+        except BatchLost as e:  # its own process died or hung (on Dask): pinned on it
+            self.failed(task, True, str(e))
+            return False
         except CancelledError:  # never by us: the cluster dropped it (its scheduler went away)
             self.backend.check()
             (self.suspects if alone else self.retry).appendleft(task)  # uncharged, sent again
@@ -596,16 +612,20 @@ class Dispatcher:
         return False
 
     def failed(self, task: BatchTask, alone: bool, reason: str) -> None:
-        if not alone:
-            self.suspects.append(task)  # maybe only a bystander of another batch's crash
-        elif task.tries == 0:
+        if not task.careful:
             log.warning(
-                "batch %d-%d failed alone (%s); retrying once", task.first, task.last, reason
+                "batch %d-%d failed (%s); it is played again carefully, match by match",
+                task.first,
+                task.last,
+                reason,
             )
-            self.suspects.appendleft(replace(task, tries=1))
+            self.retry.append(replace(task, careful=True))
+        elif not alone:
+            self.suspects.append(task)  # maybe only a bystander of another batch's crash
         else:
             log.error(
-                "batch %d-%d failed twice (%s); its matches are recorded as errored",
+                "batch %d-%d failed even played carefully (%s); its matches are recorded as"
+                " errored",
                 task.first,
                 task.last,
                 reason,

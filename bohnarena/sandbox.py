@@ -33,6 +33,7 @@ from .channel import CRASH, START, BotFault, Channel
 from .errors import BohnarenaError
 from .limits import Limits
 from .plugins import locate
+from .stopping import private_memory
 from .zygote import JUNK, ask, describe_exit
 
 #: Starting an interpreter and bohnarena in it (the bot's import has its own
@@ -82,6 +83,7 @@ class ProcessEndpoint:
 
     def open(self) -> Channel:
         limits = rlimits(self.limits)
+        private_memory()  # the bot runs as this user: the match here is not its to read
 
         def confine() -> None:  # in the child, before exec
             for name, value in limits.items():

@@ -1,5 +1,7 @@
 """Stopping a run from outside: Ctrl-C, SIGTERM (what schedulers send) and
-SIGHUP (a closed terminal) all stop it the same way, keeping what is done."""
+SIGHUP (a closed terminal) all stop it the same way, keeping what is done;
+and the process attributes that keep a worker apart from the bots it
+starts (it dies with its parent, its memory is not for other processes)."""
 
 from __future__ import annotations
 
@@ -12,6 +14,7 @@ from contextlib import contextmanager
 from typing import Any
 
 _PR_SET_PDEATHSIG = 1
+_PR_SET_DUMPABLE = 4
 
 
 class Stopped(KeyboardInterrupt):
@@ -93,3 +96,15 @@ def die_with_parent() -> None:
         return
     if os.getppid() != parent:  # the parent died before the request took hold
         os._exit(1)
+
+
+def private_memory() -> None:
+    """Make this process not dumpable: another process of the same user
+    (a ``process`` bot) that is not root can then neither read its memory
+    (``/proc/PID/mem``: the hands, the draw pile, the seeds) nor trace it;
+    its ``/proc`` entries belong to root. Root still can. Not inherited
+    across exec: each bohnarena process that holds a match calls it."""
+    try:
+        ctypes.CDLL(None).prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0)
+    except (OSError, AttributeError):  # not Linux
+        pass

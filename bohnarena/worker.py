@@ -11,23 +11,25 @@ import gc
 import logging
 import os
 import pickle
-import subprocess
 import sys
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
 
+from . import pulse
 from .game import get_game
 from .league import BotEntry
 from .limits import Limits, Watchdog
 from .logbook import matches_table, moves_table
 from .schedule import MatchSpec
 from .seating import make_seat
+from .stopping import die_with_parent, private_memory
 from .store import RunDir
+from .supervise import Verdict, probed, supervised, watched
 
 log = logging.getLogger("bohnarena.worker")
 
@@ -45,7 +47,12 @@ class BatchTask:
     #: there instead of sending the tables back.
     spool: str | None = None
     limits: Limits = field(default_factory=Limits)
-    tries: int = field(default=0, compare=False)
+    #: Played again after its worker died or hung: in a watched process of
+    #: its own, match by match (see :func:`play_carefully`).
+    careful: bool = False
+    #: A diagnostic play (in that process): every bot call is noted in its
+    #: pulse, and each verdict's call is not made (see supervise.py).
+    verdicts: tuple[Verdict, ...] | None = None
 
     @property
     def first(self) -> int:
@@ -65,12 +72,18 @@ class BatchResult:
 
 
 def play_batch(task: BatchTask) -> BatchResult:
+    if task.careful:
+        return play_carefully(task)
     if threading.current_thread() is not threading.main_thread() and any(
-        b.isolation == "inprocess" for b in task.bots.values()
+        b.isolation in ("inprocess", "process") for b in task.bots.values()
     ):
         # A Dask worker runs tasks in threads, where no signal arrives: the
-        # watchdog could not stop a hung bot. A process of its own can.
-        return _in_own_process(task)
+        # watchdog could not stop a hung bot. A process of its own can (and
+        # a process bot may kill that one, not the Dask worker); a death or
+        # a hang there raises BatchLost, pinned on this batch (the runner
+        # plays it again carefully).
+        result: BatchResult = supervised(task)
+        return result
     # Records are many small tuples kept until the batch is logged: the
     # cyclic collector would rescan them over and over for nothing.
     enabled = gc.isenabled()
@@ -82,47 +95,109 @@ def play_batch(task: BatchTask) -> BatchResult:
             gc.enable()
 
 
-def _in_own_process(task: BatchTask) -> BatchResult:
-    """``task`` played by a fresh interpreter (not multiprocessing:
-    a Dask worker's process may be a daemon, which may not have children)."""
-    # (-c, not -m: the result's classes must pickle as bohnarena.worker's, not __main__'s)
-    done = subprocess.run(
-        [sys.executable, "-c", "from bohnarena.worker import serve_one; serve_one()"],
-        input=pickle.dumps(task),
-        capture_output=True,
-        check=False,
-    )
-    if done.returncode != 0:
-        tail = done.stderr.decode(errors="replace").strip().splitlines()[-1:] or ["no output"]
-        raise RuntimeError(f"the batch process exited with code {done.returncode}: {tail[0]}")
-    result: BatchResult = pickle.loads(done.stdout)
-    return result
-
-
-def serve_one() -> None:
-    """In that interpreter: one pickled task on stdin, its result on
-    stdout (which in-process bots' prints must not reach: they go to stderr)."""
+def serve_one(pulse_fd: int | None = None) -> None:
+    """In a fresh interpreter (:func:`~bohnarena.supervise.watched`): one
+    pickled task on stdin, its result on stdout (which in-process bots'
+    prints must not reach: they go to stderr); a diagnostic play sends each
+    match's result as the match ends, so that a death loses none. It beats
+    the pulse in the file ``pulse_fd``, which its parent watches."""
+    die_with_parent()
+    if pulse_fd is not None:
+        pulse.adopt(pulse.Pulse.in_file(pulse_fd))
     task = pickle.loads(sys.stdin.buffer.read())
+    if any(b.isolation == "process" for b in task.bots.values()):
+        private_memory()  # as LocalPool's workers do
     out = os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)
     sys.stdout = sys.stderr
-    out.write(pickle.dumps(play_batch(task)))
+    for one in (
+        [task] if task.verdicts is None else [replace(task, matches=(m,)) for m in task.matches]
+    ):
+        out.write(pickle.dumps(play_batch(one)))
+        out.flush()
     out.close()
+
+
+def play_carefully(task: BatchTask) -> BatchResult:
+    """``task`` played again after its worker died or hung: in a watched
+    process of its own, each bot call noted (a diagnostic play, see
+    supervise.py). When that process dies or hangs in a match, the matches
+    before it are kept, and the rest is played again in a fresh one, with a
+    verdict for the seat whose call it was; a death no seat's call explains
+    (or the same seat's again: not the same death) errors that match alone.
+    No bot code runs in this process."""
+    played: list[BatchResult] = []
+    errors: list[tuple[int, str]] = []
+    pending = task.matches
+    verdicts: tuple[Verdict, ...] = ()
+    while pending:
+        results, lost = watched(replace(task, matches=pending, careful=False, verdicts=verdicts))
+        played += results
+        pending = pending[len(results) :]
+        if lost is None or not pending:
+            break
+        m = pending[0]
+        signallers = [s for s, name in enumerate(m.seats) if task.bots[name].isolation == "process"]
+        verdict = lost.verdict(task.limits, signallers)
+        if verdict is None or verdict[0] != m.id or any(v[:2] == verdict[:2] for v in verdicts):
+            reason = f"{lost}, " + (
+                "in no bot's call"
+                if lost.in_call is None or lost.match != m.id
+                else "maybe by a process bot at the table"
+                if verdict is None
+                else "again in a call of a seat already charged"
+            )
+            log.error("match %d: %s; it is errored", m.id, reason)
+            errors.append((m.id, reason[:500]))
+            pending = pending[1:]
+        else:
+            log.warning(
+                "match %d: %s, in a call of seat %d; played again with that seat charged",
+                m.id,
+                lost,
+                verdict[1],
+            )
+            verdicts += (verdict,)
+    game = get_game(task.game)
+    return _finish(
+        task,
+        pa.concat_tables([r.matches for r in played]) if played else matches_table([]),
+        pa.concat_tables([r.moves for r in played] or [moves_table([], game.layout, game.columns)])
+        if task.moves
+        else None,
+        [*(e for r in played for e in r.errors), *errors],
+    )
 
 
 def _play(task: BatchTask) -> BatchResult:
     batch = _Batch(task)
-    with Watchdog() as watchdog:
-        for m in task.matches:
-            batch.play(m, watchdog)
+    beating = pulse.MINE
+    with Watchdog(beating) as watchdog:
+        if beating is not None:
+            beating.begin(task.limits)
+        try:
+            for m in task.matches:
+                if beating is not None:
+                    beating.playing(m.id)
+                batch.play(m, watchdog)
+        finally:
+            if beating is not None:
+                beating.end()
     game = batch.game
     moves = moves_table(batch.records, game.layout, game.columns) if task.moves else None
-    matches = matches_table(batch.rows)
-    if task.spool is None:
-        return BatchResult(len(batch.rows), matches, moves, batch.errors)
+    return _finish(task, matches_table(batch.rows), moves, batch.errors)
+
+
+def _finish(
+    task: BatchTask, matches: pa.Table, moves: pa.Table | None, errors: list[tuple[int, str]]
+) -> BatchResult:
+    """The batch's result: its tables, or the files they were spooled to
+    (a diagnostic play sends its one match's tables back to play_carefully)."""
+    if task.spool is None or task.verdicts is not None:
+        return BatchResult(matches.num_rows, matches, moves, errors)
     tag = f"{task.first:09d}-{task.last:09d}-{os.getpid()}"
     matches_file, moves_file = RunDir(task.spool).spool(tag, matches, moves)
-    return BatchResult(len(batch.rows), matches_file, moves_file, batch.errors)
+    return BatchResult(matches.num_rows, matches_file, moves_file, errors)
 
 
 class _Batch:
@@ -151,6 +226,9 @@ class _Batch:
                 )
                 for name in m.seats
             ]
+            if task.verdicts is not None:  # a diagnostic play: every call noted
+                assert pulse.MINE is not None, "a diagnostic play runs where its pulse is read"
+                seats = probed(seats, pulse.MINE, m.id, task.verdicts)
             result, records = self.game.play(self.rules, m.seed, seats)
         except KeyboardInterrupt:
             raise

@@ -172,36 +172,6 @@ def test_two_runs_cannot_share_a_results_directory(league, tmp_path):
         first.close()
 
 
-def test_a_dying_worker_costs_only_its_batch(league, tmp_path):
-    path = league(
-        bots={"planner": "planner", "exiter": hostile("ExitInSeatZero"), "random": "random"},
-        deals=2,
-        extra="[run]\nbatch_size = 1\n",
-    )
-    r = CliRunner().invoke(
-        cli, ["run", str(path), "--out", str(tmp_path / "o"), "-j", "2", "--no-progress"]
-    )
-    assert r.exit_code == 1
-    assert "2 matches could not be played" in r.output and "worker process died" in r.output
-    errors = json.loads((tmp_path / "o" / "errors.json").read_text())
-    dead = {e["match_id"] for e in errors}
-    ids = set(table(tmp_path / "o", "matches")["match_id"].to_pylist())
-    assert len(dead) == 2 and ids == set(range(6)) - dead
-    seats = dict(
-        zip(
-            table(tmp_path / "o", "matches")["match_id"].to_pylist(),
-            table(tmp_path / "o", "matches")["seats"].to_pylist(),
-            strict=False,
-        )
-    )
-    assert all(s[0] != "exiter" for s in seats.values())
-    # Running again retries exactly the errored matches.
-    r2 = CliRunner().invoke(
-        cli, ["run", str(path), "--out", str(tmp_path / "o"), "-j", "1", "--no-progress"]
-    )
-    assert r2.exit_code == 1 and "0 matches played now, 4 before" in r2.output
-
-
 def test_a_raising_bot_is_faulted_and_the_league_completes(league, tmp_path):
     path = league(bots={"planner": "planner", "raiser": hostile("RaiseAlways"), "random": "random"})
     s = run_league(path, tmp_path / "o", workers=1, progress=False)
