@@ -18,7 +18,7 @@ from .game import game_names, get_game
 from .league import BotEntry
 from .limits import ISOLATION_ALIASES, ISOLATIONS
 from .plugins import list_bots, load_bot
-from .stopping import exit_code, stop_on_signals
+from .stopping import exit_code, interrupted, stop_on_signals
 
 #: The longest error message printed (a bot's stderr or text may be in it).
 ERROR_CHARS = 2000
@@ -48,10 +48,7 @@ class _Group(click.Group):
             echo(f"Error: {one(str(e))}", err=True)
             ctx.exit(2 if isinstance(e, UsageError) else 1)
         except KeyboardInterrupt as stop:  # Ctrl-C, SIGTERM or SIGHUP at any stage
-            resume = (
-                "; run the same command again to resume" if ctx.invoked_subcommand == "run" else ""
-            )
-            echo(f"Interrupted{resume}.", err=True)
+            echo(interrupted(ctx.invoked_subcommand), err=True)
             ctx.exit(exit_code(stop))
 
 

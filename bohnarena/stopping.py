@@ -5,9 +5,11 @@ starts (it dies with its parent, its memory is not for other processes)."""
 
 from __future__ import annotations
 
+import _thread
 import ctypes
 import os
 import signal
+import sys
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -29,6 +31,33 @@ class Stopped(KeyboardInterrupt):
 def exit_code(stop: BaseException) -> int:
     """The shell's code for a process ended by the signal: 130, 143, 129."""
     return 128 + getattr(stop, "signum", signal.SIGINT)
+
+
+def interrupted(command: str | None) -> str:
+    """The one line a stopped command prints; a stopped run can be resumed."""
+    if command == "run":
+        return "Interrupted; run the same command again to resume."
+    return "Interrupted."
+
+
+def redeliver_lost_stops() -> None:
+    """A stop that lands while Python runs a callback it cannot raise from
+    (a weakref's, as an import's lock has, or a ``__del__``) is printed as
+    "Exception ignored" and lost: the command would go on as if never
+    stopped. Deliver such a stop again, so it stops the command at the next
+    line of ordinary code."""
+    previous = sys.unraisablehook
+
+    def hook(unraisable: Any) -> None:
+        if isinstance(unraisable.exc_value, KeyboardInterrupt):
+            # from another thread, once this one has left the hook: a stop
+            # raised in here would be lost again
+            signum = getattr(unraisable.exc_value, "signum", signal.SIGINT)
+            _thread.start_new_thread(_thread.interrupt_main, (signum,))
+        else:
+            previous(unraisable)
+
+    sys.unraisablehook = hook
 
 
 @contextmanager

@@ -144,3 +144,24 @@ def test_ctrl_c_at_any_moment_is_one_line_and_130(league, tmp_path):
         assert "Traceback" not in err
         if proc.returncode == 130:
             assert len(err.strip().splitlines()) == 1 and "resume" in err
+
+
+def test_a_stop_lost_in_a_callback_is_delivered_again():
+    # A Ctrl-C that lands in a callback Python cannot raise from (an import
+    # lock's weakref, a __del__) was printed as "Exception ignored" and lost:
+    # the run went on and ended with exit 0 and a traceback on stderr.
+    script = (
+        "from bohnarena.stopping import redeliver_lost_stops\n"
+        "redeliver_lost_stops()\n"
+        "class Lock:\n"
+        "    def __del__(self):\n"
+        "        raise KeyboardInterrupt\n"
+        "try:\n"
+        "    Lock()\n"
+        "    sum(range(10**6))\n"
+        "    print('went on')\n"
+        "except KeyboardInterrupt:\n"
+        "    print('stopped')\n"
+    )
+    r = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert r.stdout.strip() == "stopped" and "Traceback" not in r.stderr, r.stderr
