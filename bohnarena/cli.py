@@ -15,7 +15,7 @@ import click
 from . import __version__, untrusted
 from .errors import BohnarenaError, UsageError
 from .game import game_names, get_game
-from .league import BotEntry
+from .league import DEFAULT_PACKAGES, BotEntry
 from .limits import ISOLATION_ALIASES, ISOLATIONS
 from .plugins import list_bots, load_bot
 from .stopping import exit_code, interrupted, stop_on_signals
@@ -718,6 +718,14 @@ def replay(
     "file and no results.",
 )
 @click.option(
+    "--package",
+    "packages",
+    multiple=True,
+    metavar="NAME",
+    help="An installed package the bot may import, as a league's packages = [...] "
+    "allows (repeat it; default: bohnarena's shipped bots). Enforced out of process only.",
+)
+@click.option(
     "--decision-seconds",
     type=float,
     default=None,
@@ -730,6 +738,7 @@ def check_bot(
     isolation: str | None,
     is_command: bool,
     own: str | None,
+    packages: tuple[str, ...],
     decision_seconds: float | None,
     seed: int,
 ) -> None:
@@ -759,7 +768,15 @@ def check_bot(
             load_bot(spec, g.bot_base)
         else:
             locate(spec)
-        entry = BotEntry(spec, spec=spec, isolation=isolation)
+        entry = BotEntry(
+            spec, spec=spec, isolation=isolation, packages=packages or DEFAULT_PACKAGES
+        )
+        if isolation == "inprocess" and spec.strip() not in shipped_bots():
+            echo(
+                "warning: in process a bot can import anything installed; a league's "
+                "packages are enforced only when it runs as a process or in a sandbox",
+                err=True,
+            )
     limits = Limits.parse(
         {} if decision_seconds is None else {"decision_seconds": decision_seconds},
         "--decision-seconds",
