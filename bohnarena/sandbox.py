@@ -187,8 +187,8 @@ class Zygote:
 
         stderr = _log_file(self.log)
         try:
-            # An empty environment for bubblewrap too: as the sandbox's first
-            # process, its /proc/1/environ is readable inside.
+            # An empty environment for bubblewrap too: nothing of the
+            # organiser's reaches the sandbox, whatever shows it inside.
             self.proc = subprocess.Popen(
                 argv,
                 stdin=subprocess.DEVNULL,
