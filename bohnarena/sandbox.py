@@ -150,7 +150,7 @@ class Zygote:
 
     def start(self) -> None:
         control, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        # bubblewrap's init and the zygote count too; memory: the zygote and a match
+        # the supervisor and the template count too; memory: the zygote and a match
         self.groups = groups = Groups(
             self.limits.max_processes + 2, 2 * self.limits.memory_mb << 20
         )
