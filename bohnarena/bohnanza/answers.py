@@ -9,7 +9,7 @@ from collections.abc import Callable
 from itertools import combinations, islice, permutations, product
 from typing import TYPE_CHECKING, Any
 
-from ..errors import IllegalAnswer
+from ..core.errors import IllegalAnswer
 from .bot import DECISION_METHODS, Accept, Anytime, DraftPick, Offer, Proposal
 from .decisions import DECISIONS
 

@@ -5,7 +5,7 @@ stops there: :attr:`State.pending` says who decides what, :meth:`State.apply`
 gives the answer and runs on to the next decision. ``clone`` copies a state
 cheaply; ``determinize`` makes a full state a seat could believe in (the
 cards it cannot see sampled afresh). The referee drives a league's matches
-through the same object (:meth:`bohnarena.seats.Referee.run`), and replay
+through the same object (:meth:`bohnarena.referee.seats.Referee.run`), and replay
 applies the logged answers to it.
 
 Where the turn is lives in a stack of frames: ``(step, *values)`` tuples
@@ -35,9 +35,9 @@ import random
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ..game import MatchResult
-from ..gamestate import STOPPED, Frame, GameState
-from ..seats import FORCED
+from ..core.game import MatchResult
+from ..referee.gamestate import STOPPED, Frame, GameState
+from ..referee.seats import FORCED
 from .answers import LEGAL, sensible_offers
 from .bot import DECISION_METHODS, Accept, Anytime, DraftPick, Offer, Proposal
 from .decisions import DECISIONS, ref_cards

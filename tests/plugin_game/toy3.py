@@ -2,7 +2,7 @@
 
 Cards 1, 2 and 3 lie face up in a shuffled row; players take one in turn
 until the row is empty, and score its value in coins. It implements
-:class:`bohnarena.game.Game` with nothing but the public seam.
+:class:`bohnarena.core.game.Game` with nothing but the public seam.
 """
 
 from __future__ import annotations
@@ -12,11 +12,11 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, replace
 from typing import Any, ClassVar
 
-from bohnarena.errors import IllegalAnswer, RulesError
-from bohnarena.game import Config, Decision, Game, MatchResult, Record
-from bohnarena.replaylog import Replayer
-from bohnarena.seats import BotBase, BotSeat, Referee, Seat, ViewBase
-from bohnarena.seeding import derive_seed
+from bohnarena.core.errors import IllegalAnswer, RulesError
+from bohnarena.core.game import Config, Decision, Game, MatchResult, Record
+from bohnarena.core.seeding import derive_seed
+from bohnarena.referee.replaylog import Replayer
+from bohnarena.referee.seats import BotBase, BotSeat, Referee, Seat, ViewBase
 
 LAYOUT: dict[str, tuple[str, ...]] = {
     "seat": ("text",),
