@@ -102,7 +102,8 @@ def test_broken_game_plugins_break_no_other_game(site):
 #: game-agnostic helpers below it (never leagues, plugins, seats' factories,
 #: limits, processes or the runner), module by module.
 GAME_MAY_IMPORT = {
-    *("core.game", "core.errors", "core.seeding", "core.untrusted", "core.protocol_schema"),
+    *("core.game", "core.botapi", "core.errors", "core.seeding", "core.untrusted"),
+    "core.protocol_schema",
     *("referee.gamestate", "referee.frames", "referee.seats", "referee.replaylog"),
 }
 

@@ -35,9 +35,9 @@ import random
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from ..core.botapi import FORCED
 from ..core.game import MatchResult
 from ..referee.gamestate import STOPPED, Frame, GameState
-from ..referee.seats import FORCED
 from .answers import LEGAL, sensible_offers
 from .bot import DECISION_METHODS, Accept, Anytime, DraftPick, Offer, Proposal
 from .decisions import DECISIONS, ref_cards

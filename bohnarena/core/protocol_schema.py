@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from ..referee.seats import NOTE_CHARS
+from .botapi import NOTE_CHARS
 from .game import PROTOCOL_VERSION, STATE
 
 INT: dict[str, Any] = {"type": "integer"}

@@ -19,9 +19,10 @@ import weakref
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar
 
+from ..core.botapi import BY_BOT, BY_DEFAULT, Seat
 from ..core.errors import IllegalAnswer
 from ..core.game import Decision, MatchResult
-from .seats import BY_BOT, BY_DEFAULT, Referee, Seat
+from .seats import Referee
 
 Frame = tuple[Any, ...]
 Pending = tuple[int, str, tuple[Any, ...]]  # (seat, decision kind, its arguments)

@@ -16,9 +16,9 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
+from ..core.botapi import BY_BOT, BY_DEFAULT, Public, Resumable
 from ..core.errors import IllegalAnswer
 from ..core.game import Decision, MatchResult
-from .seats import BY_BOT, BY_DEFAULT, Public, Resumable
 
 
 class Divergence(Exception):

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ..core.botapi import Seat
 from ..core.game import Game
 from ..core.plugins import load_bot
 from ..league.file import BotEntry
 from ..referee.limits import Limits, Watchdog
-from ..referee.seats import BotSeat, Seat
+from ..referee.seats import BotSeat
 from ..sandbox.remote import RemoteSeat, remote_seat
 
 

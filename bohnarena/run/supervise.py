@@ -29,11 +29,11 @@ from collections.abc import Collection
 from pathlib import Path
 from typing import Any
 
+from ..core.botapi import Seat
 from ..core.faults import CRASH, TIMEOUT
 from ..core.game import MatchResult
 from ..referee.limits import Limits
 from ..referee.pulse import Listener, Pulse, quiet_seconds
-from ..referee.seats import Seat
 from ..sandbox.zygote import describe_exit
 
 #: How often the parent looks at a watched process's pulse.

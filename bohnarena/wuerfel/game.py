@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from ..core.botapi import FAULT_CHARS, NOTE_CHARS, RecordNames
 from ..core.game import Config, Game, MatchResult, Record
 from ..core.untrusted import one_line
 from ..referee.replaylog import Replayer
-from ..referee.seats import FAULT_CHARS, NOTE_CHARS, RecordNames
 from . import rules as rules_mod
 from .bot import Bot
 from .match import Match

@@ -16,8 +16,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from ..core.botapi import events_since as _events_since
 from ..referee.frames import WHERE, sent_state
-from ..referee.seats import events_since as _events_since
 from .bot import FULFIL, REDEEM, Bot, DiceView, Keep, public
 from .game import as_dict, named
 from .orders import Order, met_in_a_row, parse

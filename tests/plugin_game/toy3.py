@@ -12,11 +12,12 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, replace
 from typing import Any, ClassVar
 
+from bohnarena.core.botapi import BotBase, Seat, ViewBase
 from bohnarena.core.errors import IllegalAnswer, RulesError
 from bohnarena.core.game import Config, Decision, Game, MatchResult, Record
 from bohnarena.core.seeding import derive_seed
 from bohnarena.referee.replaylog import Replayer
-from bohnarena.referee.seats import BotBase, BotSeat, Referee, Seat, ViewBase
+from bohnarena.referee.seats import BotSeat, Referee
 
 LAYOUT: dict[str, tuple[str, ...]] = {
     "seat": ("text",),
