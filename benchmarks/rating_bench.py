@@ -55,7 +55,8 @@ def run_tail(deals: int, workers: int, serial: bool = False) -> tuple[float, flo
     includes the serial pass)."""
     from bohnarena.league.file import load_league
     from bohnarena.rating import skill as rating
-    from bohnarena.run.dispatch import run_league, write_ranking
+    from bohnarena.run.dispatch import run_league
+    from bohnarena.run.rankfiles import write_ranking
     from bohnarena.store.directory import RunDir
 
     add = rating.Rater.add

@@ -17,7 +17,7 @@ from bohnarena.core import plugins
 from bohnarena.core.errors import BotLoadError
 from bohnarena.core.plugins import load_bot, locate, registered
 from bohnarena.league.file import BotEntry, load_league
-from bohnarena.run.dispatch import source_hash
+from bohnarena.run.provenance import source_hash
 from tests.conftest import SANDBOX_MARKS, sandboxed
 
 ROOT = Path(__file__).resolve().parent.parent

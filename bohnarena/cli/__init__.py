@@ -199,7 +199,7 @@ def play(
       bohnarena play --isolation sandbox planner their_bot.py:TheirBot random
     """
     from ..referee.limits import Limits
-    from ..run.dispatch import preflight
+    from ..run.provenance import preflight
     from ..run.seating import make_seat
 
     g = get_game(game)
@@ -444,7 +444,7 @@ def merge(out: str, dirs: tuple[str, ...]) -> None:
     on it to finish what the shards did not.
     """
     from ..league.file import load_league
-    from ..run.dispatch import write_ranking
+    from ..run.rankfiles import write_ranking
     from ..store.directory import merge as merge_runs
 
     target = merge_runs(out, list(dirs), lambda text: click.echo(f"Warning: {text}", err=True))
@@ -745,7 +745,7 @@ def check_bot(
     """
     from ..core.plugins import locate
     from ..referee.limits import Limits
-    from ..run.dispatch import preflight
+    from ..run.provenance import preflight
     from ..tools.conformance import check_bot as run_check
 
     g = get_game(game)

@@ -11,7 +11,8 @@ from click.testing import CliRunner
 
 from bohnarena.cli import cli
 from bohnarena.league.file import BotEntry, load_league
-from bohnarena.run.dispatch import run_league, source_hash
+from bohnarena.run.dispatch import run_league
+from bohnarena.run.provenance import source_hash
 from bohnarena.sandbox.botfiles import check_layout
 from bohnarena.sandbox.jail import CMD, OWN_DIR, command_files
 from tests.conftest import sandboxed
