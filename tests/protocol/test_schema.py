@@ -70,7 +70,7 @@ def test_schema_command_prints_checks_and_writes(tmp_path: Path) -> None:
 def test_a_game_without_a_wire_has_no_schema(monkeypatch: pytest.MonkeyPatch) -> None:
     from types import SimpleNamespace
 
-    import bohnarena.cli as cli_module
+    import bohnarena.cli.schema as cli_module
 
     monkeypatch.setattr(cli_module, "get_game", lambda name: SimpleNamespace(wire=None))
     r = CliRunner().invoke(cli, ["schema", "--game", "inprocess-only"])
