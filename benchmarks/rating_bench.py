@@ -85,8 +85,8 @@ def run_tail(deals: int, workers: int, serial: bool = False) -> tuple[float, flo
 def synthetic_run(out: Path, matches: int) -> None:
     """A finished results directory of ``matches`` schedule-true rows."""
     from bohnarena.league.schedule import schedule
-    from bohnarena.store.directory import write_part
     from bohnarena.store.logbook import LOG_FORMAT, matches_table
+    from bohnarena.store.parts import write_part
 
     text = LEAGUE.format(deals=matches // 4, bot="random")
     (out / "matches").mkdir(parents=True)

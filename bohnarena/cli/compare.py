@@ -176,7 +176,8 @@ def compare_results(results: str, a: str, b: str, test: Any, metric: str) -> Any
     from ..run.inorder import COLUMNS as FOLLOW_COLUMNS
     from ..store.audit import COLUMNS as AUDIT_COLUMNS
     from ..store.audit import Auditor
-    from ..store.directory import ResultsError, RunDir, read_again
+    from ..store.directory import RunDir
+    from ..store.parts import ResultsError, read_again
 
     store = RunDir(results)
     if not store.is_run():

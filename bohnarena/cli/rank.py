@@ -56,7 +56,7 @@ def rank_command(
     from ..rating.results import read_results
     from ..rating.stats import RESAMPLES, SEED, league_stats
     from ..rating.statstables import render
-    from ..store.directory import unchecked_warning
+    from ..store.parts import unchecked_warning
 
     views = [v for v, on in (("seat", by == "seat"), ("head-to-head", head_to_head)) if on]
     if fmt == "csv" and len(views) > 1:
@@ -92,7 +92,7 @@ def report_command(
     from ..rating.results import read_results
     from ..rating.stats import RESAMPLES, SEED
     from ..report.html import write_report
-    from ..store.directory import unchecked_warning
+    from ..store.parts import unchecked_warning
 
     start = time.perf_counter()
     results = read_results(results_dir, rate=False)

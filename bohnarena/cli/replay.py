@@ -83,7 +83,7 @@ def replay(
     """
     from ..referee.replaylog import NoSuchTurn
     from ..run import replay as rp
-    from ..store.directory import read_again, unchecked_warning
+    from ..store.parts import read_again, unchecked_warning
 
     if at is not None and turn is not None:
         raise UsageError(

@@ -157,7 +157,7 @@ def merge(out: str, dirs: tuple[str, ...]) -> None:
     """
     from ..league.file import load_league
     from ..run.rankfiles import write_ranking
-    from ..store.directory import merge as merge_runs
+    from ..store.merge import merge as merge_runs
 
     target = merge_runs(out, list(dirs), lambda text: click.echo(f"Warning: {text}", err=True))
     league = load_league(target.path / "league.toml")

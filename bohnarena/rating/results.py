@@ -11,7 +11,8 @@ from typing import Any
 from ..league.file import League, load_league
 from ..store.audit import COLUMNS as AUDIT_COLUMNS
 from ..store.audit import Auditor
-from ..store.directory import ResultsError, RunDir, read_again
+from ..store.directory import RunDir
+from ..store.parts import ResultsError, read_again
 from .skill import RANK_COLUMNS, Ranking, rank
 from .stats import COLUMNS as STATS_COLUMNS
 from .stats import Collector, Matches

@@ -27,7 +27,7 @@ from ..rating.stats import (
     ranking_of,
 )
 from ..rating.stats import per_bot_matches as by_match
-from ..store.directory import write_text
+from ..store.parts import write_text
 from . import svg
 
 REPORT = "report.html"

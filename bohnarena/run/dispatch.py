@@ -36,8 +36,9 @@ from ..sandbox.botfiles import check_layout
 from ..sandbox.endpoint import close_sandboxes
 from ..store.audit import COLUMNS as AUDIT_COLUMNS
 from ..store.audit import Auditor
-from ..store.directory import RunDir, StorageError, part_name, storage_error, write_text
+from ..store.directory import RunDir
 from ..store.logbook import LOG_FORMAT
+from ..store.parts import StorageError, part_name, storage_error, write_text
 from .execution import Backend, LocalPool
 from .inorder import COLUMNS as FOLLOW_COLUMNS
 from .inorder import InOrder, Row

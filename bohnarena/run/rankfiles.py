@@ -11,7 +11,8 @@ from ..league.file import League
 from ..rating.skill import RANK_COLUMNS, Ranking, rank
 from ..store.audit import COLUMNS as AUDIT_COLUMNS
 from ..store.audit import Auditor
-from ..store.directory import RunDir, StorageError, write_text
+from ..store.directory import RunDir
+from ..store.parts import StorageError, write_text
 
 if TYPE_CHECKING:  # (the summary's type only: dispatch imports this module)
     from .dispatch import RunSummary

@@ -23,8 +23,9 @@ from ..core.game import Game, get_game
 from ..league.file import League, load_league
 from ..store.audit import COLUMNS as AUDIT_COLUMNS
 from ..store.audit import Auditor
-from ..store.directory import Check, Listing, ResultsError, RunDir, check_schema, read_table
+from ..store.directory import RunDir
 from ..store.logbook import MATCHES_SCHEMA, moves_schema, records_of
+from ..store.parts import Check, Listing, ResultsError, check_schema, read_table
 from .execution import LocalPool
 from .seating import make_seat
 

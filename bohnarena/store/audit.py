@@ -10,7 +10,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 from ..league.file import League
-from .directory import ResultsError
+from .parts import ResultsError
 
 #: The columns a row is audited on.
 COLUMNS = ["match_id", "table", "deal", "rotation", "seed", "seats"]

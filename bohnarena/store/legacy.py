@@ -12,14 +12,15 @@ from typing import TYPE_CHECKING
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from .directory import Part, ids_of, overlapping
 from .manifest import PART
+from .parts import Part, ids_of, overlapping
 
 if TYPE_CHECKING:
     from .directory import RunDir
+    from .reading import RunReader
 
 
-def _by_name(store: RunDir) -> list[Part]:
+def _by_name(store: RunReader) -> list[Part]:
     """Every matches part on disk, its moves part beside it if there is one."""
     parts = [
         Part(p.name, p, m if (m := store.moves_dir / p.name).exists() else None)
@@ -48,7 +49,7 @@ def _leftovers(group: list[Part]) -> list[Part]:
     ]
 
 
-def inferred_parts(store: RunDir) -> list[Part]:
+def inferred_parts(store: RunReader) -> list[Part]:
     """The parts a reader reads: every match once, crash or not."""
     live = []
     for group in overlapping(_by_name(store)):

@@ -14,7 +14,8 @@ from click.testing import CliRunner
 import bohnarena.store.directory as store
 from bohnarena.cli import cli
 from bohnarena.run.dispatch import run_league
-from bohnarena.store.directory import Listing, Part, RunDir
+from bohnarena.store.directory import RunDir
+from bohnarena.store.parts import Listing, Part
 
 
 class Died(Exception):

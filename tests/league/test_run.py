@@ -158,7 +158,7 @@ def test_ctrl_c_stops_cleanly_and_the_run_resumes(league, tmp_path):
 
 
 def test_two_runs_cannot_share_a_results_directory(league, tmp_path):
-    from bohnarena.store.directory import ResultsError
+    from bohnarena.store.parts import ResultsError
 
     path = league(deals=1)
     first = RunDir(tmp_path / "o")

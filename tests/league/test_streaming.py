@@ -14,8 +14,9 @@ from bohnarena.run.dispatch import run_league
 from bohnarena.run.inorder import COLUMNS, InOrder
 from bohnarena.store.audit import COLUMNS as AUDIT_COLUMNS
 from bohnarena.store.audit import Auditor
-from bohnarena.store.directory import RunDir, part_name
+from bohnarena.store.directory import RunDir
 from bohnarena.store.logbook import matches_table
+from bohnarena.store.parts import part_name
 
 
 def row(i):
