@@ -11,16 +11,8 @@ from ..core.errors import BohnarenaError, UsageError
 from ..core.game import game_names, get_game
 from ..core.plugins import list_bots, load_bot
 from ..league.file import BotEntry
-from .group import (
-    SANDBOXED,
-    _isolation,
-    cli,
-    command_entry,
-    echo,
-    game_option,
-    isolation_choice,
-    one,
-)
+from ..sandbox.cmdline import SANDBOXED, command_entry
+from .group import _isolation, cli, echo, game_option, isolation_choice, one
 
 
 @cli.command("check-bot")

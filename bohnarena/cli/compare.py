@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Any
 
 import click
 
@@ -131,7 +130,7 @@ def compare(
         except ValueError as e:
             raise UsageError(f"--sprt: {e}") from None
     if results is not None:
-        pairing = compare_results(results, a, b, test, metric)
+        pairing = cmp.compare_results(results, a, b, test, metric)
     else:
         g = get_game(game)
         (na, sa), (nb, sb) = cmp.bot_names([a, b])
@@ -167,34 +166,3 @@ def compare(
         )
     for line in cmp.report(pairing, test):
         echo(line)
-
-
-def compare_results(results: str, a: str, b: str, test: Any, metric: str) -> Any:
-    """Pair A's and B's matches in an existing results directory."""
-    from ..league.file import load_league
-    from ..rating.compare import pair_up
-    from ..run.inorder import COLUMNS as FOLLOW_COLUMNS
-    from ..store.audit import COLUMNS as AUDIT_COLUMNS
-    from ..store.audit import Auditor
-    from ..store.directory import RunDir
-    from ..store.parts import ResultsError, read_again
-
-    store = RunDir(results)
-    if not store.is_run():
-        raise ResultsError(f"{results} is not a bohnarena results directory")
-    league = load_league(store.path / "league.toml")
-    for bot in (a, b):
-        if bot not in league.bots:
-            raise UsageError(f"{bot!r} is not a bot of {results} ({', '.join(league.bots)})")
-    auditor = Auditor.for_run(league, store.meta())
-    columns = sorted({*FOLLOW_COLUMNS, *AUDIT_COLUMNS})
-    pairing = read_again(
-        lambda: pair_up(auditor.audited(store.iter_matches(columns)), a, b, test, metric)
-    )
-    if not pairing.pairs:
-        raise UsageError(
-            f"{a} and {b} never played the same deal in the same seats against the same "
-            f"opponents in {results} (with rotations, a round-robin pairs them only where "
-            'their tables keep the seating order; seatings = "permutations" pairs them all)'
-        )
-    return pairing

@@ -7,6 +7,7 @@ from typing import Any
 import click
 
 from ..core.game import get_game
+from ..sandbox.cmdline import play_entries
 from .group import (
     _isolation,
     cli,
@@ -15,7 +16,6 @@ from .group import (
     game_option,
     isolation_choice,
     parse_options,
-    play_entries,
     rule_option,
 )
 

@@ -155,17 +155,12 @@ def merge(out: str, dirs: tuple[str, ...]) -> None:
     OUT is then a run like any other: rank it, replay it, or run the league
     on it to finish what the shards did not.
     """
-    from ..league.file import load_league
-    from ..run.rankfiles import write_ranking
-    from ..store.merge import merge as merge_runs
+    from ..run.rankfiles import merge_and_rank
 
-    target = merge_runs(out, list(dirs), lambda text: click.echo(f"Warning: {text}", err=True))
-    league = load_league(target.path / "league.toml")
-    total = len(league.schedule(0))
-    done = target.done_ids()
-    if len(done) == total:
-        target.compact(0, total - 1)
-    echo(write_ranking(target, league).to_text())
+    ranking, done, total = merge_and_rank(
+        out, [*dirs], lambda text: click.echo(f"Warning: {text}", err=True)
+    )
+    echo(ranking.to_text())
     echo(
         f"merged {len(done)} of {total} matches from {len(dirs)} directories into {out}"
         + ("" if len(done) == total else f"; run the league with --out {out} to finish it")

@@ -231,3 +231,34 @@ def report(pairing: Pairing, sprt: Sprt | None) -> list[str]:
             )
         lines.append(what)
     return lines
+
+
+def compare_results(results: str, a: str, b: str, test: Any, metric: str) -> Any:
+    """Pair A's and B's matches in an existing results directory."""
+    from ..core.errors import UsageError
+    from ..league.file import load_league
+    from ..store.audit import COLUMNS as AUDIT_COLUMNS
+    from ..store.audit import Auditor
+    from ..store.directory import RunDir
+    from ..store.parts import ResultsError, read_again
+    from .inorder import COLUMNS as FOLLOW_COLUMNS
+
+    store = RunDir(results)
+    if not store.is_run():
+        raise ResultsError(f"{results} is not a bohnarena results directory")
+    league = load_league(store.path / "league.toml")
+    for bot in (a, b):
+        if bot not in league.bots:
+            raise UsageError(f"{bot!r} is not a bot of {results} ({', '.join(league.bots)})")
+    auditor = Auditor.for_run(league, store.meta())
+    columns = sorted({*FOLLOW_COLUMNS, *AUDIT_COLUMNS})
+    pairing = read_again(
+        lambda: pair_up(auditor.audited(store.iter_matches(columns)), a, b, test, metric)
+    )
+    if not pairing.pairs:
+        raise UsageError(
+            f"{a} and {b} never played the same deal in the same seats against the same "
+            f"opponents in {results} (with rotations, a round-robin pairs them only where "
+            'their tables keep the seating order; seatings = "permutations" pairs them all)'
+        )
+    return pairing

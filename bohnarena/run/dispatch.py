@@ -31,6 +31,8 @@ from ..core.stopping import exit_code
 from ..core.untrusted import LogFormatter
 from ..league.file import League, guessable_seed, load_league
 from ..league.schedule import MatchSpec
+from ..rating.inorder import COLUMNS as FOLLOW_COLUMNS
+from ..rating.inorder import InOrder, Row
 from ..rating.skill import Ranking, Rater
 from ..sandbox.botfiles import check_layout
 from ..sandbox.endpoint import close_sandboxes
@@ -40,8 +42,6 @@ from ..store.directory import RunDir
 from ..store.logbook import LOG_FORMAT
 from ..store.parts import StorageError, part_name, storage_error, write_text
 from .execution import Backend, LocalPool
-from .inorder import COLUMNS as FOLLOW_COLUMNS
-from .inorder import InOrder, Row
 from .provenance import check_workers, preflight, run_facts, source_hash
 from .rankfiles import _try_write_errors, errors_json, write_ranking
 from .supervise import BatchLost

@@ -1,10 +1,12 @@
 """What a run leaves beside its parts: ``ranking.csv``, ``ranking.json``
 and ``ranking.md`` (every row audited against the league), and
-``errors.json``."""
+``errors.json``; shard directories merged into one ranked run."""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..league.file import League
@@ -41,3 +43,21 @@ def write_ranking(store: RunDir, league: League, ranking: Ranking | None = None)
     write_text(store.path / "ranking.json", ranking.to_json())
     write_text(store.path / "ranking.md", ranking.to_markdown())
     return ranking
+
+
+def merge_and_rank(
+    out: str, dirs: list[str | Path], warn: Callable[[str], None]
+) -> tuple[Ranking, set[int], int]:
+    """Merge shard directories of one league into ``out``, compact it when
+    every match is there, and write its ranking: the ranking, the match ids
+    done and the league's match count."""
+    from ..league.file import load_league
+    from ..store.merge import merge as merge_runs
+
+    target = merge_runs(out, dirs, warn)
+    league = load_league(target.path / "league.toml")
+    total = len(league.schedule(0))
+    done = target.done_ids()
+    if len(done) == total:
+        target.compact(0, total - 1)
+    return write_ranking(target, league), done, total

@@ -16,7 +16,7 @@ never sees half of one. Every file is written under a temporary name. A
 batch's commit writes its two parts under ``.tmp-`` names, appends their
 line to the manifest (the commit point: a match counts as done exactly when
 its part's line is in), then renames them. Readers read the parts the
-manifest lists, each checked against its line (bohnarena/manifest.py); a
+manifest lists, each checked against its line (bohnarena/store/manifest.py); a
 part edited, missing, or not listed (a copy) is refused by name. A match
 played again by a later run (it errored, or its part was damaged) has a
 part of its own inside an older part's id range; compaction sorts such

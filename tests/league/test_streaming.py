@@ -9,9 +9,9 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from bohnarena.league.file import load_league
+from bohnarena.rating.inorder import COLUMNS, InOrder
 from bohnarena.rating.skill import RANK_COLUMNS, rank
 from bohnarena.run.dispatch import run_league
-from bohnarena.run.inorder import COLUMNS, InOrder
 from bohnarena.store.audit import COLUMNS as AUDIT_COLUMNS
 from bohnarena.store.audit import Auditor
 from bohnarena.store.directory import RunDir
