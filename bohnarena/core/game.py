@@ -50,7 +50,7 @@ class MatchResult:
 
 @dataclass(frozen=True)
 class Decision:
-    """A decision a game asks its bots (the referee in bohnarena/seats.py
+    """A decision a game asks its bots (the referee in bohnarena/referee/seats.py
     asks it, checks the answer and records it)."""
 
     name: str  # also the bot method that answers it
@@ -105,7 +105,7 @@ class Game(Protocol):
     @property
     def wire(self) -> str | None:
         """The module that speaks the game's JSON lines to bots in other
-        processes (see bohnarena/host.py); None: its bots run in process only."""
+        processes (see bohnarena/sandbox/host.py); None: its bots run in process only."""
         ...
 
     @property

@@ -1,6 +1,6 @@
 """Loading bot classes from specs, and locating sandboxed bots without importing them.
 
-Entry points are read here for every group (bots; games, see bohnarena/game.py).
+Entry points are read here for every group (bots; games, see bohnarena/core/game.py).
 
 A spec is one of:
 

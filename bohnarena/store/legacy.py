@@ -1,4 +1,4 @@
-"""Results directories written before manifests existed (bohnarena/manifest.py):
+"""Results directories written before manifests existed (bohnarena/store/manifest.py):
 their live parts are inferred from the parts' names and match ids, as every
 reader did then. A part inside a wider one whose matches the wider one
 holds as well is a compaction's leftover, never read; a moves part whose

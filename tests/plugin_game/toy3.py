@@ -93,7 +93,7 @@ DECISIONS = {"take": Decision("take", _take, lambda a, args: (a,), lambda v: v[0
 
 class State:
     """The match stopped at a decision (``pending``), or over (``result``):
-    the referee and replay both play it (see bohnarena/replaylog.py)."""
+    the referee and replay both play it (see bohnarena/referee/replaylog.py)."""
 
     def __init__(self, rules: Rules, seed: int) -> None:
         self.table = Table(rules, seed)
