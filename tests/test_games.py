@@ -108,6 +108,11 @@ GAME_MAY_IMPORT = {
 }
 
 
+#: Modules kept at a game's old paths for bot authors: re-exports of a
+#: module that moved out of the game (they import it; nothing imports them).
+REEXPORTS = {"bohnanza/pettingzoo_env.py"}
+
+
 def bohnarena_imports(path, package):
     """The bohnarena modules (or names in them) a module of bohnarena/<package>
     imports, by absolute name."""
@@ -123,6 +128,8 @@ def bohnarena_imports(path, package):
 @pytest.mark.parametrize("package", ["bohnanza", "wuerfel"])
 def test_games_import_no_runner_layer(package):
     for path in sorted((ROOT / "bohnarena" / package).glob("*.py")):
+        if f"{package}/{path.name}" in REEXPORTS:
+            continue
         for name in bohnarena_imports(path, package):
             parts = name.split(".")
             if parts[0] == "bohnarena" and parts[1] != package:

@@ -1,0 +1,10 @@
+"""``python -m bohnarena.host WIRE SPEC`` as the docs for bot authors have
+always named it: the bot side of the JSON-lines protocol lives in
+:mod:`bohnarena.sandbox.host` (a re-export only; the sandbox runs that one)."""
+
+from .sandbox.host import Host, Wire, main, private_stdio, serve, wire_of
+
+__all__ = ["Host", "Wire", "main", "private_stdio", "serve", "wire_of"]
+
+if __name__ == "__main__":
+    main()
