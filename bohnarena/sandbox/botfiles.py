@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import re
+import tomllib
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -16,8 +17,12 @@ from ..core.errors import UsageError
 from ..league.file import BotEntry
 from .jail import command_files
 
-#: A TOML file that is a league: it has a [bots] table (every league has one).
-_LEAGUE = re.compile(rb"^[ \t]*(\[[ \t]*bots[ \t]*[.\]]|bots[ \t]*[.=])", re.MULTILINE)
+#: A league file has a [bots] table (every league has one); its key may be
+#: quoted (["bots"]). For a .toml file that does not parse as a whole.
+_LEAGUE = re.compile(
+    rb"""^[ \t]*(\[[ \t]*(bots|"bots"|'bots')[ \t]*[.\]]|(bots|"bots"|'bots')[ \t]*[.=])""",
+    re.MULTILINE,
+)
 _LEAGUE_BYTES = 1 << 20
 #: What a results directory holds (store.py): its facts (with its league
 #: file, or its parts), its parts.
@@ -90,7 +95,7 @@ def _exposed(path: Path, kept: list[tuple[Path, str]]) -> str | None:
             return f"the results directory {found.parent}"
         if found.parent.name in PARTS and found.suffix == ".parquet":
             return f"the results directory {found.parent.parent}"
-        if found.suffix == ".toml" and _is_league(found):
+        if _is_league(found):  # (whatever its name: `run` takes any)
             return f"the league file {found}"
     return None
 
@@ -104,8 +109,14 @@ def _is_results(path: Path) -> bool:
 
 
 def _is_league(path: Path) -> bool:
+    """A file that reads as a league (a TOML document with a ``bots``
+    table), or a .toml file that looks like one."""
     try:
         with open(path, "rb") as f:
-            return _LEAGUE.search(f.read(_LEAGUE_BYTES)) is not None
+            data = f.read(_LEAGUE_BYTES)
     except OSError:
         return False
+    try:
+        return isinstance(tomllib.loads(data.decode()).get("bots"), dict)
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return path.suffix == ".toml" and _LEAGUE.search(data) is not None

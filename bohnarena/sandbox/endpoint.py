@@ -23,6 +23,7 @@ import signal
 import socket
 import subprocess
 import sys
+import weakref
 from collections.abc import Sequence
 from pathlib import Path
 from typing import IO, Any, Protocol
@@ -149,7 +150,7 @@ class Zygote:
 
     def start(self) -> None:
         control, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        # bubblewrap's init and the zygote count too; memory: the zygote and a match
+        # the supervisor and the template count too; memory: the zygote and a match
         self.groups = groups = Groups(
             self.limits.max_processes + 2, 2 * self.limits.memory_mb << 20
         )
@@ -186,8 +187,8 @@ class Zygote:
 
         stderr = _log_file(self.log)
         try:
-            # An empty environment for bubblewrap too: as the sandbox's first
-            # process, its /proc/1/environ is readable inside.
+            # An empty environment for bubblewrap too: nothing of the
+            # organiser's reaches the sandbox, whatever shows it inside.
             self.proc = subprocess.Popen(
                 argv,
                 stdin=subprocess.DEVNULL,
@@ -278,6 +279,10 @@ _RESTARTS: dict[_Key, int] = {}
 MAX_RESTARTS = 3
 # Command bots kept for the next match, and their pids.
 _KEPT: dict[_Key, tuple[Channel, int]] = {}
+# The endpoint whose match a sandbox serves now. A bot seated twice at one
+# table (two bots at four seats: A B A B) plays each seat in a sandbox of its
+# own: in one, the two would share /tmp and see each other's hands.
+_HOLDERS: weakref.WeakValueDictionary[_Key, SandboxEndpoint] = weakref.WeakValueDictionary()
 
 
 @atexit.register
@@ -295,24 +300,25 @@ class SandboxEndpoint:
     The zygote is started on first use and kept for the worker's life."""
 
     def __init__(self, key: _Key, make: Any, limits: Limits, framed: bool) -> None:
-        self.key, self.make, self.limits, self.framed = (os.getpid(), *key), make, limits, framed
+        self.bot, self.make, self.limits, self.framed = (os.getpid(), *key), make, limits, framed
+        self.key = (*self.bot, 0)  # the bot's sandbox this seat plays in (see _HOLDERS)
         self.pid: int | None = None
         self.trouble: str | None = None  # what went wrong ending the last match, the bot's doing
 
     def zygote(self) -> Zygote:
         z = _ZYGOTES.get(self.key)
         if z is None or not z.alive:
-            if self.key in _BROKEN:
-                raise _BROKEN[self.key]
+            if self.bot in _BROKEN:
+                raise _BROKEN[self.bot]
             if z is not None:  # its sandbox was killed: something the bot did
                 z.kill()
                 _RESTARTS[self.key] = restarts = _RESTARTS.get(self.key, 0) + 1
                 if restarts > MAX_RESTARTS:  # each restart imports it again: not for ever
-                    _BROKEN[self.key] = BotFault(
+                    _BROKEN[self.bot] = BotFault(
                         START,
                         f"its sandbox broke {restarts} times in this worker; it plays no more here",
                     )
-                    raise _BROKEN[self.key]
+                    raise _BROKEN[self.bot]
             try:
                 z = self.make()
             except BohnarenaError as e:  # its files went away since the league started
@@ -323,7 +329,7 @@ class SandboxEndpoint:
             except BotFault as f:
                 del _ZYGOTES[self.key]
                 if f.kind == START:
-                    _BROKEN[self.key] = f
+                    _BROKEN[self.bot] = f
                 raise
             except BaseException:
                 del _ZYGOTES[self.key]
@@ -332,6 +338,7 @@ class SandboxEndpoint:
         return z
 
     def open(self) -> Channel:
+        self._hold()
         kept = _KEPT.pop(self.key, None)
         if kept is not None:
             if self.zygote().alive:
@@ -342,15 +349,29 @@ class SandboxEndpoint:
         fd, self.pid = self.zygote().fork()
         return Channel(fd, fd, self.limits.output_kb * 1024, framed=self.framed)
 
+    def _hold(self) -> None:
+        """Take the first of the bot's sandboxes that serves no other seat now."""
+        slot = 0
+        while _HOLDERS.get(key := (*self.bot, slot), self) is not self:
+            slot += 1
+        self.key = key
+        _HOLDERS[key] = self
+
+    def _release(self) -> None:
+        if _HOLDERS.get(self.key) is self:
+            del _HOLDERS[self.key]
+
     def keep(self, channel: Channel) -> None:
         """The match is over, and the command bot asked to serve the next one
         too (``"reuse": true``): its process lives on in its sandbox."""
         assert self.pid is not None
         _KEPT[self.key] = (channel, self.pid)
         self.pid = None
+        self._release()
 
     def close(self, settle: float = 0.0) -> str | None:
         pid, self.pid = self.pid, None
+        self._release()
         z = _ZYGOTES.get(self.key)
         if pid is None or z is None or not z.alive:
             return None

@@ -126,6 +126,10 @@ def command(
         "--cap-drop",
         "ALL",
         "--die-with-parent",
+        # No init of bubblewrap's own as pid 1: it had no filter, no limits,
+        # and a bot's process could trace it and run code in it for the whole
+        # league. The supervisor is pid 1, not dumpable, and reaps orphans.
+        "--as-pid-1",
         "--new-session",
         "--hostname",
         "sandbox",

@@ -4,9 +4,11 @@ before), and a supervisor the bot's code never runs in.
 
     python -m bohnarena.sandbox.zygote CONTROL_FD LIMITS_JSON (--spec GAME SPEC | --command ARG...)
 
-Processes: bubblewrap's init (pid 1); the **supervisor** (pid 2, this
-module's ``main``), which alone holds the engine's control socket and ends
-every match; the **template** (pid 3), which the supervisor forks and which
+Processes: the **supervisor** (pid 1, this module's ``main``: bubblewrap
+runs no init of its own, which a bot's process could trace), which alone
+holds the engine's control socket, ends every match and reaps the
+processes orphaned in the sandbox; the **template** (pid 2), which the
+supervisor forks and which
 holds bohnarena's own code only (the host, the game's wire and its data,
 the prepared seccomp filter), never the bot's; and one **child** at a time,
 forked by the template. A child takes the limits (CPU time included), the
@@ -63,7 +65,8 @@ def main(argv: list[str]) -> None:
     control = socket.socket(fileno=int(argv[0]))
     limits = json.loads(argv[1])
     processes = limits.pop("processes")
-    # Not dumpable: a bot's process (same user) cannot ptrace the supervisor.
+    # Not dumpable: a bot's process (same user) cannot ptrace the supervisor,
+    # nor write its memory (/proc/1/mem, process_vm_writev).
     ctypes.CDLL(None).prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0)
     ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
     template = os.fork()
@@ -355,13 +358,14 @@ def _kill_all_but(keep: set[int]) -> None:
     for _ in range(100):  # a process forking as we kill: round again
         others = _others(keep)
         if not others:
-            return
+            break
         for pid in others:
             try:
                 os.kill(pid, signal.SIGKILL)
             except ProcessLookupError:
                 pass
         time.sleep(0.001)
+    _collect()  # as pid 1, the supervisor is the parent of every orphan
 
 
 def _count_processes(limit: int, keep: set[int]) -> None:

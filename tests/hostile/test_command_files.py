@@ -113,6 +113,19 @@ def test_a_declared_dir_that_holds_a_league_or_results_is_refused(tmp_path, own,
     assert not out.exists()
 
 
+@pytest.mark.parametrize("name,table", [("old.toml", '["bots"]'), ("old.league", "[bots]")])
+def test_a_league_among_the_bots_is_found_whatever_its_name_and_quoting(tmp_path, name, table):
+    """A league file written with a quoted key, or named other than .toml
+    (``run`` takes either), was shown to the bot with its seed."""
+    mine = tmp_path / "bots" / "mine"
+    mine.mkdir(parents=True)
+    (mine / "main.py").write_text("print('never started')\n")
+    (tmp_path / "bots" / name).write_text(LEAGUE.format(name="old") + f"{table}\nx = 'random'\n")
+    out = tmp_path / "out"
+    refused(run("run", league_with_dir(tmp_path, "bots"), "--out", out), "the league file")
+    assert not out.exists()
+
+
 def test_a_declared_dir_inside_or_above_the_results_is_refused(tmp_path):
     mine = tmp_path / "bots" / "mine"
     mine.mkdir(parents=True)

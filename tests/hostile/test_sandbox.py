@@ -583,7 +583,8 @@ from bohnarena.bohnanza import Bot
 
 class Stopper(Bot):
     def plant_second(self, view):
-        os.kill(2, signal.SIGSTOP)  # the supervisor
+        for pid in (1, 2):  # the supervisor (pid 1 of its namespace: it ignores this), the template
+            os.kill(pid, signal.SIGSTOP)
         return False
 """
 
@@ -599,6 +600,46 @@ def test_a_bot_that_stops_its_supervisor_is_charged_and_the_league_goes_on(tmp_p
             row = next(x for x in rows if x["match_id"] == r["match_id"])
             assert row["seats"][r["seat"]] == "hostile"
     assert any("sandbox did not answer" in r["text"] for r in moves if r["kind"] == "fault")
+
+
+TRACES_THE_UNFILTERED = """
+import ctypes, os, sys
+from bohnarena.bohnanza import Bot
+
+def unfiltered():
+    for name in os.listdir("/proc"):
+        if name.isdigit() and int(name) != os.getpid():
+            with open(f"/proc/{name}/status") as f:
+                if "Seccomp:\\t0" in f.read():
+                    yield int(name)
+
+class Tracer(Bot):
+    # Every process of its sandbox that runs without the filter (bubblewrap's
+    # init was one, with no limits either): trace it, write its memory.
+    def plant_second(self, view):
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.ptrace.argtypes = [ctypes.c_long, ctypes.c_long, ctypes.c_void_p, ctypes.c_void_p]
+        for pid in unfiltered():
+            if libc.ptrace(16, pid, None, None) == 0:  # PTRACE_ATTACH
+                print("GOT a trace of", pid, file=sys.stderr, flush=True)
+                libc.ptrace(17, pid, None, None)
+            try:
+                open(f"/proc/{pid}/mem", "r+b").close()
+                print("GOT the memory of", pid, file=sys.stderr, flush=True)
+            except OSError:
+                print("sealed", pid, file=sys.stderr, flush=True)
+        return False
+"""
+
+
+def test_no_process_outside_the_filter_can_be_traced_or_written_by_the_bot(tmp_path):
+    """bubblewrap's own init (pid 1) ran in the sandbox with neither filter nor
+    limits, and the bot's processes could trace it: a bot made it spin for the
+    rest of the league, a process that no match's end killed (red team, issue 22)."""
+    s = run_one_file_bot(tmp_path, TRACES_THE_UNFILTERED, "Tracer")
+    assert s.complete and s.played == 3 and not s.errors
+    log = (tmp_path / "out" / "bots" / "hostile.log").read_text()
+    assert "sealed 1" in log and "GOT" not in log, log
 
 
 def test_the_sandbox_is_never_the_hosts_root_and_proc_sys_is_read_only(tmp_path):
