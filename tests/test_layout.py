@@ -148,3 +148,16 @@ def test_bot_authors_old_paths_still_work():
     from bohnarena.rl import pettingzoo_env as new
 
     assert old.env is new.env and old.BohnanzaEnv is new.BohnanzaEnv
+
+
+def test_every_folder_is_installed():
+    import tomllib
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    packages = set(project["tool"]["setuptools"]["packages"])
+    folders = {
+        ".".join(p.parent.relative_to(ROOT).parts)
+        for p in PACKAGE.rglob("__init__.py")
+        if "templates" not in p.parts
+    }
+    assert folders <= packages, f"pyproject.toml does not install {sorted(folders - packages)}"
