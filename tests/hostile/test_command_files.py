@@ -9,11 +9,12 @@ import textwrap
 import pytest
 from click.testing import CliRunner
 
-from bohnarena.botfiles import check_layout
 from bohnarena.cli import cli
-from bohnarena.jail import CMD, OWN_DIR, command_files
-from bohnarena.league import BotEntry, load_league
-from bohnarena.runner import run_league, source_hash
+from bohnarena.league.file import BotEntry, load_league
+from bohnarena.run.dispatch import run_league
+from bohnarena.run.provenance import source_hash
+from bohnarena.sandbox.botfiles import check_layout
+from bohnarena.sandbox.jail import CMD, OWN_DIR, command_files
 from tests.conftest import sandboxed
 
 #: A command bot in Python (stdlib only) that tries, at the start of every

@@ -9,9 +9,9 @@ import pyarrow.parquet as pq
 import pytest
 
 from bohnarena.bohnanza import Bot, play_match, ruleset
-from bohnarena.league import BotEntry
-from bohnarena.remote import remote_seat
-from bohnarena.runner import run_league
+from bohnarena.league.file import BotEntry
+from bohnarena.run.dispatch import run_league
+from bohnarena.sandbox.remote import remote_seat
 from bohnarena_bots.planner import PlannerBot
 from tests.conftest import SANDBOX_MARKS, faults_by_bot, sandboxed
 
@@ -147,7 +147,7 @@ def test_in_process_snoop_can_see_the_table_which_is_why_the_sandbox_exists():
 
 @pytest.mark.parametrize("spec", ["planner", "trader", "random"])
 def test_well_behaved_bots_play_identically_in_every_mode(spec):
-    from bohnarena.plugins import load_bot
+    from bohnarena.core.plugins import load_bot
 
     rules = ruleset("riogrande", 4)
     cls = load_bot(spec, Bot)

@@ -19,8 +19,8 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
-from bohnarena.channel import BotFault, Channel
-from bohnarena.runner import run_league
+from bohnarena.run.dispatch import run_league
+from bohnarena.sandbox.channel import BotFault, Channel
 from tests.conftest import SANDBOX_MARKS
 
 HERE = Path(__file__).parent
@@ -135,7 +135,7 @@ def test_a_command_bot_that_detaches_children_leaves_nothing_behind(tmp_path):
     _out, _log = play(tmp_path, None, command=["bash", str(script), "first_choice.sh"])
     time.sleep(0.2)
     assert not _leftovers("sleep 4244")
-    assert not _leftovers("bohnarena.zygote")  # the sandboxes end with their workers
+    assert not _leftovers("bohnarena.sandbox.zygote")  # the sandboxes end with their workers
 
 
 def test_no_network(tmp_path):
@@ -166,8 +166,8 @@ def test_malformed_start_replies_are_the_bots_fault(tmp_path, answer):
     (tmp_path / "reply").write_text(answer + "\n")
     script.write_text('read line\ncat "$1"\nwhile read line; do :; done\n')
     from bohnarena.bohnanza import ruleset
-    from bohnarena.league import BotEntry
-    from bohnarena.remote import remote_seat
+    from bohnarena.league.file import BotEntry
+    from bohnarena.sandbox.remote import remote_seat
 
     seat = remote_seat(
         "bohnanza",
@@ -226,12 +226,12 @@ def test_missing_bubblewrap_is_one_line_and_writes_nothing(tmp_path, monkeypatch
 
 @pytest.mark.parametrize("cgroup", [True, False], ids=["cgroup", "counted"])
 def test_a_command_bot_has_a_process_cap(tmp_path, monkeypatch, cgroup):
-    import bohnarena.cgroups as cgroups
-    import bohnarena.sandbox as sandbox
+    import bohnarena.sandbox.cgroups as cgroups
+    import bohnarena.sandbox.endpoint as sandbox
     from bohnarena.bohnanza import ruleset
-    from bohnarena.league import BotEntry
-    from bohnarena.limits import Limits
-    from bohnarena.remote import remote_seat
+    from bohnarena.league.file import BotEntry
+    from bohnarena.referee.limits import Limits
+    from bohnarena.sandbox.remote import remote_seat
 
     if not cgroup:
         monkeypatch.setattr(cgroups, "_own", lambda controller: None)
@@ -306,7 +306,7 @@ def run_one_file_bot(tmp_path, source, cls, deals=1):
 
 TAMPERS_AT_IMPORT = """
 import os, signal, socket, stat
-import bohnarena.nochild as nochild
+import bohnarena.sandbox.nochild as nochild
 nochild.prepare = lambda: None  # the filter off in every child
 nochild.forbid_new_processes = lambda: False
 from bohnarena.bohnanza import Bot
@@ -427,7 +427,7 @@ REWRITES_BOHNARENA = (
     CONFINEMENT
     + """
 import resource, sys
-import bohnarena.nochild as nochild
+import bohnarena.sandbox.nochild as nochild
 
 def off(*args, **kwargs):
     return False
@@ -541,9 +541,9 @@ def test_a_match_cannot_rewrite_the_template_that_makes_the_next_match(tmp_path)
 def start_file_bot(tmp_path, source, cls="B"):
     """A sandboxed seat of the bot written from ``source``: its start's fault, and its log."""
     from bohnarena.bohnanza import ruleset
-    from bohnarena.league import BotEntry
-    from bohnarena.remote import remote_seat
-    from bohnarena.sandbox import close_sandboxes
+    from bohnarena.league.file import BotEntry
+    from bohnarena.sandbox.endpoint import close_sandboxes
+    from bohnarena.sandbox.remote import remote_seat
 
     bot = tmp_path / "b.py"
     bot.write_text(source)
@@ -644,9 +644,9 @@ def test_no_process_outside_the_filter_can_be_traced_or_written_by_the_bot(tmp_p
 
 def test_the_sandbox_is_never_the_hosts_root_and_proc_sys_is_read_only(tmp_path):
     from bohnarena.bohnanza import ruleset
-    from bohnarena.league import BotEntry
-    from bohnarena.remote import remote_seat
-    from bohnarena.sandbox import close_sandboxes
+    from bohnarena.league.file import BotEntry
+    from bohnarena.sandbox.endpoint import close_sandboxes
+    from bohnarena.sandbox.remote import remote_seat
 
     script = tmp_path / "who4247.sh"
     script.write_text(

@@ -4,7 +4,7 @@ one sandbox, so one seat read the other's hand from the shared /tmp."""
 
 import pyarrow.parquet as pq
 
-from bohnarena.runner import run_league
+from bohnarena.run.dispatch import run_league
 from tests.conftest import sandboxed
 
 #: Each seat writes its hand to /tmp and notes any other seat's it finds there.

@@ -3,7 +3,7 @@ from pathlib import Path
 
 import pytest
 
-from bohnarena import manifest
+from bohnarena.store import manifest
 
 HERE = Path(__file__).parent
 

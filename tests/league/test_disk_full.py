@@ -10,9 +10,9 @@ import subprocess
 import pytest
 from click.testing import CliRunner
 
-import bohnarena.store as store
+import bohnarena.store.directory as store
 from bohnarena.cli import cli
-from bohnarena.store import RunDir
+from bohnarena.store.directory import RunDir
 
 from .conftest import LONG_MATCHES, long_league
 from .test_run import table

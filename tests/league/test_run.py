@@ -16,8 +16,8 @@ from click.testing import CliRunner
 
 from bohnarena.bohnanza.game import Bohnanza
 from bohnarena.cli import cli
-from bohnarena.runner import run_league
-from bohnarena.store import RunDir
+from bohnarena.run.dispatch import run_league
+from bohnarena.store.directory import RunDir
 
 from .conftest import LONG_MATCHES, hostile, long_league, reseal
 
@@ -158,7 +158,7 @@ def test_ctrl_c_stops_cleanly_and_the_run_resumes(league, tmp_path):
 
 
 def test_two_runs_cannot_share_a_results_directory(league, tmp_path):
-    from bohnarena.store import ResultsError
+    from bohnarena.store.parts import ResultsError
 
     path = league(deals=1)
     first = RunDir(tmp_path / "o")
@@ -261,7 +261,7 @@ def test_identical_bots_rate_alike_and_above_random(league, tmp_path):
 
 
 def test_trueskill_rates_unbroken_ties_as_draws_and_orders_by_place():
-    from bohnarena.rating import rank
+    from bohnarena.rating.skill import rank
 
     def row(seats, ranks):
         return {

@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from bohnarena.store import RunDir
+from bohnarena.store.directory import RunDir
 
 from .conftest import LONG_MATCHES, long_league
 from .test_run import table
@@ -152,7 +152,7 @@ def test_a_stop_lost_in_a_callback_is_delivered_again():
     # lock's weakref, a __del__) was printed as "Exception ignored" and lost:
     # the run went on and ended with exit 0 and a traceback on stderr.
     script = (
-        "from bohnarena.stopping import redeliver_lost_stops\n"
+        "from bohnarena.core.stopping import redeliver_lost_stops\n"
         "redeliver_lost_stops()\n"
         "class Lock:\n"
         "    def __del__(self):\n"
