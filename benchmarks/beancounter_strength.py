@@ -27,7 +27,7 @@ import time
 from typing import Any, ClassVar
 
 from bohnarena.bohnanza import Bot, play_match, ruleset
-from bohnarena.plugins import load_bot
+from bohnarena.core.plugins import load_bot
 from bohnarena_bots.planner import PlannerBot
 from bohnarena_bots.random_bot import RandomBot
 from bohnarena_bots.searcher import BeanCounterBot

@@ -38,8 +38,8 @@ from typing import Any
 
 from bohnarena.bohnanza import RuleSet
 from bohnarena.bohnanza.state import State
-from bohnarena.game import get_game
-from bohnarena.plugins import load_bot
+from bohnarena.core.game import get_game
+from bohnarena.core.plugins import load_bot
 
 HERE = Path(__file__).resolve().parent
 

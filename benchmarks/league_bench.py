@@ -20,8 +20,8 @@ import threading
 import time
 from pathlib import Path
 
-from bohnarena.execution import DaskBackend
-from bohnarena.runner import run_league
+from bohnarena.run.dispatch import run_league
+from bohnarena.run.execution import DaskBackend
 
 LEAGUE = """name = "bench"
 edition = "classic"

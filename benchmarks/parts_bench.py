@@ -25,11 +25,11 @@ from pathlib import Path
 
 from report_bench import synthesize
 
-from bohnarena import manifest
-from bohnarena.legacy import inferred_parts
-from bohnarena.results import read_results
-from bohnarena.stats import league_stats
-from bohnarena.store import RunDir
+from bohnarena.rating.results import read_results
+from bohnarena.rating.stats import league_stats
+from bohnarena.store import manifest
+from bohnarena.store.directory import RunDir
+from bohnarena.store.legacy import inferred_parts
 
 
 def median_seconds(task: Callable[[], object], repeat: int) -> float:

@@ -53,10 +53,11 @@ def run_tail(deals: int, workers: int, serial: bool = False) -> tuple[float, flo
     seconds of a serial ranking pass) of one run; ``serial``: rate nothing
     while playing (a run as before issue 15, whose time in all then
     includes the serial pass)."""
-    from bohnarena import rating
-    from bohnarena.league import load_league
-    from bohnarena.runner import run_league, write_ranking
-    from bohnarena.store import RunDir
+    from bohnarena.league.file import load_league
+    from bohnarena.rating import skill as rating
+    from bohnarena.run.dispatch import run_league
+    from bohnarena.run.rankfiles import write_ranking
+    from bohnarena.store.directory import RunDir
 
     add = rating.Rater.add
     if serial:
@@ -83,9 +84,9 @@ def run_tail(deals: int, workers: int, serial: bool = False) -> tuple[float, flo
 
 def synthetic_run(out: Path, matches: int) -> None:
     """A finished results directory of ``matches`` schedule-true rows."""
-    from bohnarena.logbook import LOG_FORMAT, matches_table
-    from bohnarena.schedule import schedule
-    from bohnarena.store import write_part
+    from bohnarena.league.schedule import schedule
+    from bohnarena.store.logbook import LOG_FORMAT, matches_table
+    from bohnarena.store.parts import write_part
 
     text = LEAGUE.format(deals=matches // 4, bot="random")
     (out / "matches").mkdir(parents=True)

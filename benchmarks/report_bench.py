@@ -22,13 +22,13 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 
-from bohnarena import manifest
-from bohnarena.logbook import LOG_FORMAT, matches_table
-from bohnarena.report import write_report
-from bohnarena.results import read_results
-from bohnarena.schedule import schedule
-from bohnarena.stats import league_stats
-from bohnarena.store import RunDir
+from bohnarena.league.schedule import schedule
+from bohnarena.rating.results import read_results
+from bohnarena.rating.stats import league_stats
+from bohnarena.report.html import write_report
+from bohnarena.store import manifest
+from bohnarena.store.directory import RunDir
+from bohnarena.store.logbook import LOG_FORMAT, matches_table
 
 BOTS = {f"bot{i}": "random" for i in range(6)}
 

@@ -39,10 +39,10 @@ def timed(argv: list[str]) -> float:
 #: Times the starts of one sandboxed bot's matches (run in the tree benchmarked).
 STARTS = """
 import statistics, sys, time
-from bohnarena.game import get_game
-from bohnarena.league import BotEntry
-from bohnarena.remote import remote_seat
-from bohnarena.sandbox import close_sandboxes
+from bohnarena.core.game import get_game
+from bohnarena.league.file import BotEntry
+from bohnarena.sandbox.remote import remote_seat
+from bohnarena.sandbox.endpoint import close_sandboxes
 
 spec, n = sys.argv[1], int(sys.argv[2])
 game = get_game("bohnanza")

@@ -30,8 +30,8 @@ from pathlib import Path
 from typing import Any
 
 from bohnarena.bohnanza.bot import DECISION_METHODS
-from bohnarena.game import get_game
-from bohnarena.plugins import load_bot
+from bohnarena.core.game import get_game
+from bohnarena.core.plugins import load_bot
 
 HERE = Path(__file__).resolve().parent
 

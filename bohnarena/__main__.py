@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import sys
 
-from .stopping import exit_code, interrupted, redeliver_lost_stops
+from .core.stopping import exit_code, interrupted, redeliver_lost_stops
 
 
 def main() -> None:

@@ -54,7 +54,7 @@ from bohnarena.bohnanza import (
 from bohnarena.bohnanza.bot import DECISION_METHODS
 from bohnarena.bohnanza.state import State
 from bohnarena.bohnanza.table import Table
-from bohnarena.errors import IllegalAnswer
+from bohnarena.core.errors import IllegalAnswer
 
 from .planner import _grows, field_for, harvest_choice, plants_second
 from .trader import Sight, TraderBot

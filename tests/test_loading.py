@@ -12,12 +12,12 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from bohnarena import plugins
 from bohnarena.cli import cli
-from bohnarena.errors import BotLoadError
-from bohnarena.league import BotEntry, load_league
-from bohnarena.plugins import load_bot, locate, registered
-from bohnarena.runner import source_hash
+from bohnarena.core import plugins
+from bohnarena.core.errors import BotLoadError
+from bohnarena.core.plugins import load_bot, locate, registered
+from bohnarena.league.file import BotEntry, load_league
+from bohnarena.run.provenance import source_hash
 from tests.conftest import SANDBOX_MARKS, sandboxed
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -194,9 +194,9 @@ def test_bots_lists_each_bots_game_and_why_a_plugin_does_not_load(site, tmp_path
 def test_locating_the_shipped_planner_imports_nothing_of_it():
     code = textwrap.dedent("""\
         import sys
-        from bohnarena.league import BotEntry
-        from bohnarena.plugins import locate
-        from bohnarena.runner import source_hash
+        from bohnarena.league.file import BotEntry
+        from bohnarena.core.plugins import locate
+        from bohnarena.run.dispatch import source_hash
         found = locate("planner")
         source_hash(BotEntry("p", spec="planner", isolation="subprocess"), object)
         assert "bohnarena_bots" not in sys.modules, "imported"
@@ -212,7 +212,9 @@ def test_locating_the_shipped_planner_imports_nothing_of_it():
         "bohnarena",
         "True",
     )
-    assert (Path(bots_dir) / "planner.py").is_file() and (Path(engine_dir) / "plugins.py").is_file()
+    assert (Path(bots_dir) / "planner.py").is_file() and (
+        Path(engine_dir) / "core" / "plugins.py"
+    ).is_file()
 
 
 def test_locate_runs_no_package_code_and_follows_requirements(site, tmp_path):

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from bohnarena.bohnanza import Bot, play_match, ruleset
-from bohnarena.newbot import create
-from bohnarena.plugins import load_bot
+from bohnarena.core.plugins import load_bot
+from bohnarena.tools.newbot import create
 from bohnarena_bots.random_bot import RandomBot
 
 MATCHES = 40

@@ -9,10 +9,10 @@ from click.testing import CliRunner
 
 from bohnarena.bohnanza import Bot
 from bohnarena.cli import cli
-from bohnarena.conformance import check_bot
-from bohnarena.game import get_game
-from bohnarena.league import BotEntry
-from bohnarena.limits import Limits
+from bohnarena.core.game import get_game
+from bohnarena.league.file import BotEntry
+from bohnarena.referee.limits import Limits
+from bohnarena.tools.conformance import check_bot
 from tests.conftest import sandboxed
 
 
@@ -89,8 +89,8 @@ def test_new_bot_writes_a_plugin_package_that_conforms(tmp_path):
 
 
 def test_new_bot_refuses_a_name_two_installed_bots_clash_on(tmp_path, monkeypatch):
-    import bohnarena.newbot as newbot
-    from bohnarena.plugins import Registered
+    import bohnarena.tools.newbot as newbot
+    from bohnarena.core.plugins import Registered
 
     clash = Registered({}, {"twice": ()}, {})  # registered by two distributions
     monkeypatch.setattr(newbot, "registered", lambda: clash)

@@ -1,6 +1,6 @@
 """Bohnanza, the card game: rules, bot protocol and match engine."""
 
-from ..game import MatchResult
+from ..core.game import MatchResult
 from .bot import Accept, Anytime, Bot, DraftPick, Offer, Proposal
 from .match import Match, play_match
 from .rules import RuleSet, edition_names, player_counts, ruleset, varieties

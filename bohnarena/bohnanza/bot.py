@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
-from ..seats import BotBase
+from ..core.botapi import BotBase
 
 if TYPE_CHECKING:
     from .rules import RuleSet

@@ -2,7 +2,7 @@
 how it is written to (and read back from) a decision record.
 
 ``check`` returns the answer in canonical form or raises
-:class:`~bohnarena.errors.IllegalAnswer` saying why it is not allowed.
+:class:`~bohnarena.core.errors.IllegalAnswer` saying why it is not allowed.
 Checks look at exact types only (an int, not a bool, float or int
 subclass; a tuple or list; the answer class itself) and never call a bot's
 object (its ``__eq__``, ``__iter__``, ``__bool__``...): what they return is
@@ -14,8 +14,8 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from ..errors import IllegalAnswer
-from ..game import Decision
+from ..core.errors import IllegalAnswer
+from ..core.game import Decision
 from .bot import (
     DECISION_METHODS,
     Accept,

@@ -1,11 +1,11 @@
-"""The card game as seen by the runner and the replayer (see :class:`bohnarena.game.Game`)."""
+"""The card game as seen by the runner and the replayer (see :class:`bohnarena.core.game.Game`)."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..game import Config, Game, MatchResult, Record
+from ..core.game import Config, Game, MatchResult, Record
 from . import records, replay, rules
 from .bot import Bot
 from .decisions import DECISIONS

@@ -7,8 +7,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
 
-from ..game import MatchResult
-from ..seats import BotSeat, Seat
+from ..core.botapi import Seat
+from ..core.game import MatchResult
+from ..referee.seats import BotSeat
 from .bot import Bot
 from .decisions import DECISIONS
 from .rules import RuleSet

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ..seats import RecordNames, fault_type, seen_by
+from ..core.botapi import RecordNames, fault_type, seen_by
 
 #: Value columns and their kind: "int", "ints" (list of int) or "str".
 COLUMNS: dict[str, str] = {
@@ -59,7 +59,7 @@ EVENTS: dict[str, tuple[str, ...]] = {
 
 #: Decisions: what a seat answered (named after the Bot method asked). The
 #: last value, ``how``, says who answered: "bot", "default" or "forced"
-#: (see :data:`bohnarena.seats.BY_BOT`).
+#: (see :data:`bohnarena.core.botapi.BY_BOT`).
 DECISIONS: dict[str, tuple[str, ...]] = {
     "plant": ("card", "field", "how"),
     "make_room": ("card", "field", "how"),

@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ..game import MatchResult
-from ..replaylog import Replayer
+from ..core.game import MatchResult
+from ..referee.replaylog import Replayer
 from . import ending
 from .decisions import DECISIONS
 from .records import as_dict, public
@@ -30,7 +30,7 @@ def replay(
     stop_at: int | None = None,
     on_record: Callable[[int, tuple[Any, ...], Table], None] | None = None,
 ) -> tuple[Table, MatchResult | None]:
-    """Replay ``log`` (see :func:`bohnarena.replaylog.apply_log`)."""
+    """Replay ``log`` (see :func:`bohnarena.referee.replaylog.apply_log`)."""
     return REPLAYER.replay(rules, seed, log, stop_at, on_record)
 
 

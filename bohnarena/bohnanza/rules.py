@@ -13,7 +13,7 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
-from ..errors import RulesError
+from ..core.errors import RulesError
 
 #: Bumped whenever a rule change alters how a seeded match plays out, so
 #: results from different engine behaviour are never mixed.

@@ -1,7 +1,7 @@
 """The JSON Schema of the card game's JSON-lines protocol, built from the
 code that speaks it: the view, argument and answer tables of :mod:`.wire`,
 the record layout of :mod:`.records` and the fields of :class:`.RuleSet`
-(the messages around them: :mod:`bohnarena.protocol_schema`).
+(the messages around them: :mod:`bohnarena.core.protocol_schema`).
 
 ``bohnarena schema`` prints it; docs/protocol.schema.json is its published
 copy (``bohnarena schema --out docs/protocol.schema.json`` regenerates it,
@@ -13,8 +13,8 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from .. import protocol_schema as ps
-from ..protocol_schema import INT, INTS, closed
+from ..core import protocol_schema as ps
+from ..core.protocol_schema import INT, INTS, closed
 from . import wire
 from .records import COLUMNS, LAYOUT
 from .rules import RuleSet

@@ -28,8 +28,8 @@ from collections.abc import Mapping, Sequence
 from functools import partial
 from typing import Any
 
-from ..frames import Frames
-from ..game import STATE
+from ..core.game import STATE
+from ..referee.frames import Frames
 from .bot import Accept, Anytime, DraftPick, Offer, Proposal
 from .rules import RuleSet
 from .state import State

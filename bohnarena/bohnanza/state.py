@@ -5,7 +5,7 @@ stops there: :attr:`State.pending` says who decides what, :meth:`State.apply`
 gives the answer and runs on to the next decision. ``clone`` copies a state
 cheaply; ``determinize`` makes a full state a seat could believe in (the
 cards it cannot see sampled afresh). The referee drives a league's matches
-through the same object (:meth:`bohnarena.seats.Referee.run`), and replay
+through the same object (:meth:`bohnarena.referee.seats.Referee.run`), and replay
 applies the logged answers to it.
 
 Where the turn is lives in a stack of frames: ``(step, *values)`` tuples
@@ -32,17 +32,16 @@ When seats are asked (the "at any time" rule made concrete):
 from __future__ import annotations
 
 import random
-from collections import Counter
 from collections.abc import Callable, Sequence
-from itertools import combinations, islice, permutations, product
 from typing import Any
 
-from ..errors import IllegalAnswer
-from ..game import MatchResult
-from ..gamestate import STOPPED, Frame, GameState
-from ..seats import FORCED
+from ..core.botapi import FORCED
+from ..core.game import MatchResult
+from ..referee.gamestate import STOPPED, Frame, GameState
+from .answers import LEGAL, sensible_offers
 from .bot import DECISION_METHODS, Accept, Anytime, DraftPick, Offer, Proposal
 from .decisions import DECISIONS, ref_cards
+from .policies import Policy, random_answer, random_policy
 from .rules import RuleSet
 from .table import EMPTY, FINAL_PHASE, FROM_HAND, FROM_TRADE_AREA, GameOver, Table, shuffle
 from .view import SeatView
@@ -631,139 +630,6 @@ STEP_TURN: Frame = (State._turn,)
 PLANT_AREAS: Frame = (State._plant_area, 0)
 
 
-# -- legal answers ------------------------------------------------------------
-def _fields(state: State, seat: int, card: int) -> list[Any]:
-    return list(state.table.fields_for(seat, card))
-
-
-def _room(state: State, seat: int, card: int) -> list[Any]:
-    return list(state.table.harvestable(seat))
-
-
-def _yes_no(state: State, seat: int) -> list[Any]:
-    return [False, True]
-
-
-def _area(state: State, seat: int) -> list[Any]:
-    return list(range(len(state.table.trade[seat])))
-
-
-def _windows(state: State, seat: int) -> list[Any]:
-    """None, and every order of harvests protection allows (a third field
-    bought first, or not)."""
-    t = state.table
-    out: list[Any] = [None]
-    buys = (False, True) if t.can_buy_field(seat) else (False,)
-    check = DECISIONS["anytime"].check
-    for buy in buys:
-        fields = range(len(t.fields[seat]) + (1 if buy else 0))
-        for k in range(len(fields) + 1):
-            for order in permutations(fields, k):
-                if not order and not buy:
-                    continue
-                try:
-                    out.append(check(t, seat, Anytime(order, buy)))
-                except IllegalAnswer:
-                    pass
-    return out
-
-
-def _trade_offers(state: State, seat: int) -> list[Any]:
-    return [None, *sensible_offers(state, seat)]
-
-
-def _responses(state: State, seat: int, proposal: Proposal) -> list[Any]:
-    """None, and every way (at most 64) to give the wanted varieties: which
-    cards of a variety go matters, as hand order decides what is planted."""
-    t = state.table
-    where: dict[int, list[int]] = {}
-    for r, v in enumerate(t.hands[seat]):
-        where.setdefault(v, []).append(r)
-    if seat == t.active:
-        for i, v in enumerate(t.revealed):
-            where.setdefault(v, []).append(-1 - i)
-    choices = [combinations(where.get(v, []), k) for v, k in Counter(proposal.want).items()]
-    out: list[Any] = [None]
-    for picked in islice(product(*choices), 64):
-        out.append(Accept(tuple(r for refs in picked for r in refs)))
-    return out
-
-
-def _draft_picks(state: State, seat: int, cards: tuple[int, ...]) -> list[Any]:
-    t = state.table
-    return [
-        DraftPick(i, f) for i, card in enumerate(cards) for f in (*t.fields_for(seat, card), None)
-    ]
-
-
-LEGAL: dict[str, Callable[..., list[Any]]] = {
-    "plant": _fields,
-    "make_room": _room,
-    "plant_second": _yes_no,
-    "plant_next": _area,
-    "anytime": _windows,
-    "propose": _trade_offers,
-    "offer": _trade_offers,
-    "respond": _responses,
-    "draft": _draft_picks,
-}
-assert tuple(LEGAL) == DECISION_METHODS
-
-
-def sensible_offers(state: State, seat: int) -> list[Offer]:
-    """See :meth:`State.offers`."""
-    t = state.table
-    own: dict[int, list[int]] = {}
-    for r, v in enumerate(t.hands[seat]):
-        own.setdefault(v, []).append(r)
-    if seat == t.active:
-        for i, v in enumerate(t.revealed):
-            own.setdefault(v, []).append(-1 - i)
-    in_play = t.rules.in_play
-    out: list[Offer] = []
-    for v, refs in own.items():
-        for give in ((refs[-1],), tuple(refs[-2:]) if len(refs) > 1 else None):
-            if give is None:
-                continue
-            out.append(Offer(give, ()))
-            out.extend(Offer(give, (w,)) for w in in_play if w != v)
-    out.extend(Offer((), (w,)) for w in in_play)
-    return out
-
-
-def random_policy(
-    state: State, seat: int, kind: str, args: tuple[Any, ...], rng: random.Random
-) -> Any:
-    """A quick random legal answer: plant and harvest where the rules let
-    it at random, plant a second card at even odds; no harvest windows, no
-    trade offers, every offer declined."""
-    t = state.table
-    if kind == "plant":
-        fits = t.fields_for(seat, args[0])
-        return fits[rng.randrange(len(fits))]
-    if kind == "make_room":
-        room = t.harvestable(seat)
-        return room[rng.randrange(len(room))]
-    if kind == "plant_next":
-        return rng.randrange(len(t.trade[seat]))
-    if kind == "plant_second":
-        return rng.random() < 0.5
-    if kind == "draft":
-        cards = args[0]
-        i = rng.randrange(len(cards))
-        fits = t.fields_for(seat, cards[i])
-        return DraftPick(i, fits[0] if fits else None)
-    return None  # anytime, propose, offer, respond
-
-
-def random_answer(state: State, rng: random.Random) -> Any:
-    """:func:`random_policy`'s answer to the pending decision."""
-    assert state.pending is not None
-    return random_policy(state, *state.pending, rng)
-
-
-#: ``(state, seat, kind, args, rng) -> answer``: how a playout answers.
-Policy = Callable[[State, int, str, tuple[Any, ...], random.Random], Any]
 State.random_policy = staticmethod(random_policy)  # type: ignore[method-assign]
 
 __all__ = [

@@ -13,12 +13,12 @@ from collections.abc import Callable
 from itertools import chain
 from typing import TYPE_CHECKING, Any
 
-from ..gamestate import MatchOver, no_state
-from ..seeding import derive_seed
+from ..core.seeding import derive_seed
+from ..referee.gamestate import MatchOver, no_state
 from .rules import RuleSet
 
 if TYPE_CHECKING:
-    from ..seats import Referee
+    from ..referee.seats import Referee
     from .state import State
 
 EMPTY = -1

@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ..seats import FAULT_CHARS, NOTE_CHARS
-from ..untrusted import one_line
+from ..core.botapi import FAULT_CHARS, NOTE_CHARS
+from ..core.untrusted import one_line
 from .records import as_dict
 from .rules import varieties
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..seats import ViewBase
-from ..seats import events_since as _events_since
+from ..core.botapi import ViewBase
+from ..core.botapi import events_since as _events_since
 from .records import public, public_history
 
 if TYPE_CHECKING:

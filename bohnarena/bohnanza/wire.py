@@ -1,14 +1,14 @@
 """The card game's side of the JSON-lines bot protocol (docs/writing-a-bot.md):
 views, arguments and answers as JSON, both ways. It implements
-:class:`bohnarena.host.Wire`; :class:`bohnarena.remote.RemoteSeat` sends
-these messages and :mod:`bohnarena.host` answers them for Python bots.
+:class:`bohnarena.sandbox.host.Wire`; :class:`bohnarena.sandbox.remote.RemoteSeat` sends
+these messages and :mod:`bohnarena.sandbox.host` answers them for Python bots.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..frames import WHERE, sent_state
+from ..referee.frames import WHERE, sent_state
 from .bot import Accept, Anytime, Bot, DraftPick, Offer, Proposal
 from .decisions import DECISIONS as _DECISIONS
 from .records import as_dict, named
@@ -20,7 +20,7 @@ from .view import events_since as _records_since
 if TYPE_CHECKING:
     import random
 
-    from ..protocol_schema import GameProtocol
+    from ..core.protocol_schema import GameProtocol
     from .state import State
 
 BASE = Bot
@@ -227,7 +227,7 @@ def json_view(data: dict[str, Any], rules: RuleSet, history: list[tuple[Any, ...
 
 
 class JsonView:
-    """The SeatView API over a view received as JSON (used by :mod:`bohnarena.host`).
+    """The SeatView API over a view received as JSON (used by :mod:`bohnarena.sandbox.host`).
     Values are frozen into tuples on first use, so nothing a bot does to them
     reaches the next decision."""
 

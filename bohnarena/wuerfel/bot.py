@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from ..seats import BotBase, ViewBase, fault_type, seen_by
+from ..core.botapi import BotBase, ViewBase, fault_type, seen_by
 from .orders import Order
 
 if TYPE_CHECKING:

@@ -1,14 +1,14 @@
-"""The dice game as seen by the runner and the replayer (see :class:`bohnarena.game.Game`)."""
+"""The dice game as seen by the runner and the replayer (see :class:`bohnarena.core.game.Game`)."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..game import Config, Game, MatchResult, Record
-from ..replaylog import Replayer
-from ..seats import FAULT_CHARS, NOTE_CHARS, RecordNames
-from ..untrusted import one_line
+from ..core.botapi import FAULT_CHARS, NOTE_CHARS, RecordNames
+from ..core.game import Config, Game, MatchResult, Record
+from ..core.untrusted import one_line
+from ..referee.replaylog import Replayer
 from . import rules as rules_mod
 from .bot import Bot
 from .match import Match

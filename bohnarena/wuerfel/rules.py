@@ -10,7 +10,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from ..errors import RulesError
+from ..core.errors import RulesError
 from .orders import Order, first_roll_chance, most_met_in_a_row, parse
 
 RULES_VERSION = 2  # 2: dice keep their identity, faces fit the text, 61 cards

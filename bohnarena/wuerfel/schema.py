@@ -1,6 +1,6 @@
 """The JSON Schema of the dice game's JSON-lines protocol, built from the
 tables of :mod:`.wire`, the record layout of :mod:`.game` and the fields of
-:class:`.RuleSet` (the messages around them: :mod:`bohnarena.protocol_schema`).
+:class:`.RuleSet` (the messages around them: :mod:`bohnarena.core.protocol_schema`).
 
 ``bohnarena schema --game wuerfel`` prints it; docs/wuerfel.schema.json is
 its published copy (a test fails when the copy is stale).
@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import protocol_schema as ps
-from ..protocol_schema import INT, INTS, closed
+from ..core import protocol_schema as ps
+from ..core.protocol_schema import INT, INTS, closed
 from . import wire
 from .bot import FULFIL, REDEEM
 from .game import COLUMNS, LAYOUT

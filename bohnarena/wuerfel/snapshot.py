@@ -14,8 +14,8 @@ from collections.abc import Mapping
 from functools import partial
 from typing import Any
 
-from ..frames import Frames
-from ..game import STATE
+from ..core.game import STATE
+from ..referee.frames import Frames
 from .bot import Keep
 from .rules import RuleSet
 from .state import State

@@ -27,8 +27,8 @@ from collections.abc import Callable, Sequence
 from itertools import combinations
 from typing import Any
 
-from ..game import MatchResult
-from ..gamestate import STOPPED, Frame, GameState
+from ..core.game import MatchResult
+from ..referee.gamestate import STOPPED, Frame, GameState
 from .bot import DECISION_METHODS, FULFIL, REDEEM, DiceView, Keep
 from .rules import RuleSet
 from .table import DECISIONS, Table

@@ -7,16 +7,16 @@ import random
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ..errors import IllegalAnswer
-from ..game import Decision
-from ..gamestate import no_state
-from ..seeding import derive_seed
+from ..core.errors import IllegalAnswer
+from ..core.game import Decision
+from ..core.seeding import derive_seed
+from ..referee.gamestate import no_state
 from .bot import FULFIL, REDEEM, Keep, default_harvest, default_keep
 from .orders import met_in_a_row
 from .rules import PAYOUT, RuleSet
 
 if TYPE_CHECKING:
-    from ..seats import Referee
+    from ..referee.seats import Referee
     from .state import State
 
 OVERVIEW_COINS = 5

@@ -1,8 +1,8 @@
 """The dice game's side of the JSON-lines bot protocol (docs/wuerfel.md,
 "Bots out of process"): rules, views, arguments and answers as JSON, both
-ways. It implements :class:`bohnarena.host.Wire`;
-:class:`bohnarena.remote.RemoteSeat` sends these messages and
-:mod:`bohnarena.host` answers them for Python bots.
+ways. It implements :class:`bohnarena.sandbox.host.Wire`;
+:class:`bohnarena.sandbox.remote.RemoteSeat` sends these messages and
+:mod:`bohnarena.sandbox.host` answers them for Python bots.
 
 The rules travel as data (varieties, dice faces, the deck's orders as
 text): a bot in another language needs them to read its orders, and a
@@ -16,8 +16,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ..frames import WHERE, sent_state
-from ..seats import events_since as _events_since
+from ..core.botapi import events_since as _events_since
+from ..referee.frames import WHERE, sent_state
 from .bot import FULFIL, REDEEM, Bot, DiceView, Keep, public
 from .game import as_dict, named
 from .orders import Order, met_in_a_row, parse
@@ -26,7 +26,7 @@ from .rules import RuleSet
 if TYPE_CHECKING:
     import random
 
-    from ..protocol_schema import GameProtocol
+    from ..core.protocol_schema import GameProtocol
     from .state import State
 
 BASE = Bot
@@ -209,7 +209,7 @@ def args_from_json(kind: str, args: dict[str, Any]) -> tuple[Any, ...]:
 
 class JsonDiceView:
     """The DiceView API over a view received as JSON (used by
-    :mod:`bohnarena.host`). Every value is a tuple or an int, so nothing a
+    :mod:`bohnarena.sandbox.host`). Every value is a tuple or an int, so nothing a
     bot does to them reaches the next decision."""
 
     __slots__ = (

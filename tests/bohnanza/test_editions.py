@@ -3,7 +3,7 @@
 import pytest
 
 from bohnarena.bohnanza import ruleset, varieties
-from bohnarena.errors import RulesError
+from bohnarena.core.errors import RulesError
 
 from .helpers import V
 

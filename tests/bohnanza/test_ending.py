@@ -12,14 +12,14 @@ from typing import Any
 
 import pytest
 
-from bohnarena import replaylog
 from bohnarena.bohnanza import Anytime, Bot, Match, ending, play_match, ruleset
 from bohnarena.bohnanza.decisions import DECISIONS
 from bohnarena.bohnanza.replay import verify
 from bohnarena.bohnanza.state import State
 from bohnarena.bohnanza.table import GameOver
-from bohnarena.errors import RulesError
-from bohnarena.plugins import load_bot
+from bohnarena.core.errors import RulesError
+from bohnarena.core.plugins import load_bot
+from bohnarena.referee import replaylog
 
 from .helpers import V, cards, census_ok, kinds, rig, scripted
 

@@ -9,10 +9,10 @@ from typing import Any
 
 from bohnarena.bohnanza import Bot, play_match, ruleset
 from bohnarena.bohnanza.replay import REPLAYER, verify
-from bohnarena.league import BotEntry
-from bohnarena.limits import Limits
-from bohnarena.remote import remote_seat
-from bohnarena.seats import NOTE_CHARS
+from bohnarena.core.botapi import NOTE_CHARS
+from bohnarena.league.file import BotEntry
+from bohnarena.referee.limits import Limits
+from bohnarena.sandbox.remote import remote_seat
 
 from .noting_bots import Forger, LongNoter, NotingBot, Spy
 

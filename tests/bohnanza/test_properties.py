@@ -116,10 +116,11 @@ test_invariants_hold_at_every_step = _examples(30)(_GAMES(_invariants))
 test_invariants_hold_at_every_step_many = pytest.mark.slow(_examples(150)(_GAMES(_invariants)))
 
 
-def seeded_games(games: int) -> Counter:
-    """``games`` games across every configuration, each checked at every step."""
+def seeded_games(games: int, shard: int = 0, shards: int = 1) -> Counter:
+    """``games`` games across every configuration, each checked at every
+    step; of them, the seeds ``shard`` of ``shards`` (shards run side by side)."""
     played: Counter = Counter()
-    for seed in range(games):
+    for seed in range(shard, games, shards):
         edition, players = CONFIGS[seed % len(CONFIGS)]
         options = {"extra_bean": "jumping"} if edition == "anniversary" and seed % 2 else {}
         classes = [
@@ -137,9 +138,11 @@ def test_seeded_games_over_every_configuration_keep_the_invariants():
 
 
 @pytest.mark.slow
-def test_thousands_of_seeded_games_keep_the_invariants():
-    """2,000 games across every configuration, each checked at every step."""
-    assert sum(seeded_games(2000).values()) == 2000
+@pytest.mark.parametrize("shard", range(4))
+def test_thousands_of_seeded_games_keep_the_invariants(shard):
+    """2,000 games across every configuration, each checked at every step
+    (in four shards of 500, which pytest -n runs side by side)."""
+    assert sum(seeded_games(2000, shard, 4).values()) == 500
 
 
 @settings(max_examples=40, deadline=None)

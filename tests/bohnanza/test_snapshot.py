@@ -23,12 +23,12 @@ from bohnarena.bohnanza.decisions import DECISIONS
 from bohnarena.bohnanza.snapshot import decode, encode, restore, snapshot
 from bohnarena.bohnanza.state import State
 from bohnarena.bohnanza.view import SeatView
-from bohnarena.game import ASKED
-from bohnarena.host import Host
-from bohnarena.league import BotEntry
-from bohnarena.limits import Limits
-from bohnarena.remote import remote_seat
-from bohnarena.seats import BotSeat
+from bohnarena.core.game import ASKED
+from bohnarena.league.file import BotEntry
+from bohnarena.referee.limits import Limits
+from bohnarena.referee.seats import BotSeat
+from bohnarena.sandbox.host import Host
+from bohnarena.sandbox.remote import remote_seat
 from bohnarena_bots.planner import PlannerBot
 from bohnarena_bots.random_bot import RandomBot
 from bohnarena_bots.searcher import BeanCounterBot, rollout_policy

@@ -17,8 +17,8 @@ from bohnarena.bohnanza.decisions import DECISIONS
 from bohnarena.bohnanza.replay import verify
 from bohnarena.bohnanza.state import State, random_answer
 from bohnarena.bohnanza.view import SeatView
-from bohnarena.errors import IllegalAnswer
-from bohnarena.replaylog import apply_log
+from bohnarena.core.errors import IllegalAnswer
+from bohnarena.referee.replaylog import apply_log
 from bohnarena_bots.planner import PlannerBot
 from bohnarena_bots.random_bot import RandomBot
 from bohnarena_bots.trader import TraderBot

@@ -9,8 +9,8 @@ from typing import Any
 
 from bohnarena.bohnanza import Bot, SeatView, play_match, ruleset, wire
 from bohnarena.bohnanza.records import LAYOUT, RECORD_TYPES
-from bohnarena.limits import Limits
-from bohnarena.seats import BotSeat
+from bohnarena.referee.limits import Limits
+from bohnarena.referee.seats import BotSeat
 from bohnarena_bots.random_bot import RandomBot
 
 

@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bohnarena.game import get_game
-from bohnarena.plugins import load_bot
+from bohnarena.core.game import get_game
+from bohnarena.core.plugins import load_bot
 
 HERE = Path(__file__).parent
 

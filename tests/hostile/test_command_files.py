@@ -9,11 +9,12 @@ import textwrap
 import pytest
 from click.testing import CliRunner
 
-from bohnarena.botfiles import check_layout
 from bohnarena.cli import cli
-from bohnarena.jail import CMD, OWN_DIR, command_files
-from bohnarena.league import BotEntry, load_league
-from bohnarena.runner import run_league, source_hash
+from bohnarena.league.file import BotEntry, load_league
+from bohnarena.run.dispatch import run_league
+from bohnarena.run.provenance import source_hash
+from bohnarena.sandbox.botfiles import check_layout
+from bohnarena.sandbox.jail import CMD, OWN_DIR, command_files
 from tests.conftest import sandboxed
 
 #: A command bot in Python (stdlib only) that tries, at the start of every
@@ -109,6 +110,19 @@ def test_a_declared_dir_that_holds_a_league_or_results_is_refused(tmp_path, own,
         (mine / "results" / "x" / "run.json").write_text("{}")
     out = tmp_path / "out"
     refused(run("run", league_with_dir(tmp_path, own), "--out", out, "--no-progress"), what)
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("name,table", [("old.toml", '["bots"]'), ("old.league", "[bots]")])
+def test_a_league_among_the_bots_is_found_whatever_its_name_and_quoting(tmp_path, name, table):
+    """A league file written with a quoted key, or named other than .toml
+    (``run`` takes either), was shown to the bot with its seed."""
+    mine = tmp_path / "bots" / "mine"
+    mine.mkdir(parents=True)
+    (mine / "main.py").write_text("print('never started')\n")
+    (tmp_path / "bots" / name).write_text(LEAGUE.format(name="old") + f"{table}\nx = 'random'\n")
+    out = tmp_path / "out"
+    refused(run("run", league_with_dir(tmp_path, "bots"), "--out", out), "the league file")
     assert not out.exists()
 
 

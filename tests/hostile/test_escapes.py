@@ -13,7 +13,7 @@ import pytest
 from click.testing import CliRunner
 
 from bohnarena.cli import cli
-from bohnarena.plugins import load_bot, registered
+from bohnarena.core.plugins import load_bot, registered
 from tests.conftest import sandboxed
 
 #: A window title, a cleared screen and a right-to-left override.

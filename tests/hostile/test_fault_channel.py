@@ -9,8 +9,8 @@ import pyarrow.parquet as pq
 import pytest
 
 from bohnarena.bohnanza import Bot, play_match, ruleset
-from bohnarena.faults import OTHER, TYPES, fault_type
-from bohnarena.runner import run_league
+from bohnarena.core.faults import OTHER, TYPES, fault_type
+from bohnarena.run.dispatch import run_league
 from tests.conftest import sandboxed
 
 #: Says its hand in the text of an error answer to every decision.

@@ -9,9 +9,9 @@ import pyarrow.parquet as pq
 import pytest
 
 from bohnarena.bohnanza import Bot, play_match, ruleset
-from bohnarena.league import BotEntry
-from bohnarena.remote import remote_seat
-from bohnarena.runner import run_league
+from bohnarena.league.file import BotEntry
+from bohnarena.run.dispatch import run_league
+from bohnarena.sandbox.remote import remote_seat
 from bohnarena_bots.planner import PlannerBot
 from tests.conftest import SANDBOX_MARKS, faults_by_bot, sandboxed
 
@@ -147,7 +147,7 @@ def test_in_process_snoop_can_see_the_table_which_is_why_the_sandbox_exists():
 
 @pytest.mark.parametrize("spec", ["planner", "trader", "random"])
 def test_well_behaved_bots_play_identically_in_every_mode(spec):
-    from bohnarena.plugins import load_bot
+    from bohnarena.core.plugins import load_bot
 
     rules = ruleset("riogrande", 4)
     cls = load_bot(spec, Bot)
@@ -182,3 +182,40 @@ def test_a_bot_in_bash_plays_a_league(tmp_path):
         if r["kind"] == "seat" and r["text"] == "make_room,plant,plant_second"
     }
     assert len(shell_seats) == 6  # it answered for itself in every match
+
+
+#: Answers decisions with JSON the engine must take as the bot's fault only:
+#: numbers Python reads but no answer is (NaN, inf), a huge offer, lone
+#: surrogates in an error and a note, and last a deep answer (not JSON: its
+#: process is lost); then the default.
+JUNK_ANSWERS = """\
+import json, sys
+junk = [
+    '{"answer": NaN, "note": NaN}',
+    '{"answer": 1e999}',
+    '{"answer": {"give": [' + ",".join(["0"] * 20000) + '], "want": [1], "to": null}}',
+    '{"error": "\\\\ud800\\\\udfff", "note": "\\\\ud800"}',
+    '{"answer": ' + "[" * 50000 + "]" * 50000 + '}',
+]
+for line in sys.stdin:
+    msg = json.loads(line)
+    if msg["type"] == "start":
+        print(json.dumps({"decisions": ["propose"]}), flush=True)
+    elif msg["type"] == "decide":
+        print(junk.pop(0) if junk else json.dumps({"answer": msg["default"]}), flush=True)
+"""
+
+
+def test_junk_json_answers_are_the_bots_faults_only(tmp_path):
+    """A red team's answers (issue 22): each is a fault of the bot's own, of
+    a type, and the match ends with every other seat uncharged."""
+    script = tmp_path / "junk.py"
+    script.write_text(JUNK_ANSWERS)
+    entry = BotEntry("junk", command=("python3", str(script)), isolation="process")
+    seat = remote_seat("bohnanza", entry)
+    result, records = play_match(ruleset("classic", 3), 4, [seat, PlannerBot(), PlannerBot()])
+    assert list(result.faults) == [5, 0, 0]
+    faults = [r for r in records if r[0] == "fault"]
+    assert [r[1] for r in faults] == [0] * 5
+    kinds = [r[3].split(":")[0] for r in faults]
+    assert kinds == ["protocol", "protocol", "illegal", "raised", "protocol"], faults

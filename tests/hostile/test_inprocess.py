@@ -6,7 +6,7 @@ on that bot only."""
 import pyarrow.parquet as pq
 import pytest
 
-from bohnarena.runner import run_league
+from bohnarena.run.dispatch import run_league
 
 from .test_hostile import HERE, faults_by_bot
 
@@ -116,11 +116,11 @@ from collections import Counter  # noqa: E402
 
 from bohnarena.bohnanza import Accept, Anytime, DraftPick, Offer  # noqa: E402
 from bohnarena.bohnanza.decisions import DECISIONS as CARD_DECISIONS  # noqa: E402
-from bohnarena.game import get_game  # noqa: E402
-from bohnarena.limits import DecisionTimeout, Limits, Watchdog  # noqa: E402
-from bohnarena.logbook import moves_table  # noqa: E402
-from bohnarena.seating import make_seat  # noqa: E402
-from bohnarena.seats import BotSeat  # noqa: E402
+from bohnarena.core.game import get_game  # noqa: E402
+from bohnarena.referee.limits import DecisionTimeout, Limits, Watchdog  # noqa: E402
+from bohnarena.referee.seats import BotSeat  # noqa: E402
+from bohnarena.run.seating import make_seat  # noqa: E402
+from bohnarena.store.logbook import moves_table  # noqa: E402
 from bohnarena.wuerfel.bot import Keep  # noqa: E402
 from bohnarena.wuerfel.match import DECISIONS as DICE_DECISIONS  # noqa: E402
 from bohnarena_bots.random_bot import RandomBot  # noqa: E402
@@ -389,7 +389,7 @@ def test_a_late_answer_is_void_even_without_the_watchdog():
 
 
 def test_the_dice_game_builds_bots_under_the_limits_too():
-    from bohnarena.league import BotEntry
+    from bohnarena.league.file import BotEntry
 
     game = get_game("wuerfel")
     entries = [

@@ -12,9 +12,9 @@ import pytest
 from click.testing import CliRunner
 
 from bohnarena.cli import cli
-from bohnarena.league import DEFAULT_PACKAGES, parse_league
-from bohnarena.packages import PackageError, allowed_code, not_allowed
-from bohnarena.runner import telling
+from bohnarena.league.file import DEFAULT_PACKAGES, parse_league
+from bohnarena.run.provenance import telling
+from bohnarena.sandbox.packages import PackageError, allowed_code, not_allowed
 from tests.conftest import SANDBOX_MARKS, sandboxed
 
 #: A file bot built on a shipped bot, as the docs suggest, that may also

@@ -11,8 +11,8 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
-from bohnarena.execution import DaskBackend
-from bohnarena.runner import run_league
+from bohnarena.run.dispatch import run_league
+from bohnarena.run.execution import DaskBackend
 from tests.league.test_worker_death import charged
 
 HERE = Path(__file__).parent
@@ -98,8 +98,8 @@ def test_a_process_bot_that_stops_its_worker_is_charged_a_timeout(tmp_path):
 
 
 def test_a_signal_a_process_bot_at_the_table_may_have_sent_charges_nobody_else():
-    from bohnarena.limits import Limits
-    from bohnarena.supervise import BatchLost
+    from bohnarena.referee.limits import Limits
+    from bohnarena.run.supervise import BatchLost
 
     def lost(signalled, in_call=(1, 9)):
         return BatchLost("crash", "died of signal SIGKILL", in_call, 4, "", signalled)
@@ -113,7 +113,7 @@ def test_a_signal_a_process_bot_at_the_table_may_have_sent_charges_nobody_else()
 def _peek(private):
     """Whether a process of the same (unprivileged) user reads the memory of
     a process that is ``private`` (not dumpable): "read", or the error."""
-    from bohnarena.stopping import private_memory
+    from bohnarena.core.stopping import private_memory
 
     libc = ctypes.CDLL(None, use_errno=True)
     reader, writer = os.pipe()

@@ -19,8 +19,8 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
-from bohnarena.channel import BotFault, Channel
-from bohnarena.runner import run_league
+from bohnarena.run.dispatch import run_league
+from bohnarena.sandbox.channel import BotFault, Channel
 from tests.conftest import SANDBOX_MARKS
 
 HERE = Path(__file__).parent
@@ -135,7 +135,7 @@ def test_a_command_bot_that_detaches_children_leaves_nothing_behind(tmp_path):
     _out, _log = play(tmp_path, None, command=["bash", str(script), "first_choice.sh"])
     time.sleep(0.2)
     assert not _leftovers("sleep 4244")
-    assert not _leftovers("bohnarena.zygote")  # the sandboxes end with their workers
+    assert not _leftovers("bohnarena.sandbox.zygote")  # the sandboxes end with their workers
 
 
 def test_no_network(tmp_path):
@@ -166,8 +166,8 @@ def test_malformed_start_replies_are_the_bots_fault(tmp_path, answer):
     (tmp_path / "reply").write_text(answer + "\n")
     script.write_text('read line\ncat "$1"\nwhile read line; do :; done\n')
     from bohnarena.bohnanza import ruleset
-    from bohnarena.league import BotEntry
-    from bohnarena.remote import remote_seat
+    from bohnarena.league.file import BotEntry
+    from bohnarena.sandbox.remote import remote_seat
 
     seat = remote_seat(
         "bohnanza",
@@ -226,12 +226,12 @@ def test_missing_bubblewrap_is_one_line_and_writes_nothing(tmp_path, monkeypatch
 
 @pytest.mark.parametrize("cgroup", [True, False], ids=["cgroup", "counted"])
 def test_a_command_bot_has_a_process_cap(tmp_path, monkeypatch, cgroup):
-    import bohnarena.cgroups as cgroups
-    import bohnarena.sandbox as sandbox
+    import bohnarena.sandbox.cgroups as cgroups
+    import bohnarena.sandbox.endpoint as sandbox
     from bohnarena.bohnanza import ruleset
-    from bohnarena.league import BotEntry
-    from bohnarena.limits import Limits
-    from bohnarena.remote import remote_seat
+    from bohnarena.league.file import BotEntry
+    from bohnarena.referee.limits import Limits
+    from bohnarena.sandbox.remote import remote_seat
 
     if not cgroup:
         monkeypatch.setattr(cgroups, "_own", lambda controller: None)
@@ -306,7 +306,7 @@ def run_one_file_bot(tmp_path, source, cls, deals=1):
 
 TAMPERS_AT_IMPORT = """
 import os, signal, socket, stat
-import bohnarena.nochild as nochild
+import bohnarena.sandbox.nochild as nochild
 nochild.prepare = lambda: None  # the filter off in every child
 nochild.forbid_new_processes = lambda: False
 from bohnarena.bohnanza import Bot
@@ -427,7 +427,7 @@ REWRITES_BOHNARENA = (
     CONFINEMENT
     + """
 import resource, sys
-import bohnarena.nochild as nochild
+import bohnarena.sandbox.nochild as nochild
 
 def off(*args, **kwargs):
     return False
@@ -541,9 +541,9 @@ def test_a_match_cannot_rewrite_the_template_that_makes_the_next_match(tmp_path)
 def start_file_bot(tmp_path, source, cls="B"):
     """A sandboxed seat of the bot written from ``source``: its start's fault, and its log."""
     from bohnarena.bohnanza import ruleset
-    from bohnarena.league import BotEntry
-    from bohnarena.remote import remote_seat
-    from bohnarena.sandbox import close_sandboxes
+    from bohnarena.league.file import BotEntry
+    from bohnarena.sandbox.endpoint import close_sandboxes
+    from bohnarena.sandbox.remote import remote_seat
 
     bot = tmp_path / "b.py"
     bot.write_text(source)
@@ -583,7 +583,8 @@ from bohnarena.bohnanza import Bot
 
 class Stopper(Bot):
     def plant_second(self, view):
-        os.kill(2, signal.SIGSTOP)  # the supervisor
+        for pid in (1, 2):  # the supervisor (pid 1 of its namespace: it ignores this), the template
+            os.kill(pid, signal.SIGSTOP)
         return False
 """
 
@@ -601,11 +602,51 @@ def test_a_bot_that_stops_its_supervisor_is_charged_and_the_league_goes_on(tmp_p
     assert any("sandbox did not answer" in r["text"] for r in moves if r["kind"] == "fault")
 
 
+TRACES_THE_UNFILTERED = """
+import ctypes, os, sys
+from bohnarena.bohnanza import Bot
+
+def unfiltered():
+    for name in os.listdir("/proc"):
+        if name.isdigit() and int(name) != os.getpid():
+            with open(f"/proc/{name}/status") as f:
+                if "Seccomp:\\t0" in f.read():
+                    yield int(name)
+
+class Tracer(Bot):
+    # Every process of its sandbox that runs without the filter (bubblewrap's
+    # init was one, with no limits either): trace it, write its memory.
+    def plant_second(self, view):
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.ptrace.argtypes = [ctypes.c_long, ctypes.c_long, ctypes.c_void_p, ctypes.c_void_p]
+        for pid in unfiltered():
+            if libc.ptrace(16, pid, None, None) == 0:  # PTRACE_ATTACH
+                print("GOT a trace of", pid, file=sys.stderr, flush=True)
+                libc.ptrace(17, pid, None, None)
+            try:
+                open(f"/proc/{pid}/mem", "r+b").close()
+                print("GOT the memory of", pid, file=sys.stderr, flush=True)
+            except OSError:
+                print("sealed", pid, file=sys.stderr, flush=True)
+        return False
+"""
+
+
+def test_no_process_outside_the_filter_can_be_traced_or_written_by_the_bot(tmp_path):
+    """bubblewrap's own init (pid 1) ran in the sandbox with neither filter nor
+    limits, and the bot's processes could trace it: a bot made it spin for the
+    rest of the league, a process that no match's end killed (red team, issue 22)."""
+    s = run_one_file_bot(tmp_path, TRACES_THE_UNFILTERED, "Tracer")
+    assert s.complete and s.played == 3 and not s.errors
+    log = (tmp_path / "out" / "bots" / "hostile.log").read_text()
+    assert "sealed 1" in log and "GOT" not in log, log
+
+
 def test_the_sandbox_is_never_the_hosts_root_and_proc_sys_is_read_only(tmp_path):
     from bohnarena.bohnanza import ruleset
-    from bohnarena.league import BotEntry
-    from bohnarena.remote import remote_seat
-    from bohnarena.sandbox import close_sandboxes
+    from bohnarena.league.file import BotEntry
+    from bohnarena.sandbox.endpoint import close_sandboxes
+    from bohnarena.sandbox.remote import remote_seat
 
     script = tmp_path / "who4247.sh"
     script.write_text(

@@ -3,7 +3,7 @@ from pathlib import Path
 
 import pytest
 
-from bohnarena import manifest
+from bohnarena.store import manifest
 
 HERE = Path(__file__).parent
 
@@ -31,6 +31,16 @@ def league(tmp_path):
         return path
 
     return make
+
+
+#: A run long enough to stop, kill or fill a disk in the middle of: 300
+#: matches in batches of 5 (about three seconds of play on two idle cores).
+LONG_DEALS, LONG_MATCHES = 100, 300
+
+
+def long_league(league):
+    """The league of :data:`LONG_MATCHES` that stopping and resuming tests run."""
+    return league(deals=LONG_DEALS, players=3, extra="[run]\nbatch_size = 5\n")
 
 
 def hostile(name: str) -> str:

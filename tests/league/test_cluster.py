@@ -9,9 +9,9 @@ import pytest
 from click.testing import CliRunner
 
 from bohnarena.cli import cli
-from bohnarena.errors import UsageError
-from bohnarena.execution import BackendLost, DaskBackend
-from bohnarena.runner import run_league
+from bohnarena.core.errors import UsageError
+from bohnarena.run.dispatch import run_league
+from bohnarena.run.execution import BackendLost, DaskBackend
 
 from .test_run import content
 
@@ -333,7 +333,7 @@ def test_a_cluster_librarys_logs_go_to_the_run_log_not_the_terminal(league, tmp_
 def test_the_dask_backend_gives_up_when_its_client_does_or_after_lost_seconds(monkeypatch):
     from types import SimpleNamespace
 
-    from bohnarena import execution
+    from bohnarena.run import execution
 
     backend = DaskBackend.__new__(DaskBackend)  # (no cluster: only check() is tried)
     backend.client, backend._down_since, backend._where = SimpleNamespace(), None, " at X"

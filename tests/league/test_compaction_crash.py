@@ -11,10 +11,11 @@ import pyarrow.parquet as pq
 import pytest
 from click.testing import CliRunner
 
-import bohnarena.store as store
+import bohnarena.store.directory as store
 from bohnarena.cli import cli
-from bohnarena.runner import run_league
-from bohnarena.store import Listing, Part, RunDir
+from bohnarena.run.dispatch import run_league
+from bohnarena.store.directory import RunDir
+from bohnarena.store.parts import Listing, Part
 
 
 class Died(Exception):

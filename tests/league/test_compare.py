@@ -9,8 +9,8 @@ import pytest
 from click.testing import CliRunner
 
 from bohnarena.cli import cli
-from bohnarena.compare import bot_names, pair_up
-from bohnarena.paired import Estimate, Running, Sprt, t_cdf, t_quantile
+from bohnarena.rating.compare import bot_names, pair_up
+from bohnarena.rating.paired import Estimate, Running, Sprt, t_cdf, t_quantile
 
 from .conftest import HERE
 

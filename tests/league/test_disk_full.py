@@ -10,10 +10,11 @@ import subprocess
 import pytest
 from click.testing import CliRunner
 
-import bohnarena.store as store
+import bohnarena.store.directory as store
 from bohnarena.cli import cli
-from bohnarena.store import RunDir
+from bohnarena.store.directory import RunDir
 
+from .conftest import LONG_MATCHES, long_league
 from .test_run import table
 
 
@@ -72,7 +73,7 @@ def test_a_real_full_disk(league, tmp_path):
     if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=300k", "tmpfs", str(disk)]).returncode:
         pytest.skip("cannot mount a tmpfs here")
     try:
-        path = league(deals=300, players=3, extra="[run]\nbatch_size = 5\n")
+        path = long_league(league)
         r = run(path, disk / "out")
         assert r.exit_code == 1 and "No space left on device" in r.output, r.output
         assert "Traceback" not in r.output
@@ -81,4 +82,6 @@ def test_a_real_full_disk(league, tmp_path):
         subprocess.run(["umount", "-l", str(disk)])
     again = run(path, tmp_path / "roomy")
     assert again.exit_code == 0, again.output
-    assert sorted(table(tmp_path / "roomy", "matches")["match_id"].to_pylist()) == list(range(900))
+    assert sorted(table(tmp_path / "roomy", "matches")["match_id"].to_pylist()) == list(
+        range(LONG_MATCHES)
+    )

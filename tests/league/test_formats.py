@@ -10,9 +10,9 @@ import pytest
 from click.testing import CliRunner
 
 from bohnarena.cli import cli
-from bohnarena.league import LeagueError, load_league, parse_league
-from bohnarena.runner import run_league
-from bohnarena.schedule import Schedule, format_tables, nth_permutation
+from bohnarena.league.file import LeagueError, load_league, parse_league
+from bohnarena.league.schedule import Schedule, format_tables, nth_permutation
+from bohnarena.run.dispatch import run_league
 
 from .conftest import reseal
 

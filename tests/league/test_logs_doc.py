@@ -20,9 +20,9 @@ import pytest
 
 from bohnarena.bohnanza import ruleset
 from bohnarena.bohnanza.rules import RuleSet
-from bohnarena.logbook import LOG_FORMAT
-from bohnarena.replay import verify_all
-from bohnarena.runner import run_league
+from bohnarena.run.dispatch import run_league
+from bohnarena.run.replay import verify_all
+from bohnarena.store.logbook import LOG_FORMAT
 
 from .conftest import hostile
 

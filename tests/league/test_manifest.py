@@ -18,10 +18,10 @@ import pyarrow.parquet as pq
 import pytest
 from click.testing import CliRunner
 
-import bohnarena.store as store
-from bohnarena import manifest
+import bohnarena.store.directory as store
 from bohnarena.cli import cli
-from bohnarena.runner import run_league
+from bohnarena.run.dispatch import run_league
+from bohnarena.store import manifest
 
 from .conftest import reseal
 

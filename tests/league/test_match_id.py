@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from bohnarena.cli import cli
-from bohnarena.runner import run_league
+from bohnarena.run.dispatch import run_league
 
 from .conftest import hostile
 

@@ -8,7 +8,7 @@ import pytest
 from click.testing import CliRunner
 
 from bohnarena.cli import cli
-from bohnarena.runner import run_league
+from bohnarena.run.dispatch import run_league
 
 
 @pytest.fixture(scope="module")

@@ -8,8 +8,8 @@ import pytest
 from click.testing import CliRunner
 
 from bohnarena.cli import cli
-from bohnarena.runner import run_league
-from bohnarena.store import RunDir
+from bohnarena.run.dispatch import run_league
+from bohnarena.store.directory import RunDir
 
 from .conftest import reseal
 from .test_run import content
@@ -68,9 +68,9 @@ def test_a_part_played_again_survives_an_interruption_before_compaction(league, 
 def test_a_resume_replays_a_damaged_moves_part_instead_of_trusting_it(league, tmp_path, damage):
     path = league(deals=3, extra="[run]\nbatch_size = 4\n")
     out = tmp_path / "out"
-    import bohnarena.store as store_module
-    from bohnarena.runner import run_league as run
-    from bohnarena.store import RunDir as Dir
+    import bohnarena.store.directory as store_module
+    from bohnarena.run.dispatch import run_league as run
+    from bohnarena.store.directory import RunDir as Dir
 
     real = store_module.RunDir.compact
     store_module.RunDir.compact = lambda self, a, b: None  # keep the batch parts

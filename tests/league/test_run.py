@@ -16,10 +16,10 @@ from click.testing import CliRunner
 
 from bohnarena.bohnanza.game import Bohnanza
 from bohnarena.cli import cli
-from bohnarena.runner import run_league
-from bohnarena.store import RunDir
+from bohnarena.run.dispatch import run_league
+from bohnarena.store.directory import RunDir
 
-from .conftest import hostile, reseal
+from .conftest import LONG_MATCHES, hostile, long_league, reseal
 
 
 def table(path, sub):
@@ -137,7 +137,7 @@ def test_resume_after_kill_9_of_the_whole_run(league, tmp_path):
 
 @pytest.mark.slow
 def test_ctrl_c_stops_cleanly_and_the_run_resumes(league, tmp_path):
-    path = league(deals=300, players=3, extra="[run]\nbatch_size = 5\n")
+    path = long_league(league)
     out = tmp_path / "out"
     cmd = [sys.executable, "-m", "bohnarena", "run", str(path), "--out", str(out), "-j", "2"]
     proc = subprocess.Popen(
@@ -151,14 +151,14 @@ def test_ctrl_c_stops_cleanly_and_the_run_resumes(league, tmp_path):
     assert proc.returncode == 130
     assert "run the same command again to resume" in err
     done = RunDir(out).done_ids()
-    assert 0 < len(done) < 900
+    assert 0 < len(done) < LONG_MATCHES
     r = subprocess.run([*cmd, "--no-progress"], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
-    assert sorted(table(out, "matches")["match_id"].to_pylist()) == list(range(900))
+    assert sorted(table(out, "matches")["match_id"].to_pylist()) == list(range(LONG_MATCHES))
 
 
 def test_two_runs_cannot_share_a_results_directory(league, tmp_path):
-    from bohnarena.store import ResultsError
+    from bohnarena.store.parts import ResultsError
 
     path = league(deals=1)
     first = RunDir(tmp_path / "o")
@@ -261,7 +261,7 @@ def test_identical_bots_rate_alike_and_above_random(league, tmp_path):
 
 
 def test_trueskill_rates_unbroken_ties_as_draws_and_orders_by_place():
-    from bohnarena.rating import rank
+    from bohnarena.rating.skill import rank
 
     def row(seats, ranks):
         return {

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from bohnarena.errors import UsageError
-from bohnarena.runner import run_league
+from bohnarena.core.errors import UsageError
+from bohnarena.run.dispatch import run_league
 
 ROOT = Path(__file__).parents[2]
 

@@ -3,7 +3,7 @@
 from collections import Counter
 from itertools import combinations
 
-from bohnarena.schedule import match_count, schedule, tables
+from bohnarena.league.schedule import match_count, schedule, tables
 
 
 def test_every_table_every_deal_every_rotation_once():

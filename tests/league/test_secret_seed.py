@@ -8,9 +8,9 @@ import pytest
 from click.testing import CliRunner
 
 from bohnarena.cli import cli
-from bohnarena.errors import UsageError
-from bohnarena.league import load_league
-from bohnarena.runner import run_league
+from bohnarena.core.errors import UsageError
+from bohnarena.league.file import load_league
+from bohnarena.run.dispatch import run_league
 
 LEAGUE = (
     'name = "s"\nedition = "classic"\nplayers = 3\ndeals = 2\nseed = {seed}\n'
@@ -65,7 +65,7 @@ def test_a_small_seed_with_sandboxed_bots_is_warned_about(tmp_path):
         )
     )
     league = load_league(path)
-    from bohnarena.league import guessable_seed
+    from bohnarena.league.file import guessable_seed
 
     assert guessable_seed(league)
     path.write_text(path.read_text().replace("seed = 7", 'seed = "secret"'))

@@ -11,8 +11,9 @@ import time
 
 import pytest
 
-from bohnarena.store import RunDir
+from bohnarena.store.directory import RunDir
 
+from .conftest import LONG_MATCHES, long_league
 from .test_run import table
 
 
@@ -35,8 +36,8 @@ def start(path, out, *extra):
 
 
 def start_long(league, tmp_path, parts):
-    """A 900-match run, started, once it has committed ``parts`` batches."""
-    path = league(deals=300, players=3, extra="[run]\nbatch_size = 5\n")
+    """A long run (LONG_MATCHES), started, once it has committed ``parts`` batches."""
+    path = long_league(league)
     out = tmp_path / "out"
     cmd, proc = start(path, out)
     wait_for_parts(out, parts)
@@ -82,10 +83,10 @@ def test_sigterm_and_sighup_stop_like_ctrl_c_and_the_run_resumes(league, tmp_pat
     assert "run the same command again to resume" in err and "Traceback" not in err
     assert gone(workers)
     done = RunDir(out).done_ids()
-    assert 0 < len(done) < 900
+    assert 0 < len(done) < LONG_MATCHES
     r = subprocess.run([*cmd, "--no-progress"], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
-    assert sorted(table(out, "matches")["match_id"].to_pylist()) == list(range(900))
+    assert sorted(table(out, "matches")["match_id"].to_pylist()) == list(range(LONG_MATCHES))
 
 
 @pytest.mark.slow
@@ -151,7 +152,7 @@ def test_a_stop_lost_in_a_callback_is_delivered_again():
     # lock's weakref, a __del__) was printed as "Exception ignored" and lost:
     # the run went on and ended with exit 0 and a traceback on stderr.
     script = (
-        "from bohnarena.stopping import redeliver_lost_stops\n"
+        "from bohnarena.core.stopping import redeliver_lost_stops\n"
         "redeliver_lost_stops()\n"
         "class Lock:\n"
         "    def __del__(self):\n"

@@ -8,14 +8,15 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from bohnarena.audit import COLUMNS as AUDIT_COLUMNS
-from bohnarena.audit import Auditor
-from bohnarena.inorder import COLUMNS, InOrder
-from bohnarena.league import load_league
-from bohnarena.logbook import matches_table
-from bohnarena.rating import RANK_COLUMNS, rank
-from bohnarena.runner import run_league
-from bohnarena.store import RunDir, part_name
+from bohnarena.league.file import load_league
+from bohnarena.rating.inorder import COLUMNS, InOrder
+from bohnarena.rating.skill import RANK_COLUMNS, rank
+from bohnarena.run.dispatch import run_league
+from bohnarena.store.audit import COLUMNS as AUDIT_COLUMNS
+from bohnarena.store.audit import Auditor
+from bohnarena.store.directory import RunDir
+from bohnarena.store.logbook import matches_table
+from bohnarena.store.parts import part_name
 
 
 def row(i):

@@ -13,8 +13,8 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import pytest
 
-from bohnarena.execution import DaskBackend
-from bohnarena.runner import run_league
+from bohnarena.run.dispatch import run_league
+from bohnarena.run.execution import DaskBackend
 
 from .conftest import hostile
 from .test_run import content
@@ -184,7 +184,7 @@ def test_a_death_in_no_bots_call_errors_only_that_match(league, tmp_path):
 
 
 def test_a_pulse_is_judged_on_the_listeners_clock():
-    from bohnarena.pulse import Listener, Pulse
+    from bohnarena.referee.pulse import Listener, Pulse
 
     pulse = Pulse(bytearray(64))
     ear = Listener(pulse)

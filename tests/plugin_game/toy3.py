@@ -2,7 +2,7 @@
 
 Cards 1, 2 and 3 lie face up in a shuffled row; players take one in turn
 until the row is empty, and score its value in coins. It implements
-:class:`bohnarena.game.Game` with nothing but the public seam.
+:class:`bohnarena.core.game.Game` with nothing but the public seam.
 """
 
 from __future__ import annotations
@@ -12,11 +12,12 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, replace
 from typing import Any, ClassVar
 
-from bohnarena.errors import IllegalAnswer, RulesError
-from bohnarena.game import Config, Decision, Game, MatchResult, Record
-from bohnarena.replaylog import Replayer
-from bohnarena.seats import BotBase, BotSeat, Referee, Seat, ViewBase
-from bohnarena.seeding import derive_seed
+from bohnarena.core.botapi import BotBase, Seat, ViewBase
+from bohnarena.core.errors import IllegalAnswer, RulesError
+from bohnarena.core.game import Config, Decision, Game, MatchResult, Record
+from bohnarena.core.seeding import derive_seed
+from bohnarena.referee.replaylog import Replayer
+from bohnarena.referee.seats import BotSeat, Referee
 
 LAYOUT: dict[str, tuple[str, ...]] = {
     "seat": ("text",),
@@ -92,7 +93,7 @@ DECISIONS = {"take": Decision("take", _take, lambda a, args: (a,), lambda v: v[0
 
 class State:
     """The match stopped at a decision (``pending``), or over (``result``):
-    the referee and replay both play it (see bohnarena/replaylog.py)."""
+    the referee and replay both play it (see bohnarena/referee/replaylog.py)."""
 
     def __init__(self, rules: Rules, seed: int) -> None:
         self.table = Table(rules, seed)

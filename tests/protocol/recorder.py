@@ -9,8 +9,8 @@ host, speaking plain JSON lines, that records every message both ways.
 import json
 import sys
 
-from bohnarena.host import Host, wire_of
-from bohnarena.plugins import load_bot
+from bohnarena.core.plugins import load_bot
+from bohnarena.sandbox.host import Host, wire_of
 
 
 def main() -> None:

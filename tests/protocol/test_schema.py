@@ -16,10 +16,10 @@ from click.testing import CliRunner
 from bohnarena.bohnanza import play_match, ruleset
 from bohnarena.bohnanza import schema as card_schema
 from bohnarena.cli import cli
-from bohnarena.league import BotEntry
-from bohnarena.limits import Limits
-from bohnarena.protocol_schema import schema, schema_text
-from bohnarena.remote import remote_seat
+from bohnarena.core.protocol_schema import schema, schema_text
+from bohnarena.league.file import BotEntry
+from bohnarena.referee.limits import Limits
+from bohnarena.sandbox.remote import remote_seat
 from bohnarena.wuerfel import schema as dice_schema
 from bohnarena.wuerfel.match import Match as DiceMatch
 from bohnarena.wuerfel.rules import ruleset as dice_ruleset
@@ -70,7 +70,7 @@ def test_schema_command_prints_checks_and_writes(tmp_path: Path) -> None:
 def test_a_game_without_a_wire_has_no_schema(monkeypatch: pytest.MonkeyPatch) -> None:
     from types import SimpleNamespace
 
-    import bohnarena.cli as cli_module
+    import bohnarena.cli.schema as cli_module
 
     monkeypatch.setattr(cli_module, "get_game", lambda name: SimpleNamespace(wire=None))
     r = CliRunner().invoke(cli, ["schema", "--game", "inprocess-only"])

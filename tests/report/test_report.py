@@ -12,7 +12,7 @@ import pytest
 from click.testing import CliRunner
 
 from bohnarena.cli import cli
-from bohnarena.runner import run_league
+from bohnarena.run.dispatch import run_league
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTEFACTS = ROOT / "results" / "test-artefacts"  # results/ is not committed

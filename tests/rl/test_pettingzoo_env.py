@@ -13,13 +13,13 @@ pytest.importorskip("pettingzoo", reason="the rl extra is not installed: pip ins
 import numpy as np
 from pettingzoo.test import api_test, seed_test
 
-from bohnarena.bohnanza.pettingzoo_env import (
+from bohnarena.core.errors import IllegalAnswer, RulesError
+from bohnarena.rl.pettingzoo_env import (
     TRADE_AREA_CAP,
     BohnanzaEnv,
     env,
     raw_env,
 )
-from bohnarena.errors import IllegalAnswer, RulesError
 
 DOCS = Path(__file__).parents[2] / "docs" / "rl.md"
 EDITIONS = [

@@ -4,8 +4,8 @@ with the ranking; head-to-head and per-seat tables add up."""
 import numpy as np
 import pytest
 
-from bohnarena.rating import rank
-from bohnarena.stats import Matches, collect, league_path, league_stats, ranking_of
+from bohnarena.rating.skill import rank
+from bohnarena.rating.stats import Matches, collect, league_path, league_stats, ranking_of
 
 BOTS = ["a", "b", "c"]
 # Two kinds of deal, equally likely: which bot wins a match depends on the

@@ -8,7 +8,7 @@ import pytest
 from click.testing import CliRunner
 
 from bohnarena.cli import cli
-from bohnarena.errors import RulesError
+from bohnarena.core.errors import RulesError
 from bohnarena.wuerfel.make_deck import SHARES, kind_of
 from bohnarena.wuerfel.rules import check_deck, ruleset
 

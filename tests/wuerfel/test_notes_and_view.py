@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from bohnarena.league import BotEntry
-from bohnarena.limits import Limits
-from bohnarena.remote import remote_seat
-from bohnarena.seats import BotSeat
+from bohnarena.league.file import BotEntry
+from bohnarena.referee.limits import Limits
+from bohnarena.referee.seats import BotSeat
+from bohnarena.sandbox.remote import remote_seat
 from bohnarena.wuerfel.game import _REPLAYER
 from bohnarena.wuerfel.match import Match
 from bohnarena.wuerfel.rules import ruleset
@@ -58,8 +58,8 @@ def test_out_of_process_the_notes_and_the_view_are_the_same() -> None:
 
 
 def test_in_a_league_the_view_tells_the_time_bank_and_the_match_id() -> None:
-    from bohnarena.plugins import load_bot
-    from bohnarena.seating import make_seat
+    from bohnarena.core.plugins import load_bot
+    from bohnarena.run.seating import make_seat
     from bohnarena.wuerfel.bot import Bot
     from bohnarena.wuerfel.game import Wuerfel
 

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from bohnarena.errors import RulesError
+from bohnarena.core.errors import RulesError
 from bohnarena.wuerfel import reconstruct
 from bohnarena.wuerfel.rules import ruleset
 

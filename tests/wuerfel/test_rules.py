@@ -6,7 +6,7 @@ from itertools import product
 
 import pytest
 
-from bohnarena.errors import RulesError
+from bohnarena.core.errors import RulesError
 from bohnarena.wuerfel.bot import FULFIL, REDEEM, Bot, DiceView, Keep
 from bohnarena.wuerfel.match import Match
 from bohnarena.wuerfel.orders import first_roll_chance, parse

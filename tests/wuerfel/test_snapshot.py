@@ -14,11 +14,11 @@ from typing import Any
 
 import pytest
 
-from bohnarena.game import ASKED
-from bohnarena.league import BotEntry
-from bohnarena.limits import Limits
-from bohnarena.remote import remote_seat
-from bohnarena.seats import BotSeat
+from bohnarena.core.game import ASKED
+from bohnarena.league.file import BotEntry
+from bohnarena.referee.limits import Limits
+from bohnarena.referee.seats import BotSeat
+from bohnarena.sandbox.remote import remote_seat
 from bohnarena.wuerfel import wire
 from bohnarena.wuerfel.bot import DiceView
 from bohnarena.wuerfel.match import Match

@@ -11,10 +11,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bohnarena.errors import IllegalAnswer
-from bohnarena.limits import Limits
-from bohnarena.replaylog import apply_log
-from bohnarena.seats import BotSeat
+from bohnarena.core.errors import IllegalAnswer
+from bohnarena.referee.limits import Limits
+from bohnarena.referee.replaylog import apply_log
+from bohnarena.referee.seats import BotSeat
 from bohnarena.wuerfel.bot import FULFIL, REDEEM, Bot, DiceView, Keep
 from bohnarena.wuerfel.game import GAME
 from bohnarena.wuerfel.match import DECISIONS, Match

@@ -10,10 +10,10 @@ import pytest
 from click.testing import CliRunner
 
 from bohnarena.cli import cli
-from bohnarena.game import get_game
-from bohnarena.league import BotEntry
-from bohnarena.runner import run_league
-from bohnarena.seating import make_seat
+from bohnarena.core.game import get_game
+from bohnarena.league.file import BotEntry
+from bohnarena.run.dispatch import run_league
+from bohnarena.run.seating import make_seat
 from bohnarena.wuerfel import wire
 from bohnarena.wuerfel.bot import FULFIL, REDEEM, Keep
 from bohnarena.wuerfel.match import Match

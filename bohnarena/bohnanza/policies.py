@@ -1,0 +1,51 @@
+"""Playout policies of the card game: how :meth:`.State.playout` answers
+the decisions it reaches when the caller gives no policy."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from .bot import DraftPick
+
+if TYPE_CHECKING:
+    from .state import State
+
+
+def random_policy(
+    state: State, seat: int, kind: str, args: tuple[Any, ...], rng: random.Random
+) -> Any:
+    """A quick random legal answer: plant and harvest where the rules let
+    it at random, plant a second card at even odds; no harvest windows, no
+    trade offers, every offer declined."""
+    t = state.table
+    if kind == "plant":
+        fits = t.fields_for(seat, args[0])
+        return fits[rng.randrange(len(fits))]
+    if kind == "make_room":
+        room = t.harvestable(seat)
+        return room[rng.randrange(len(room))]
+    if kind == "plant_next":
+        return rng.randrange(len(t.trade[seat]))
+    if kind == "plant_second":
+        return rng.random() < 0.5
+    if kind == "draft":
+        cards = args[0]
+        i = rng.randrange(len(cards))
+        fits = t.fields_for(seat, cards[i])
+        return DraftPick(i, fits[0] if fits else None)
+    return None  # anytime, propose, offer, respond
+
+
+def random_answer(state: State, rng: random.Random) -> Any:
+    """:func:`random_policy`'s answer to the pending decision."""
+    assert state.pending is not None
+    return random_policy(state, *state.pending, rng)
+
+
+#: ``(state, seat, kind, args, rng) -> answer``: how a playout answers.
+Policy = Callable[["State", int, str, tuple[Any, ...], random.Random], Any]
+
+
+__all__ = ["Policy", "random_answer", "random_policy"]

@@ -1,0 +1,10 @@
+"""The ``bohnarena`` command line: the group and its options in
+:mod:`.group`, one module per command or group of commands. Importing this
+package registers every command."""
+
+from __future__ import annotations
+
+from . import bench, bots, compare, play, rank, replay, run, schema
+from .group import cli, main
+
+__all__ = ["bench", "bots", "cli", "compare", "main", "play", "rank", "replay", "run", "schema"]

@@ -1,0 +1,95 @@
+"""``bohnarena play``: one match, its transcript."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+from ..core.game import get_game
+from ..sandbox.cmdline import play_entries
+from .group import (
+    _isolation,
+    cli,
+    echo,
+    edition_option,
+    game_option,
+    isolation_choice,
+    parse_options,
+    rule_option,
+)
+
+
+@cli.command()
+@game_option
+@edition_option
+@rule_option
+@click.option("--seed", "-s", type=int, default=0, show_default=True, help="Match seed.")
+@click.option("--quiet", "-q", is_flag=True, help="Only the final result, no transcript.")
+@click.option(
+    "--isolation",
+    type=isolation_choice,
+    default="inprocess",
+    show_default=True,
+    callback=_isolation,
+    help="Where spec bots run: in this process, or each in its own sandbox process.",
+)
+@click.argument("bots", nargs=-1, required=True)
+def play(
+    game: str,
+    edition: str | None,
+    options: tuple[str, ...],
+    seed: int,
+    quiet: bool,
+    isolation: str,
+    bots: tuple[str, ...],
+) -> None:
+    """Play one match and print its transcript.
+
+    BOTS are given in seat order (seat 0 starts), each as a registered bot
+    name (see `bohnarena bots`), path/to/file.py:Class, module:Class, or
+    'cmd:COMMAND LINE' for a program in any language that speaks the
+    JSON-lines protocol (quote it; it always runs as its own process).
+
+    \b
+    Examples:
+      bohnarena play --edition classic --seed 7 planner trader random random
+      bohnarena play planner random 'cmd:bash bots/first_choice.sh'
+      bohnarena play --isolation sandbox planner their_bot.py:TheirBot random
+    """
+    from ..referee.limits import Limits
+    from ..run.provenance import preflight
+    from ..run.seating import make_seat
+
+    g = get_game(game)
+    rules = g.rules(edition or g.editions()[0], len(bots), parse_options(options))
+    entries = play_entries(bots, isolation)
+    seats: list[Any] = []
+    names: list[str] = []
+    for entry in entries:
+        # Named by its spec (the class of file.py:Class), however it runs.
+        names.append(entry.name if entry.spec is None else entry.spec.rpartition(":")[2])
+        if entry.isolation == "inprocess":
+            # Built at the start: a constructor's error is a fault.
+            seats.append(make_seat(g, entry))
+            continue
+        preflight(g, entry, rules)
+        seats.append(make_seat(g, entry, Limits()))
+    result, records = g.play(rules, seed, seats)
+    opts = ", ".join(f"{k}={v}" for k, v in parse_options(options).items())
+    echo(
+        f"{g.title}, {rules.edition} edition, {len(bots)} players, seed {seed}"
+        + (f", {opts}" if opts else "")
+    )
+    if not quiet:
+        for line in g.transcript(records, names):
+            echo(line)
+    echo("\nResult:")
+    order = sorted(range(len(bots)), key=lambda s: (result.ranks[s], s))
+    for s in order:
+        faults = f"  ({result.faults[s]} faults)" if result.faults[s] else ""
+        echo(f"  {result.ranks[s]:>2}. seat {s} {names[s]:<16} {result.coins[s]:>3} coins{faults}")
+    echo(
+        f"Winner: {', '.join(f'seat {s} ({names[s]})' for s in result.winners)} "
+        f"after {result.turns} turns"
+    )

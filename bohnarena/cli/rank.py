@@ -1,0 +1,111 @@
+"""``bohnarena rank`` and ``report``: the ranking and statistics tables,
+the HTML report of a results directory."""
+
+from __future__ import annotations
+
+import time
+
+import click
+
+from ..core.errors import UsageError
+from .group import (
+    bootstrap_seed_option,
+    cli,
+    echo,
+    resamples_option,
+)
+
+
+@cli.command("rank")
+@click.argument("results_dir", type=click.Path(file_okay=False))
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "markdown", "csv", "json"]),
+    default="text",
+    show_default=True,
+)
+@click.option(
+    "--by",
+    type=click.Choice(["bot", "seat"]),
+    default="bot",
+    show_default=True,
+    help="seat: each bot's win rate in each seat, instead of the ranking.",
+)
+@click.option(
+    "--head-to-head",
+    is_flag=True,
+    help="How often each bot finishes ahead of each other one, instead of the ranking.",
+)
+@resamples_option
+@bootstrap_seed_option
+def rank_command(
+    results_dir: str,
+    fmt: str,
+    by: str,
+    head_to_head: bool,
+    resamples: int | None,
+    bootstrap_seed: int | None,
+) -> None:
+    """Rank the bots of a results directory with TrueSkill, with 95% intervals
+    from a bootstrap over deals (docs/statistics.md).
+
+    --by seat and --head-to-head show those tables instead (both at once in
+    text, Markdown or JSON).
+    """
+    from ..rating.results import read_results
+    from ..rating.stats import RESAMPLES, SEED, league_stats
+    from ..rating.statstables import render
+    from ..store.parts import unchecked_warning
+
+    views = [v for v, on in (("seat", by == "seat"), ("head-to-head", head_to_head)) if on]
+    if fmt == "csv" and len(views) > 1:
+        raise UsageError("CSV holds one table: give --by seat or --head-to-head, not both")
+    data = read_results(results_dir)
+    if data.unchecked:
+        click.echo(f"Warning: {unchecked_warning(results_dir)}", err=True)
+    figures = league_stats(
+        data.matches,
+        RESAMPLES if resamples is None else resamples,
+        SEED if bootstrap_seed is None else bootstrap_seed,
+    )
+    echo(render(fmt, data.ranking, figures, views or ["ranking"]).rstrip("\n"))
+
+
+@cli.command("report")
+@click.argument("results_dir", type=click.Path(file_okay=False))
+@click.option(
+    "--output",
+    "-o",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="Where to write the HTML file. Default: RESULTS_DIR/report.html.",
+)
+@resamples_option
+@bootstrap_seed_option
+def report_command(
+    results_dir: str, output: str | None, resamples: int | None, bootstrap_seed: int | None
+) -> None:
+    """Write the league report: one self-contained HTML file (leaderboard with
+    intervals, convergence, head to head, seats, coins, faults, match length,
+    settings), readable offline. Works on an interrupted run too."""
+    from ..rating.results import read_results
+    from ..rating.stats import RESAMPLES, SEED
+    from ..report.html import write_report
+    from ..store.parts import unchecked_warning
+
+    start = time.perf_counter()
+    results = read_results(results_dir, rate=False)
+    if results.unchecked:
+        click.echo(f"Warning: {unchecked_warning(results_dir)}", err=True)
+    path = write_report(
+        results_dir,
+        output,
+        RESAMPLES if resamples is None else resamples,
+        SEED if bootstrap_seed is None else bootstrap_seed,
+        results,
+    )
+    echo(
+        f"report: {path} ({path.stat().st_size / 1024:,.0f} kB, "
+        f"{time.perf_counter() - start:.1f} s)"
+    )

@@ -1,0 +1,137 @@
+"""``bohnarena replay``: logged matches shown, verified and played again."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterable
+
+import click
+
+from ..core.errors import UsageError
+from .group import (
+    cli,
+    echo,
+    one,
+)
+
+
+@cli.command()
+@click.argument("results_dir", type=click.Path(file_okay=False))
+@click.option(
+    "--match",
+    "-m",
+    "match_id",
+    type=click.IntRange(0, 2**63 - 1),
+    help="The match id to show or check.",
+)
+@click.option(
+    "--at",
+    type=click.IntRange(min=0),
+    default=None,
+    metavar="N",
+    help="Show the whole table as it stood after move N.",
+)
+@click.option(
+    "--turn",
+    type=click.IntRange(min=1),
+    default=None,
+    metavar="N",
+    help="Show the match from the start of turn N on.",
+)
+@click.option("--seat", type=int, default=None, help="Show only what seat S could see.")
+@click.option("--json", "as_json", is_flag=True, help="JSON lines instead of text.")
+@click.option(
+    "--verify",
+    is_flag=True,
+    help="Rebuild the match from its seed and logged decisions through the rules; "
+    "exit 1 at the first difference.",
+)
+@click.option(
+    "--rerun",
+    is_flag=True,
+    help="Play the match again with the same bots and seed; exit 1 at the first move that differs.",
+)
+@click.option("--verify-all", is_flag=True, help="Verify every match of the run, in parallel.")
+@click.option(
+    "--workers",
+    "-j",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Worker processes for --verify-all (default: all cores).",
+)
+def replay(
+    results_dir: str,
+    match_id: int | None,
+    at: int | None,
+    turn: int | None,
+    seat: int | None,
+    as_json: bool,
+    verify: bool,
+    rerun: bool,
+    verify_all: bool,
+    workers: int | None,
+) -> None:
+    """Replay a logged match move by move, from the Parquet logs alone.
+
+    \b
+    Examples:
+      bohnarena replay results/quickstart --match 7
+      bohnarena replay results/quickstart --match 7 --turn 12
+      bohnarena replay results/quickstart --match 7 --at 120 --seat 2
+      bohnarena replay results/quickstart --match 7 --verify
+      bohnarena replay results/quickstart --verify-all
+    """
+    from ..referee.replaylog import NoSuchTurn
+    from ..run import replay as rp
+    from ..store.parts import read_again, unchecked_warning
+
+    if at is not None and turn is not None:
+        raise UsageError(
+            "--at shows the table after one move, --turn the moves from a turn on: give one"
+        )
+    if verify_all:
+        checked, parts, failures = read_again(lambda: rp.verify_all(results_dir, workers or 0))
+        for problem in parts[:10]:
+            click.echo(problem)
+        for mid, problem in failures[:10]:
+            echo(f"match {mid}: {one(problem)}")
+        echo(
+            f"verified {checked} matches: "
+            + (
+                "every one replays to its logged result"
+                if not failures
+                else f"{len(failures)} do not"
+            )
+            + (f"; {len(parts)} part problem{'s' * (len(parts) > 1)}" if parts else "")
+        )
+        sys.exit(1 if failures or parts else 0)
+    if match_id is None:
+        raise UsageError("give --match ID (or --verify-all)")
+    run = rp.Run.open(results_dir)
+    if run.listing.unchecked:
+        click.echo(f"Warning: {unchecked_warning(results_dir)}", err=True)
+    row, log = run.match(match_id)
+    seat = rp.parse_seat(seat, len(row["seats"]))
+    names = row["seats"]
+    if verify or rerun:
+        problem = run.check(row, log) if verify else None
+        if problem is None and rerun:
+            problem = run.rerun(row, log)
+        what = "the bots replay" if rerun else "the log replays under the rules"
+        echo(f"match {match_id}: " + one(problem or f"OK, {what} move for move ({len(log)} moves)"))
+        sys.exit(1 if problem else 0)
+    if at is not None:
+        if at >= len(log):
+            raise UsageError(f"match {match_id} has {len(log)} moves (0-{len(log) - 1})")
+        lines: Iterable[str] = run.game.table_at(
+            run.rules, row["seed"], log, at, names, seat, as_json
+        )
+    else:
+        try:
+            lines = run.game.replay_lines(
+                run.rules, row["seed"], log, names, seat, as_json, numbered=True, from_turn=turn
+            )
+        except NoSuchTurn as e:
+            raise UsageError(f"match {match_id}: {e}") from None
+    for line in lines:
+        echo(line)

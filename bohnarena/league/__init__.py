@@ -1,0 +1,1 @@
+"""League files (parsed and checked up front) and their schedules."""

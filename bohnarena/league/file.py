@@ -1,0 +1,311 @@
+"""League files: what a league is, read from TOML and checked up front."""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from ..core.errors import UsageError
+from ..core.game import get_game
+from ..referee.limits import ISOLATION_ALIASES, ISOLATIONS, Limits
+from .schedule import FORMATS, SEATINGS, Schedule, format_tables
+
+TOP_KEYS = {
+    *("name", "game", "edition", "players", "deals", "seed", "rules", "bots", "run", "limits"),
+    *("format", "hero", "challenger", "seatings", "packages"),
+}
+RUN_KEYS = {"batch_size", "moves", "workers", "isolation"}
+BOT_KEYS = {"spec", "command", "isolation", "dir"}
+SECRET = "secret"
+MAX_DEALS = 10_000_000
+MAX_PERMUTED = 7  # 5,040 seatings a deal
+#: Below this a master seed can be found by a bot that tries seeds against its own hand.
+GUESSABLE = 2**40
+NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+#: What a bot run as a process or in a sandbox may import besides the
+#: standard library and its own code, unless the league says otherwise:
+#: bohnarena (always) and its shipped bots, the starting points the docs offer.
+DEFAULT_PACKAGES = ("bohnarena_bots",)
+
+
+class LeagueError(UsageError):
+    """A league file that cannot be run as written."""
+
+
+@dataclass(frozen=True)
+class BotEntry:
+    """One bot of a league: a Python bot (``spec``) or any program speaking
+    the JSON-lines protocol (``command``), run ``inprocess`` (Python bots
+    only), as a ``process`` under limits, or in a ``sandbox`` (the default
+    for command bots). ``dir``: a command bot's own directory, which its
+    sandbox shows whole (without it, only the files its command names).
+    ``packages``: the installed packages a Python bot run as a process or in
+    a sandbox may import (the league's ``packages``)."""
+
+    name: str
+    spec: str | None = None
+    command: tuple[str, ...] | None = None
+    isolation: str = "inprocess"
+    dir: str | None = None
+    packages: tuple[str, ...] = DEFAULT_PACKAGES
+
+
+@dataclass(frozen=True)
+class League:
+    name: str
+    game: str
+    edition: str
+    players: int
+    deals: int
+    seed: int | None  # None: "secret", drawn at the first run and kept in its results
+    bots: dict[str, BotEntry]  # by league name, in file order
+    rules: dict[str, Any] = field(default_factory=dict)
+    limits: Limits = field(default_factory=Limits)
+    batch_size: int = 0  # 0: chosen by the runner
+    moves: bool = True
+    workers: int = 0  # 0: all cores
+    source: str = ""  # the file's text, frozen into the results
+    format: str = "round-robin"  # or "gauntlet", "paired" (schedule.py)
+    hero: str | None = None  # gauntlet and paired: the bot at every table
+    challenger: str | None = None  # paired: the bot that takes the hero's place
+    seatings: str = "rotations"  # or "permutations"
+    file: Path | None = None  # the league file it was read from, if any
+
+    def schedule(self, seed: int | None = None) -> Schedule:
+        """The league's schedule; ``seed``: the master seed when it is secret."""
+        master = self.seed if seed is None else seed
+        assert master is not None, "a secret seed is read from the run before scheduling"
+        found = format_tables(
+            list(self.bots), self.players, self.format, self.hero, self.challenger
+        )
+        return Schedule(tuple(found), self.players, self.deals, master, self.seatings)
+
+    def format_facts(self) -> dict[str, Any]:
+        """The schedule's shape, kept in run.json (an older run has none:
+        round-robin with rotations)."""
+        return {
+            "format": self.format,
+            "hero": self.hero,
+            "challenger": self.challenger,
+            "seatings": self.seatings,
+        }
+
+
+def guessable_seed(league: League) -> bool:
+    """A league with out-of-process (untrusted) bots whose master seed a bot
+    could find by trying small seeds: every hand and the draw order follow."""
+    return (
+        league.seed is not None
+        and abs(league.seed) < GUESSABLE
+        and any(b.isolation == "sandbox" for b in league.bots.values())
+    )
+
+
+def load_league(path: str | Path) -> League:
+    p = Path(path)
+    try:
+        text = p.read_text("utf-8")
+    except OSError as e:
+        raise LeagueError(f"cannot read league file {p}: {e.strerror or e}") from None
+    except UnicodeDecodeError as e:
+        raise LeagueError(f"{p} is not UTF-8 text (byte {e.start})") from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise LeagueError(f"{p} is not valid TOML: {e}") from None
+    return replace(parse_league(data, text, str(p), p.resolve().parent), file=p.resolve())
+
+
+def _get(
+    data: dict[str, Any], key: str, kind: type | tuple[type, ...], where: str, default: Any = ...
+) -> Any:
+    if key not in data:
+        if default is ...:
+            raise LeagueError(f"{where}: missing key {key!r}")
+        return default
+    value = data[key]
+    if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+        names = kind.__name__ if isinstance(kind, type) else " or ".join(k.__name__ for k in kind)
+        raise LeagueError(f"{where}: {key} must be {names}, not {value!r}")
+    return value
+
+
+def parse_league(
+    data: dict[str, Any], text: str = "", where: str = "league", base: Path | None = None
+) -> League:
+    """``base``: the league file's directory, against which a command's
+    relative paths are resolved."""
+    unknown = sorted(set(data) - TOP_KEYS)
+    if unknown:
+        raise LeagueError(
+            f"{where}: unknown key {unknown[0]!r} (known: {', '.join(sorted(TOP_KEYS))})"
+        )
+    name = _get(data, "name", str, where)
+    if not NAME.match(name):
+        raise LeagueError(f"{where}: name {name!r} must be letters, digits, '.', '_' or '-'")
+    game = get_game(_get(data, "game", str, where, "bohnanza"))
+    edition = _get(data, "edition", str, where, game.editions()[0])
+    if edition not in game.editions():
+        raise LeagueError(
+            f"{where}: unknown edition {edition!r} (known: {', '.join(game.editions())})"
+        )
+    players = _get(data, "players", int, where)
+    deals = _get(data, "deals", int, where)
+    seed = _get(data, "seed", (int, str), where, 0)
+    if isinstance(seed, bool) or (isinstance(seed, str) and seed != SECRET):
+        raise LeagueError(f'{where}: seed must be a whole number or "{SECRET}", not {seed!r}')
+    if seed == SECRET:
+        seed = None
+    if not 1 <= deals <= MAX_DEALS:
+        raise LeagueError(f"{where}: deals must be from 1 to {MAX_DEALS:,}")
+    rules = _get(data, "rules", dict, where, {})
+    game.rules(edition, players, rules)  # checks player count and rule options
+    run = _get(data, "run", dict, where, {})
+    isolation = _get(run, "isolation", str, f"{where} [run]", "inprocess")
+    isolation = ISOLATION_ALIASES.get(isolation, isolation)
+    if isolation not in ISOLATIONS:
+        raise LeagueError(f"{where}: run.isolation must be one of {', '.join(ISOLATIONS)}")
+    raw = _get(data, "bots", dict, where)
+    if not raw:
+        raise LeagueError(f"{where}: [bots] is empty")
+    packages = _packages(data, where)
+    bots = {
+        name: replace(_bot_entry(name, value, isolation, where, base), packages=packages)
+        for name, value in raw.items()
+    }
+    unknown = sorted(set(run) - RUN_KEYS)
+    if unknown:
+        raise LeagueError(
+            f"{where}: unknown key run.{unknown[0]} (known: {', '.join(sorted(RUN_KEYS))})"
+        )
+    shape = _format(data, bots, players, where)
+    batch = _get(run, "batch_size", int, f"{where} [run]", 0)
+    workers = _get(run, "workers", int, f"{where} [run]", 0)
+    if batch < 0 or workers < 0:
+        raise LeagueError(f"{where}: run.batch_size and run.workers must not be negative")
+    return League(
+        name=name,
+        game=game.name,
+        edition=edition,
+        players=players,
+        deals=deals,
+        seed=seed,
+        bots=bots,
+        rules=dict(rules),
+        batch_size=batch,
+        limits=Limits.parse(_get(data, "limits", dict, where, {}), f"{where} [limits]"),
+        moves=_get(run, "moves", bool, f"{where} [run]", True),
+        workers=workers,
+        source=text,
+        format=shape[0],
+        seatings=shape[1],
+        hero=shape[2].get("hero"),
+        challenger=shape[2].get("challenger"),
+    )
+
+
+def _packages(data: dict[str, Any], where: str) -> tuple[str, ...]:
+    """The league's ``packages``: names of installed packages (import or
+    distribution names), checked for shape here and found when a run starts."""
+    packages = _get(data, "packages", list, where, list(DEFAULT_PACKAGES))
+    for name in packages:
+        if not isinstance(name, str) or not NAME.match(name):
+            raise LeagueError(f"{where}: packages must be a list of package names, not {name!r}")
+    return tuple(dict.fromkeys(packages))
+
+
+def _format(
+    data: dict[str, Any], bots: dict[str, BotEntry], players: int, where: str
+) -> tuple[str, str, dict[str, str]]:
+    """The schedule's keys, checked: format, hero, challenger, seatings."""
+    fmt = _get(data, "format", str, where, "round-robin")
+    if fmt not in FORMATS:
+        raise LeagueError(f"{where}: format must be one of {', '.join(FORMATS)}, not {fmt!r}")
+    seatings = _get(data, "seatings", str, where, "rotations")
+    if seatings not in SEATINGS:
+        raise LeagueError(f"{where}: seatings must be one of {', '.join(SEATINGS)}")
+    if players > MAX_PERMUTED and seatings == "permutations":
+        raise LeagueError(f"{where}: permutations of more than {MAX_PERMUTED} seats are too many")
+    roles = {"gauntlet": ("hero",), "paired": ("hero", "challenger")}.get(fmt, ())
+    found: dict[str, str] = {}
+    for role in ("hero", "challenger"):
+        if role not in roles:
+            if role in data:
+                raise LeagueError(f'{where}: {role} goes with format = "{fmt}"')
+            continue
+        name = _get(data, role, str, where)
+        if name not in bots:
+            raise LeagueError(f"{where}: {role} {name!r} is not a bot of [bots]")
+        found[role] = name
+    if len(set(found.values())) < len(found):
+        raise LeagueError(f"{where}: the hero and the challenger must be different bots")
+    if roles and len(bots) == len(found):
+        raise LeagueError(f"{where}: a {fmt} needs at least one opponent in [bots]")
+    return fmt, seatings, found
+
+
+def _bot_entry(
+    name: str, value: Any, isolation: str, where: str, base: Path | None = None
+) -> BotEntry:
+    if not NAME.match(name):
+        raise LeagueError(f"{where}: bot name {name!r} must be letters, digits, '.', '_' or '-'")
+    if isinstance(value, str):
+        value = {"spec": value}
+    if not isinstance(value, dict):
+        raise LeagueError(f"{where}: bot {name!r} must be a spec string or a table")
+    unknown = sorted(set(value) - BOT_KEYS)
+    if unknown:
+        raise LeagueError(
+            f"{where}: bot {name!r}: unknown key {unknown[0]!r} "
+            f"(known: {', '.join(sorted(BOT_KEYS))})"
+        )
+    spec, command = value.get("spec"), value.get("command")
+    if (spec is None) == (command is None):
+        raise LeagueError(f"{where}: bot {name!r} needs exactly one of spec or command")
+    if spec is not None and not isinstance(spec, str):
+        raise LeagueError(f"{where}: bot {name!r}: spec must be a string")
+    if command is not None and (
+        not isinstance(command, list) or not command or not all(isinstance(c, str) for c in command)
+    ):
+        raise LeagueError(f"{where}: bot {name!r}: command must be a list of strings")
+    # A command bot cannot run in process: the league's default applies to it
+    # unless that is "inprocess".
+    default = "sandbox" if command is not None and isolation == "inprocess" else isolation
+    mode = value.get("isolation", default)
+    mode = ISOLATION_ALIASES.get(mode, mode) if isinstance(mode, str) else mode
+    if mode not in ISOLATIONS:
+        raise LeagueError(
+            f"{where}: bot {name!r}: isolation must be one of {', '.join(ISOLATIONS)}"
+        )
+    if command is not None and mode == "inprocess":
+        raise LeagueError(f'{where}: bot {name!r}: a command bot runs as "process" or "sandbox"')
+    own = value.get("dir")
+    if own is not None and (command is None or not isinstance(own, str) or not own):
+        raise LeagueError(f"{where}: bot {name!r}: dir is a directory name and goes with command")
+    if command is not None and base is not None:
+        command, own = command_paths(command, own, base)
+    return BotEntry(name, spec, tuple(command) if command else None, mode, own)
+
+
+def command_paths(command: list[str], own: str | None, base: Path) -> tuple[list[str], str | None]:
+    """A command bot's paths resolved against ``base`` (the league file's
+    directory): its own directory (which must exist only when the bot
+    starts) and its arguments (:func:`resolve_arg`)."""
+    home = None if own is None else (base / own).resolve()
+    return [resolve_arg(arg, base, home) for arg in command], None if home is None else str(home)
+
+
+def resolve_arg(arg: str, base: Path, own: Path | None = None) -> str:
+    """A command argument that is a relative path to an existing file in
+    ``base`` (the league file's directory), or to anything inside ``own``
+    (the bot's own directory: ``-cp bots/mine/classes``), becomes absolute,
+    so that a league runs the same from any working directory; anything
+    else is kept as is."""
+    if not arg or arg.startswith("-") or Path(arg).is_absolute():
+        return arg
+    path = base / arg
+    inside = own is not None and path.exists() and path.resolve().is_relative_to(own)
+    return str(path.resolve()) if path.is_file() or inside else arg

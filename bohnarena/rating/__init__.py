@@ -1,0 +1,1 @@
+"""TrueSkill, statistics, paired tests and comparisons over finished matches."""

@@ -1,0 +1,264 @@
+"""A paired A/B comparison of two bots (docs/statistics.md).
+
+Two matches are a pair when they share the deal and every seat but the
+ones A holds in the first and B in the second: the same deck, the same
+opponents in the same seats. The ``paired`` format schedules exactly such
+pairs (schedule.py); any other results directory where both bots played is
+searched for them. Each pair gives a difference A - B in coins, in place
+(B's place minus A's: positive when A finishes ahead) and in wins; the
+observation is a deal's mean difference, since a deal's matches share a deck
+and different deals are independent.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import tomllib
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..league.file import NAME, League, parse_league
+from .paired import Estimate, Running, Sprt
+
+METRICS = ("coins", "place", "win")
+#: Stands for A or B in a pair's key.
+SWAPPED = "\0"
+
+
+def side(row: Mapping[str, Any], bot: str) -> dict[str, float]:
+    """How ``bot`` did in a match (means over its seats: few bots fill two)."""
+    seats = [s for s, b in enumerate(row["seats"]) if b == bot]
+    n = len(seats)
+    return {
+        "coins": sum(row["coins"][s] for s in seats) / n,
+        "place": -sum(row["ranks"][s] for s in seats) / n,  # higher is better, as for coins
+        "win": sum(s in row["winners"] for s in seats) / n,
+    }
+
+
+Key = tuple[str, ...]  # the seats, A's or B's shown as SWAPPED
+
+
+@dataclass
+class Deal:
+    """The pairs of one deal found so far; matches waiting for their twin."""
+
+    number: int
+    matches: int = 0
+    waiting: dict[bool, dict[Key, list[dict[str, float]]]] = field(
+        default_factory=lambda: {True: {}, False: {}}  # by "is A's"
+    )
+    diffs: dict[str, list[float]] = field(default_factory=lambda: {m: [] for m in METRICS})
+
+    def means(self) -> dict[str, float]:
+        return {m: sum(d) / len(d) for m, d in self.diffs.items()}
+
+
+class Pairing:
+    """Feeds on matches rows in id order (deal-major: a deal is over when a
+    later deal's match comes) and keeps every metric's per-deal differences;
+    an optional SPRT on one metric is updated as each deal closes."""
+
+    def __init__(self, a: str, b: str, sprt: Sprt | None = None, metric: str = "coins") -> None:
+        self.a, self.b, self.sprt, self.metric = a, b, sprt, metric
+        self.deal: Deal | None = None
+        self.running = {m: Running() for m in METRICS}
+        self.decision: str | None = None
+        self.decided_after = 0  # matches read when the SPRT decided
+        self.decided_deals = 0
+        self.matches = self.pairs = self.unpaired = 0
+
+    def add(self, row: Mapping[str, Any]) -> None:
+        if self.deal is None or row["deal"] != self.deal.number:
+            self.close()
+            self.deal = Deal(row["deal"])
+        self.deal.matches += 1
+        seats = row["seats"]
+        is_a = self.a in seats
+        if is_a == (self.b in seats):  # neither, or both at one table: no pair
+            return
+        me = self.a if is_a else self.b
+        key = tuple(SWAPPED if s == me else s for s in seats)
+        mine = side(row, me)
+        twins = self.deal.waiting[not is_a].get(key)
+        if not twins:  # first of its pair (a table of repeated bots may hold several)
+            self.deal.waiting[is_a].setdefault(key, []).append(mine)
+            return
+        theirs = twins.pop(0)
+        a, b = (mine, theirs) if is_a else (theirs, mine)
+        for m in METRICS:
+            self.deal.diffs[m].append(a[m] - b[m])
+        self.pairs += 1
+
+    def close(self) -> None:
+        """The current deal is over (or the rows are): its differences count."""
+        deal, self.deal = self.deal, None
+        if deal is None:
+            return
+        self.matches += deal.matches
+        self.unpaired += sum(len(w) for by_key in deal.waiting.values() for w in by_key.values())
+        if not deal.diffs["coins"]:
+            return
+        means = deal.means()
+        for m in METRICS:
+            self.running[m].add(means[m])
+        if self.sprt is not None and self.decision is None:
+            self.decision = self.sprt.decision(self.running[self.metric].estimate())
+            if self.decision is not None:
+                self.decided_after, self.decided_deals = self.matches, self.running[self.metric].n
+
+    def estimates(self) -> dict[str, Estimate]:
+        return {m: r.estimate() for m, r in self.running.items()}
+
+
+def pair_up(
+    rows: Iterable[Mapping[str, Any]],
+    a: str,
+    b: str,
+    sprt: Sprt | None = None,
+    metric: str = "coins",
+) -> Pairing:
+    """The pairing of every match of ``rows`` (in id order)."""
+    pairing = Pairing(a, b, sprt, metric)
+    for row in rows:
+        pairing.add(row)
+    pairing.close()
+    return pairing
+
+
+def bot_names(specs: Iterable[str], taken: Iterable[str] = ()) -> list[tuple[str, str]]:
+    """(league name, spec) for each ``NAME=SPEC`` or ``SPEC``: a spec's name
+    is itself when it can be one, else its class (or file) name; repeated
+    names get -2, -3, ..."""
+    used = set(taken)
+    out = []
+    for given in specs:
+        name, sep, spec = given.partition("=")
+        if not sep or ":" in name:
+            name, spec = "", given
+        if not name:
+            name = spec if NAME.match(spec) else spec.rpartition(":")[2] or Path(spec).stem
+            name = re.sub(r"[^A-Za-z0-9._-]", "-", name).strip("-.") or "bot"
+        base, k = name, 1
+        while name in used:
+            k += 1
+            name = f"{base}-{k}"
+        used.add(name)
+        out.append((name, spec))
+    return out
+
+
+def toml_value(value: Any) -> str:
+    """A rule option's value as TOML (json's strings, numbers and lists are TOML's)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, list):
+        return "[" + ", ".join(map(toml_value, value)) + "]"
+    return json.dumps(value)
+
+
+def league_text(
+    a: tuple[str, str],
+    b: tuple[str, str],
+    opponents: list[tuple[str, str]],
+    settings: Mapping[str, Any],
+    rules: Mapping[str, Any],
+    batch_size: int = 0,
+    moves: bool = False,
+) -> str:
+    """The league file of a comparison: format ``paired``, A the hero, B the
+    challenger. The same arguments give the same text, so running the same
+    comparison again resumes it."""
+    head = {**settings, "format": "paired", "hero": a[0], "challenger": b[0]}
+    lines = [f"{k} = {toml_value(v)}" for k, v in head.items()]
+    if rules:
+        lines += ["", "[rules]", *(f"{k} = {toml_value(v)}" for k, v in rules.items())]
+    lines += ["", "[run]", f"batch_size = {batch_size}", f"moves = {toml_value(moves)}"]
+    lines += ["", "[bots]", *(f"{n} = {json.dumps(s)}" for n, s in (a, b, *opponents))]
+    return "\n".join(lines) + "\n"
+
+
+def compare_league(
+    a: tuple[str, str],
+    b: tuple[str, str],
+    opponents: list[tuple[str, str]],
+    settings: Mapping[str, Any],
+    rules: Mapping[str, Any],
+    moves: bool = False,
+) -> League:
+    """The comparison's league. A batch is at most a deal's matches, so that
+    a sequential test stops the run soon after it decides (the same with and
+    without one: the same comparison resumes either way)."""
+    text = league_text(a, b, opponents, settings, rules, 0, moves)
+    per_deal = parse_league(tomllib.loads(text), text, "compare").schedule(0).per_deal
+    text = league_text(a, b, opponents, settings, rules, min(per_deal, 50), moves)
+    return parse_league(tomllib.loads(text), text, "compare")
+
+
+def deals(n: int) -> str:
+    return f"{n} deal" + ("" if n == 1 else "s")
+
+
+def report(pairing: Pairing, sprt: Sprt | None) -> list[str]:
+    """What `bohnarena compare` prints."""
+    lines = [
+        f"{pairing.a} (A) against {pairing.b} (B): {deals(pairing.running['coins'].n)}, "
+        f"{pairing.pairs} pairs of matches ({pairing.unpaired} unpaired matches)",
+        f"{'A - B':<7} {'mean':>8} {'95% interval':>22} {'p':>8}",
+    ]
+    for m, e in pairing.estimates().items():
+        lo, hi = e.interval()
+        lines.append(f"{m:<7} {e.mean:>+8.3f} {f'[{lo:+.3f}, {hi:+.3f}]':>22} {e.p_value:>8.4f}")
+    lines.append("(place: B's place minus A's; positive means A does better)")
+    if sprt is not None:
+        e = pairing.running[pairing.metric].estimate()
+        what = (
+            f"SPRT on {pairing.metric}: H0 A - B = {sprt.h0:g}, H1 A - B = {sprt.h1:g}, "
+            f"alpha {sprt.alpha:g}, beta {sprt.beta:g}: "
+        )
+        if pairing.decision is None:
+            what += (
+                f"no decision after {deals(e.n)} (LLR {sprt.llr(e):+.2f}, bounds "
+                f"{sprt.lower:+.2f} and {sprt.upper:+.2f}): play more deals"
+            )
+        else:
+            what += (
+                f"{pairing.decision} accepted after {deals(pairing.decided_deals)} "
+                f"({pairing.decided_after} matches)"
+            )
+        lines.append(what)
+    return lines
+
+
+def compare_results(results: str, a: str, b: str, test: Any, metric: str) -> Any:
+    """Pair A's and B's matches in an existing results directory."""
+    from ..core.errors import UsageError
+    from ..league.file import load_league
+    from ..store.audit import COLUMNS as AUDIT_COLUMNS
+    from ..store.audit import Auditor
+    from ..store.directory import RunDir
+    from ..store.parts import ResultsError, read_again
+    from .inorder import COLUMNS as FOLLOW_COLUMNS
+
+    store = RunDir(results)
+    if not store.is_run():
+        raise ResultsError(f"{results} is not a bohnarena results directory")
+    league = load_league(store.path / "league.toml")
+    for bot in (a, b):
+        if bot not in league.bots:
+            raise UsageError(f"{bot!r} is not a bot of {results} ({', '.join(league.bots)})")
+    auditor = Auditor.for_run(league, store.meta())
+    columns = sorted({*FOLLOW_COLUMNS, *AUDIT_COLUMNS})
+    pairing = read_again(
+        lambda: pair_up(auditor.audited(store.iter_matches(columns)), a, b, test, metric)
+    )
+    if not pairing.pairs:
+        raise UsageError(
+            f"{a} and {b} never played the same deal in the same seats against the same "
+            f"opponents in {results} (with rotations, a round-robin pairs them only where "
+            'their tables keep the seating order; seatings = "permutations" pairs them all)'
+        )
+    return pairing

@@ -1,0 +1,198 @@
+"""`rank`'s statistics tables (deal bootstrap, by seat, head to head) in
+every output format: text, Markdown, CSV and JSON."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ..core.errors import UsageError
+from .skill import Ranking
+from .stats import LeagueStats
+
+VIEWS = ("ranking", "seat", "head-to-head")
+
+
+@dataclass
+class Table:
+    """One view: a title, its rows for machines (CSV, JSON) and a rendering
+    for people (column headers and display cells)."""
+
+    key: str
+    title: str
+    rows: list[dict[str, Any]]
+    head: list[str]
+    cells: list[list[str]]
+
+
+def pct(v: float | None) -> str:
+    return "-" if v is None else f"{v:.1%}"
+
+
+def span(row: dict[str, Any], name: str, show: Callable[[float | None], str]) -> str:
+    """``value [low-high]``, the interval's unit sign dropped."""
+    if row[name] is None:
+        return "-"
+    if row[f"{name}_low"] is None:  # no resamples
+        return show(row[name])
+    low, high = (show(row[f"{name}_{end}"]).rstrip("%") for end in ("low", "high"))
+    return f"{show(row[name])} [{low}-{high}]"
+
+
+def num(v: float | None) -> str:
+    return "-" if v is None else f"{v:.2f}"
+
+
+def bootstrap_title(s: LeagueStats) -> str:
+    if not s.resamples:
+        return "Per deal (no bootstrap resamples, so no intervals)"
+    return (
+        f"95% intervals from a deal bootstrap: {s.resamples} resamples of the "
+        f"{s.deals} deals (all their tables and rotations together), seed {s.seed}"
+    )
+
+
+def bootstrap_table(s: LeagueStats, order: Sequence[str]) -> Table:
+    rows = {r["bot"]: r for r in s.bot_rows()}
+    ordered = [rows[b] for b in order]
+    return Table(
+        "bootstrap",
+        bootstrap_title(s),
+        ordered,
+        ["bot", "win rate", "mean coins", "mean place", "P(#1)", "rank"],
+        [
+            [
+                r["bot"],
+                span(r, "win_rate", pct),
+                span(r, "mean_coins", num),
+                span(r, "mean_place", num),
+                pct(r["p_first"]),
+                "-"
+                if r["rank_low"] is None
+                else (
+                    str(r["rank_low"])
+                    if r["rank_low"] == r["rank_high"]
+                    else f"{r['rank_low']}-{r['rank_high']}"
+                ),
+            ]
+            for r in ordered
+        ],
+    )
+
+
+def seat_table(s: LeagueStats, order: Sequence[str]) -> Table:
+    rows = s.seat_rows()
+    by = {(r["bot"], r["seat"]): r for r in rows}
+    return Table(
+        "by_seat",
+        "Win rate by seat (seat 0 starts), deal-bootstrap 95% intervals",
+        sorted(rows, key=lambda r: (list(order).index(r["bot"]), r["seat"])),
+        ["bot", *(f"seat {t}" for t in range(s.players))],
+        [
+            [b, *(span(by[b, t], "win_rate", pct) for t in range(s.players))]
+            for b in order
+            if (b, 0) in by
+        ],
+    )
+
+
+def h2h_table(s: LeagueStats, order: Sequence[str]) -> Table:
+    by = {(r["bot"], r["opponent"]): r for r in s.h2h_rows()}
+    return Table(
+        "head_to_head",
+        "Head to head: how often the row bot finishes ahead of the column bot at "
+        "the same table (ties count half), deal-bootstrap 95% intervals",
+        [by[a, b] for a in order for b in order if a != b],
+        ["bot", *order],
+        [[a, *("" if a == b else span(by[a, b], "ahead", pct) for b in order)] for a in order],
+    )
+
+
+def tables(ranking: Ranking, s: LeagueStats, views: Sequence[str]) -> list[Table]:
+    order = [st.bot for st in ranking.standings]
+    out: list[Table] = []
+    if "ranking" in views:
+        out.append(bootstrap_table(s, order))
+    if "seat" in views:
+        out.append(seat_table(s, order))
+    if "head-to-head" in views:
+        out.append(h2h_table(s, order))
+    return out
+
+
+def text(t: Table) -> str:
+    widths = [max(len(x) for x in col) for col in zip(t.head, *t.cells, strict=True)]
+
+    def line(cells: Sequence[str]) -> str:
+        first = cells[0].ljust(widths[0])
+        rest = (c.rjust(w) for c, w in zip(cells[1:], widths[1:], strict=True))
+        return "  ".join([first, *rest]).rstrip()
+
+    return "\n".join([t.title + ":", line(t.head), *map(line, t.cells)])
+
+
+def markdown(t: Table) -> str:
+    lines = [
+        f"{t.title}:",
+        "",
+        "| " + " | ".join(t.head) + " |",
+        "|" + "---|" * len(t.head),
+    ]
+    lines += ["| " + " | ".join(c or " " for c in cells) + " |" for cells in t.cells]
+    return "\n".join(lines)
+
+
+def render(fmt: str, ranking: Ranking, s: LeagueStats, views: Sequence[str]) -> str:
+    """The ranking plus the chosen views in ``fmt``. CSV is one table: the
+    ranking joined with its bootstrap columns, or the one other view asked."""
+    chosen = tables(ranking, s, views)
+    if fmt == "json":
+        data = json.loads(ranking.to_json()) if "ranking" in views else {}
+        data["bootstrap_settings"] = {"resamples": s.resamples, "seed": s.seed, "deals": s.deals}
+        data.update({t.key: t.rows for t in chosen})
+        return json.dumps(data, indent=2)
+    if fmt == "csv":
+        return csv_text(ranking, chosen)
+    if fmt == "markdown":
+        head = ranking.to_markdown().rstrip("\n") + "\n\n" if "ranking" in views else ""
+        return head + "\n\n".join(map(markdown, chosen))
+    head = ranking.to_text() + "\n\n" if "ranking" in views else ""
+    return head + "\n\n".join(map(text, chosen))
+
+
+#: Bootstrap columns joined to the ranking's CSV rows (the ranking's own
+#: win-rate interval is Wilson's, per match; these are per deal).
+JOINED = {
+    "win_rate_low": "boot_win_rate_low",
+    "win_rate_high": "boot_win_rate_high",
+    "mean_coins_low": "boot_mean_coins_low",
+    "mean_coins_high": "boot_mean_coins_high",
+    "mean_place_low": "boot_mean_place_low",
+    "mean_place_high": "boot_mean_place_high",
+    "p_first": "p_first",
+    "rank_low": "rank_low",
+    "rank_high": "rank_high",
+}
+
+
+def csv_text(ranking: Ranking, chosen: list[Table]) -> str:
+    if len(chosen) != 1:
+        raise UsageError("CSV holds one table: give --by seat or --head-to-head, not both")
+    t = chosen[0]
+    if t.key == "bootstrap":
+        boot = {r["bot"]: r for r in t.rows}
+        rows = [
+            {**r, **{new: boot[r["bot"]][old] for old, new in JOINED.items()}}
+            for r in ranking.rows()
+        ]
+    else:
+        rows = t.rows
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=list(rows[0]) if rows else ["bot"])
+    writer.writeheader()
+    writer.writerows(rows)
+    return out.getvalue()

@@ -1,0 +1,1 @@
+"""The HTML report and its inline SVG charts."""

@@ -1,0 +1,1 @@
+"""A run: provenance, dispatch, workers, execution backends, finished matches in order, replay."""

@@ -1,0 +1,200 @@
+"""What a run is made of and whether it can start: each bot's source
+hashed (nothing of a sandboxed bot imported), the facts a results directory
+records (versions, rules, data files), and the preflight that starts every
+bot once before any match is sent, on this machine and on every worker of a
+cluster."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import platform
+import re
+import stat
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from .. import __version__
+from ..core.errors import BohnarenaError, BotLoadError, UsageError
+from ..core.game import Game, get_game
+from ..core.plugins import load_bot, locate
+from ..league.file import BotEntry, League
+from ..referee.limits import Limits
+from ..sandbox.botfiles import shown, tree
+from ..sandbox.packages import not_allowed
+from .execution import Backend
+from .seating import make_seat
+
+
+def source_hash(entry: BotEntry, base: type) -> str:
+    """A hash of the code a bot can run: a Python bot's package (every .py
+    file of its top-level package, or of its file's directory tree) and its
+    distribution's version; a command bot's command line and what its
+    sandbox shows (:func:`~bohnarena.sandbox.botfiles.shown`: each file it names, or
+    every file of its own directory). A bot run in process is also
+    loaded here, which checks its spec before anything is written; no other
+    bot's code is imported, only read (see :func:`~bohnarena.core.plugins.locate`)."""
+    if entry.command is not None:
+        parts = [" ".join(entry.command).encode(), (entry.dir or "").encode()]
+        for path in shown(entry):
+            parts += [str(f).encode() + b"\0" + _content(f) for f in tree(path)]
+    else:
+        if entry.isolation == "inprocess":
+            try:
+                load_bot(entry.spec or "", base)
+            except BotLoadError as e:
+                raise BotLoadError(f"bot {entry.name!r}: {e}") from None
+        parts = [locate(entry.spec or "").source_bytes()]
+    return hashlib.blake2b(b"\0".join(parts), digest_size=16).hexdigest()
+
+
+MAX_HASHED_BYTES = 64 << 20
+
+
+def _content(path: Path) -> bytes:
+    """What of a file the source hash covers: its bytes (a larger file: its
+    size), or where a symbolic link leads."""
+    try:
+        info = path.lstat()
+        if stat.S_ISLNK(info.st_mode):
+            return b"-> " + os.readlink(path).encode()
+        if not stat.S_ISREG(info.st_mode):  # a pipe or a device: never read
+            return b"special"
+        return path.read_bytes() if info.st_size <= MAX_HASHED_BYTES else b"%d" % info.st_size
+    except OSError as e:  # unreadable here: the sandbox cannot read it either
+        return f"unreadable: {e.strerror}".encode()
+
+
+def run_facts(game: Game, rules: Any, league: League) -> dict[str, Any]:
+    """What else decides how a seeded match plays out, kept in run.json: the
+    interpreter, the platform, the versions of bohnarena and the bots'
+    distributions, the complete rule set in force and its data files' hashes."""
+    packages = {"bohnarena": __version__}
+    for entry in league.bots.values():
+        if entry.spec is not None:
+            try:
+                found = locate(entry.spec)
+            except BohnarenaError:
+                continue
+            if found.dist:
+                packages[found.dist] = found.version
+    return {
+        "python": platform.python_version(),
+        "platform": platform.platform(),
+        "packages": packages,
+        "rules": json.loads(json.dumps(rules.options(), default=str)),
+        "data": data_hashes(game, rules),
+    }
+
+
+def data_hashes(game: Game, rules: Any) -> dict[str, str]:
+    """Hashes of the game's data files and of any file a rule option names."""
+    data = Path(sys.modules[type(game).__module__].__file__ or "").parent / "data"
+    files = sorted(data.glob("*")) if data.is_dir() else []
+    files += [Path(v) for k, v in rules.options().items() if k.endswith("_file") and v]
+    return {
+        f.name if f.parent == data else str(f): hashlib.blake2b(
+            f.read_bytes(), digest_size=16
+        ).hexdigest()
+        for f in files
+        if f.is_file()
+    }
+
+
+def preflight(
+    game: Game,
+    entry: BotEntry,
+    rules: Any,
+    limits: Limits | None = None,
+    stderr_lines: list[str] | None = None,
+) -> None:
+    """Start an out-of-process bot and shake hands (the ``start`` message)
+    before a league or a match begins: a missing program, a crash at start
+    or an import error in the sandbox is a one-line BotLoadError. The last
+    lines of the bot's stderr are appended to ``stderr_lines``."""
+    with tempfile.TemporaryDirectory(prefix="bohnarena-preflight-") as tmp:
+        log = Path(tmp) / "bot.log"
+        seat = make_seat(game, entry, limits or Limits(), log=log)
+        try:
+            fault = seat.start(0, rules, 0)
+        finally:
+            _close(seat)
+        if fault is None:
+            return
+        tail = _stderr(log)
+    if stderr_lines is not None:
+        stderr_lines += tail
+    if entry.spec is not None and entry.isolation != "inprocess":
+        why = not_allowed(" ".join([fault, *tail]), entry.packages)
+        if why is not None:
+            raise BotLoadError(f"bot {entry.name!r} does not start: {why}")
+    raise BotLoadError(f"bot {entry.name!r} does not start: {fault}{telling(tail)}"[:500])
+
+
+#: A line of a program's stderr that says what went wrong (Python, Node.js, the JVM, C).
+ERROR_LINE = re.compile(r"error|exception|cannot|can't|not found|fatal|panic", re.IGNORECASE)
+
+
+def telling(stderr: list[str]) -> str:
+    """The line of a failing bot's stderr (:func:`_stderr`) that tells why:
+    the first that reads as an error (a Node.js or JVM error comes first,
+    then a stack and a version line), and the last when that is another."""
+    if not stderr:
+        return ""
+    first = next((line for line in stderr if ERROR_LINE.search(line)), stderr[-1])
+    if first == stderr[-1]:
+        return f"; its stderr ends: {first}"
+    return f"; its stderr says: {first} ... and ends: {stderr[-1]}"
+
+
+def _close(seat: Any) -> None:
+    """End a seat's bot process, if it has one."""
+    close = getattr(seat, "close", None)
+    if close is not None:
+        close()
+
+
+def _stderr(log: Path, kept: int = 10, most: int = 1 << 16) -> list[str]:
+    """What of a bot's stderr log tells why it failed: its last non-empty
+    lines, after its first line that reads as an error when that came
+    earlier (``...`` between). The bot's text: whoever prints it escapes it."""
+    try:
+        with open(log, "rb") as f:
+            head = f.read(most)
+            f.seek(max(f.tell(), f.seek(0, os.SEEK_END) - most))
+            rest = f.read()
+    except OSError:
+        return []
+    text = (head + rest).decode("utf-8", errors="replace")
+    lines = [ln.rstrip() for ln in text.splitlines() if ln.strip()]
+    first = next((i for i, line in enumerate(lines) if ERROR_LINE.search(line)), len(lines))
+    if first >= len(lines) - kept:
+        return lines[-kept:]
+    return [lines[first], "...", *lines[-kept:]]
+
+
+def check_workers(backend: Backend, league: League) -> None:
+    """Every worker of a cluster must load every bot before a match is sent."""
+    run_everywhere = getattr(backend, "on_every_worker", None)
+    if run_everywhere is None:
+        return
+    for worker, problem in sorted(run_everywhere(bots_problem, league.game, league.bots).items()):
+        if problem:
+            raise UsageError(f"worker {worker} cannot load {problem}")
+
+
+def bots_problem(game_name: str, bots: dict[str, BotEntry]) -> str | None:
+    """Runs on a worker: the first bot that does not load there, and why."""
+    game = get_game(game_name)
+    for name, entry in bots.items():
+        try:
+            if entry.isolation == "inprocess":
+                load_bot(entry.spec or "", game.bot_base)
+            elif entry.spec:
+                locate(entry.spec)
+        except BohnarenaError as e:
+            return f"bot {name!r}: {e}"
+    return None

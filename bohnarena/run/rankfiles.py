@@ -1,0 +1,63 @@
+"""What a run leaves beside its parts: ``ranking.csv``, ``ranking.json``
+and ``ranking.md`` (every row audited against the league), and
+``errors.json``; shard directories merged into one ranked run."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ..league.file import League
+from ..rating.skill import RANK_COLUMNS, Ranking, rank
+from ..store.audit import COLUMNS as AUDIT_COLUMNS
+from ..store.audit import Auditor
+from ..store.directory import RunDir
+from ..store.parts import StorageError, write_text
+
+if TYPE_CHECKING:  # (the summary's type only: dispatch imports this module)
+    from .dispatch import RunSummary
+
+
+def errors_json(summary: RunSummary) -> str:
+    return json.dumps([{"match_id": i, "reason": r} for i, r in sorted(summary.errors)], indent=2)
+
+
+def _try_write_errors(store: RunDir, summary: RunSummary) -> None:
+    try:
+        write_text(store.path / "errors.json", errors_json(summary))
+    except StorageError:
+        pass  # the disk that stopped the run may not take it either
+
+
+def write_ranking(store: RunDir, league: League, ranking: Ranking | None = None) -> Ranking:
+    """Write ``ranking``, or rank what the directory holds, every row audited
+    against the league."""
+    if ranking is None:
+        auditor = Auditor.for_run(league, store.meta())
+        ranking = rank(
+            auditor.audited(store.iter_matches([*RANK_COLUMNS, *AUDIT_COLUMNS])), list(league.bots)
+        )
+    write_text(store.path / "ranking.csv", ranking.to_csv())
+    write_text(store.path / "ranking.json", ranking.to_json())
+    write_text(store.path / "ranking.md", ranking.to_markdown())
+    return ranking
+
+
+def merge_and_rank(
+    out: str, dirs: list[str | Path], warn: Callable[[str], None]
+) -> tuple[Ranking, set[int], int]:
+    """Merge shard directories of one league into ``out``, compact it when
+    every match is there, and write its ranking: the ranking, the match ids
+    done and the league's match count."""
+    from ..league.file import load_league
+    from ..store.merge import merge as merge_runs
+
+    target = merge_runs(out, dirs, warn)
+    league = load_league(target.path / "league.toml")
+    total = len(league.schedule(0))
+    done = target.done_ids()
+    if len(done) == total:
+        target.compact(0, total - 1)
+    return write_ranking(target, league), done, total

@@ -1,0 +1,239 @@
+"""Replaying logged matches from a results directory (any game).
+
+Reading a match, checking it against the rules (``verify``), playing it
+again with its bots (``rerun``) and checking a whole run in parallel.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator, Sequence
+from concurrent.futures import as_completed
+from dataclasses import dataclass
+from itertools import groupby
+from operator import itemgetter
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+from tqdm import tqdm
+
+from ..core.errors import UsageError
+from ..core.game import Game, get_game
+from ..league.file import League, load_league
+from ..store.audit import COLUMNS as AUDIT_COLUMNS
+from ..store.audit import Auditor
+from ..store.directory import RunDir
+from ..store.logbook import MATCHES_SCHEMA, moves_schema, records_of
+from ..store.parts import Check, Listing, ResultsError, check_schema, read_table
+from .execution import LocalPool
+from .seating import make_seat
+
+
+@dataclass
+class Run:
+    """A results directory opened for reading."""
+
+    store: RunDir
+    league: League
+    game: Game
+    rules: Any
+    auditor: Auditor
+    #: The parts read, checked against the manifest (its problems refused,
+    #: unless opened with ``refuse=False``).
+    listing: Listing
+
+    @classmethod
+    def open(cls, path: str | Path, check: Check = "cheap", refuse: bool = True) -> Run:
+        store = RunDir(path)
+        if not store.is_run() or not (store.path / "league.toml").is_file():
+            raise ResultsError(f"{path} is not a bohnarena results directory")
+        meta = store.meta()  # refuses other log formats
+        league = load_league(store.path / "league.toml")
+        game = get_game(league.game)
+        if meta.get("rules_version") != game.version:
+            raise ResultsError(
+                f"{path} was played under {game.name} rules version "
+                f"{meta.get('rules_version')}; this bohnarena has version "
+                f"{game.version}, so its matches cannot be replayed here"
+            )
+        listing = store.listing(check)
+        return cls(
+            store,
+            league,
+            game,
+            game.rules(league.edition, league.players, league.rules),
+            Auditor.for_run(league, meta),
+            listing.require() if refuse else listing,
+        )
+
+    def _read(self, sub: Path, first: int, last: int) -> pa.Table:
+        """Rows of ``sub``'s listed parts with ids in [first, last], read
+        from the parts whose id range meets it (no moves part at all reads
+        as no moves: each match then has no move log)."""
+        table = sub.name
+        if not any(p.file(table) for p in self.listing.parts) and table == "matches":
+            raise ResultsError(f"{sub} holds no finished matches")
+        schema = MATCHES_SCHEMA if table == "matches" else moves_schema(self.game.columns)
+        where = [("match_id", ">=", first), ("match_id", "<=", last)]
+        tables = [schema.empty_table()]
+        for part in self.listing.parts:
+            path = part.file(table)
+            if path is not None and part.span[0] <= last and first <= part.span[1]:
+                check_schema(path, schema)
+                tables.append(read_table(path, filters=where).select(schema.names))
+        return pa.concat_tables(tables)
+
+    def rows(self, first: int, last: int) -> list[dict[str, Any]]:
+        rows: list[dict[str, Any]] = (
+            self._read(self.store.matches_dir, first, last).sort_by("match_id").to_pylist()
+        )
+        return rows
+
+    def logs(self, first: int, last: int) -> dict[int, list[tuple[Any, ...]]]:
+        return self.logs_and_gaps(first, last)[0]
+
+    def logs_and_gaps(
+        self, first: int, last: int
+    ) -> tuple[dict[int, list[tuple[Any, ...]]], set[int]]:
+        """The logs of the matches with ids in [first, last], and the ids
+        whose records are not numbered 0, 1, 2... (a record logged twice, or
+        one missing: a duplicated or cut moves part)."""
+        moves = self._read(self.store.moves_dir, first, last)
+        moves = moves.sort_by([("match_id", "ascending"), ("seq", "ascending")])
+        try:
+            recs = records_of(moves, self.game.layout)
+        except ValueError as e:
+            raise ResultsError(f"{self.store.moves_dir}: {e}") from None
+        ids, seqs = moves.column("match_id").to_pylist(), moves.column("seq").to_pylist()
+        logs: dict[int, list[tuple[Any, ...]]] = {}
+        gaps: set[int] = set()
+        for mid, group in groupby(zip(ids, seqs, recs, strict=True), key=itemgetter(0)):
+            numbered = list(group)
+            if [seq for _, seq, _ in numbered] != list(range(len(numbered))):
+                gaps.add(mid)
+            logs[mid] = [rec for _, _, rec in numbered]
+        return logs, gaps
+
+    def match(self, match_id: int) -> tuple[dict[str, Any], list[tuple[Any, ...]]]:
+        rows = self.rows(match_id, match_id)
+        if not rows:
+            raise ResultsError(f"no finished match {match_id} in {self.store.path}")
+        log = self.logs(match_id, match_id).get(match_id)
+        if not log:
+            raise ResultsError(f"match {match_id} has no move log (run with moves off?)")
+        return rows[0], log
+
+    def check(self, row: dict[str, Any], log: Sequence[tuple[Any, ...]]) -> str | None:
+        """None when the row is the league's match of its id and the log
+        replays under the rules to the recorded result."""
+        problem = self.auditor.problem(row)
+        if problem is not None:
+            return problem
+        result, problem = self.game.verify(self.rules, row["seed"], log)
+        if problem is not None:
+            return problem
+        assert result is not None
+        recorded = {k: row[k] for k in ("coins", "ranks", "winners", "turns", "faults")}
+        replayed = {
+            "coins": list(result.coins),
+            "ranks": list(result.ranks),
+            "winners": list(result.winners),
+            "turns": result.turns,
+            "faults": list(result.faults),
+        }
+        for key, value in recorded.items():
+            if value != replayed[key]:
+                return f"the matches table has {key} {value}, the replay gives {replayed[key]}"
+        return None
+
+    def rerun(self, row: dict[str, Any], log: Sequence[tuple[Any, ...]]) -> str | None:
+        """Play the match again with its bots; None when every move is the same."""
+        seats = [
+            make_seat(
+                self.game, self.league.bots[name], self.league.limits, match_id=row["match_id"]
+            )
+            for name in row["seats"]
+        ]
+        _, again = self.game.play(self.rules, row["seed"], seats)
+        for i, (a, b) in enumerate(zip(log, again, strict=False)):
+            if tuple(a) != tuple(b):
+                return f"move {i}: the log has {tuple(a)!r}, the bots now play {tuple(b)!r}"
+        if len(log) != len(again):
+            return f"the log has {len(log)} moves, the bots now play {len(again)}"
+        return None
+
+
+TWICE = "its records are not numbered 0, 1, 2... (logged twice, or one missing)"
+NO_ROW = "its moves are logged but the matches table has no row for it (a deleted row?)"
+
+
+def check_range(path: str, first: int, last: int) -> list[tuple[int, str | None]]:
+    """Verify every match with an id in [first, last] (a worker task): its
+    row against its replayed log, and every log against a row."""
+    run = Run.open(path, "off", refuse=False)  # the parent checked the parts
+    logs, gaps = run.logs_and_gaps(first, last)
+    out: list[tuple[int, str | None]] = []
+    rows = run.rows(first, last)
+    for row in rows:
+        mid = row["match_id"]
+        log = logs.get(mid)
+        problem = "no move log" if not log else TWICE if mid in gaps else run.check(row, log)
+        out.append((mid, problem))
+    out += [(mid, NO_ROW) for mid in sorted(logs.keys() - {row["match_id"] for row in rows})]
+    return out
+
+
+def verify_all(
+    path: str | Path, workers: int = 0, chunk: int = 200, progress: bool | None = None
+) -> tuple[int, list[str], list[tuple[int, str]]]:
+    """Verify every finished match of a run in parallel: (matches checked,
+    problems of parts against the manifest, failures by match id)."""
+    run = Run.open(path, "full", refuse=False)
+    ids = sorted(run.store.done_ids(run.listing))
+    if not ids:
+        raise ResultsError(f"{path} holds no finished matches")
+    # Twice-held, swapped or foreign rows, before each match is replayed.
+    failures = list(
+        run.auditor.problems(run.store.iter_matches(AUDIT_COLUMNS, listing=run.listing))
+    )
+    ranges = list(_ranges(ids, chunk))
+    pool = LocalPool(workers)
+    checked = 0
+    bar = tqdm(
+        total=len(ids),
+        unit="match",
+        disable=None if progress is None else not progress,
+        file=sys.stderr,
+    )
+    try:
+        executor = pool.executor()
+        futures = [executor.submit(check_range, str(run.store.path), a, b) for a, b in ranges]
+        for f in as_completed(futures):
+            results = f.result()
+            played = [i for i, p in results if p != NO_ROW]
+            checked += len(played)
+            failures += [(i, p) for i, p in results if p is not None]
+            bar.update(len(played))
+    finally:
+        bar.close()
+        pool.close()
+    run.store.confirm(run.listing)  # a compaction meanwhile: read again
+    return checked, run.listing.problems, sorted(failures)
+
+
+def _ranges(ids: Sequence[int], chunk: int) -> Iterator[tuple[int, int]]:
+    """Ranges of ``chunk`` ids that cover every id there is between them
+    and beyond both ends: a log whose row is gone falls in one of them."""
+    starts = ids[::chunk]
+    for k, start in enumerate(starts):
+        yield (
+            start if k else -(2**63),
+            starts[k + 1] - 1 if k + 1 < len(starts) else 2**63 - 1,
+        )
+
+
+def parse_seat(seat: int | None, players: int) -> int | None:
+    if seat is not None and not 0 <= seat < players:
+        raise UsageError(f"--seat must be between 0 and {players - 1}")
+    return seat

@@ -1,0 +1,39 @@
+"""A seat for a league's bot, in this process or out of it (any game)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..core.botapi import Seat
+from ..core.game import Game
+from ..core.plugins import load_bot
+from ..league.file import BotEntry
+from ..referee.limits import Limits, Watchdog
+from ..referee.seats import BotSeat
+from ..sandbox.remote import RemoteSeat, remote_seat
+
+
+def make_seat(
+    game: Game,
+    entry: BotEntry,
+    limits: Limits | None = None,
+    watchdog: Watchdog | None = None,
+    log: Path | None = None,
+    timed: bool = False,
+    match_id: int | None = None,
+) -> Seat:
+    """The seat of ``entry`` at a table of ``game``: in this process, or in a
+    sandbox process (whose stderr goes to ``log``); ``timed`` keeps each
+    decision's time (for conformance reports); ``match_id``: the league's id
+    of the match, which the seat's view tells its bot."""
+    seat: BotSeat | RemoteSeat
+    if entry.isolation == "inprocess":
+        assert entry.spec is not None
+        # The bot is built in seat.start(), under the limits:
+        # its constructor's faults are its own.
+        make = load_bot(entry.spec, game.bot_base)
+        seat = BotSeat(None, game.decisions, limits, watchdog, timed, make=make)
+    else:
+        seat = remote_seat(game.name, entry, limits, log)
+    seat.match_id = match_id
+    return seat

@@ -1,0 +1,258 @@
+"""The unit of work: play a batch of scheduled matches.
+
+:func:`play_batch` is a pure function of its :class:`BatchTask` (bot specs
+as strings, loaded here): the same task gives the same tables in any
+process, on any machine.
+"""
+
+from __future__ import annotations
+
+import gc
+import logging
+import os
+import pickle
+import sys
+import threading
+import time
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+
+from ..core.game import get_game
+from ..core.stopping import die_with_parent, private_memory
+from ..league.file import BotEntry
+from ..league.schedule import MatchSpec
+from ..referee import pulse
+from ..referee.limits import Limits, Watchdog
+from ..store.directory import RunDir
+from ..store.logbook import matches_table, moves_table
+from .seating import make_seat
+from .supervise import Verdict, probed, supervised, watched
+
+log = logging.getLogger("bohnarena.run.worker")
+
+
+@dataclass(frozen=True)
+class BatchTask:
+    game: str
+    edition: str
+    players: int
+    rules: dict[str, Any]
+    bots: dict[str, BotEntry]
+    matches: tuple[MatchSpec, ...]
+    moves: bool = True
+    #: A results directory the worker can write to: it spools its parts
+    #: there instead of sending the tables back.
+    spool: str | None = None
+    limits: Limits = field(default_factory=Limits)
+    #: Played again after its worker died or hung: in a watched process of
+    #: its own, match by match (see :func:`play_carefully`).
+    careful: bool = False
+    #: A diagnostic play (in that process): every bot call is noted in its
+    #: pulse, and each verdict's call is not made (see supervise.py).
+    verdicts: tuple[Verdict, ...] | None = None
+
+    @property
+    def first(self) -> int:
+        return self.matches[0].id
+
+    @property
+    def last(self) -> int:
+        return self.matches[-1].id
+
+
+@dataclass
+class BatchResult:
+    played: int
+    matches: pa.Table | Path  # the table, or the file it was spooled to
+    moves: pa.Table | Path | None
+    errors: list[tuple[int, str]]  # (match id, reason): matches that could not be played
+
+
+def play_batch(task: BatchTask) -> BatchResult:
+    if task.careful:
+        return play_carefully(task)
+    if threading.current_thread() is not threading.main_thread() and any(
+        b.isolation in ("inprocess", "process") for b in task.bots.values()
+    ):
+        # A Dask worker runs tasks in threads, where no signal arrives: the
+        # watchdog could not stop a hung bot. A process of its own can (and
+        # a process bot may kill that one, not the Dask worker); a death or
+        # a hang there raises BatchLost, pinned on this batch (the runner
+        # plays it again carefully).
+        result: BatchResult = supervised(task)
+        return result
+    # Records are many small tuples kept until the batch is logged: the
+    # cyclic collector would rescan them over and over for nothing.
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return _play(task)
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def serve_one(pulse_fd: int | None = None) -> None:
+    """In a fresh interpreter (:func:`~bohnarena.run.supervise.watched`): one
+    pickled task on stdin, its result on stdout (which in-process bots'
+    prints must not reach: they go to stderr); a diagnostic play sends each
+    match's result as the match ends, so that a death loses none. It beats
+    the pulse in the file ``pulse_fd``, which its parent watches."""
+    die_with_parent()
+    if pulse_fd is not None:
+        pulse.adopt(pulse.Pulse.in_file(pulse_fd))
+    task = pickle.loads(sys.stdin.buffer.read())
+    if any(b.isolation == "process" for b in task.bots.values()):
+        private_memory()  # as LocalPool's workers do
+    out = os.fdopen(os.dup(1), "wb")
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    for one in (
+        [task] if task.verdicts is None else [replace(task, matches=(m,)) for m in task.matches]
+    ):
+        out.write(pickle.dumps(play_batch(one)))
+        out.flush()
+    out.close()
+
+
+def play_carefully(task: BatchTask) -> BatchResult:
+    """``task`` played again after its worker died or hung: in a watched
+    process of its own, each bot call noted (a diagnostic play, see
+    supervise.py). When that process dies or hangs in a match, the matches
+    before it are kept, and the rest is played again in a fresh one, with a
+    verdict for the seat whose call it was; a death no seat's call explains
+    (or the same seat's again: not the same death) errors that match alone.
+    No bot code runs in this process."""
+    played: list[BatchResult] = []
+    errors: list[tuple[int, str]] = []
+    pending = task.matches
+    verdicts: tuple[Verdict, ...] = ()
+    while pending:
+        results, lost = watched(replace(task, matches=pending, careful=False, verdicts=verdicts))
+        played += results
+        pending = pending[len(results) :]
+        if lost is None or not pending:
+            break
+        m = pending[0]
+        signallers = [s for s, name in enumerate(m.seats) if task.bots[name].isolation == "process"]
+        verdict = lost.verdict(task.limits, signallers)
+        if verdict is None or verdict[0] != m.id or any(v[:2] == verdict[:2] for v in verdicts):
+            reason = f"{lost}, " + (
+                "in no bot's call"
+                if lost.in_call is None or lost.match != m.id
+                else "maybe by a process bot at the table"
+                if verdict is None
+                else "again in a call of a seat already charged"
+            )
+            log.error("match %d: %s; it is errored", m.id, reason)
+            errors.append((m.id, reason[:500]))
+            pending = pending[1:]
+        else:
+            log.warning(
+                "match %d: %s, in a call of seat %d; played again with that seat charged",
+                m.id,
+                lost,
+                verdict[1],
+            )
+            verdicts += (verdict,)
+    game = get_game(task.game)
+    return _finish(
+        task,
+        pa.concat_tables([r.matches for r in played]) if played else matches_table([]),
+        pa.concat_tables([r.moves for r in played] or [moves_table([], game.layout, game.columns)])
+        if task.moves
+        else None,
+        [*(e for r in played for e in r.errors), *errors],
+    )
+
+
+def _play(task: BatchTask) -> BatchResult:
+    batch = _Batch(task)
+    beating = pulse.MINE
+    with Watchdog(beating) as watchdog:
+        if beating is not None:
+            beating.begin(task.limits)
+        try:
+            for m in task.matches:
+                if beating is not None:
+                    beating.playing(m.id)
+                batch.play(m, watchdog)
+        finally:
+            if beating is not None:
+                beating.end()
+    game = batch.game
+    moves = moves_table(batch.records, game.layout, game.columns) if task.moves else None
+    return _finish(task, matches_table(batch.rows), moves, batch.errors)
+
+
+def _finish(
+    task: BatchTask, matches: pa.Table, moves: pa.Table | None, errors: list[tuple[int, str]]
+) -> BatchResult:
+    """The batch's result: its tables, or the files they were spooled to
+    (a diagnostic play sends its one match's tables back to play_carefully)."""
+    if task.spool is None or task.verdicts is not None:
+        return BatchResult(matches.num_rows, matches, moves, errors)
+    tag = f"{task.first:09d}-{task.last:09d}-{os.getpid()}"
+    matches_file, moves_file = RunDir(task.spool).spool(tag, matches, moves)
+    return BatchResult(matches.num_rows, matches_file, moves_file, errors)
+
+
+class _Batch:
+    """The matches of one task, played one by one, with what they produced."""
+
+    def __init__(self, task: BatchTask) -> None:
+        self.task = task
+        self.game = get_game(task.game)
+        self.rules = self.game.rules(task.edition, task.players, task.rules)
+        self.logs_dir = Path(task.spool) / "bots" if task.spool else None
+        self.rows: list[dict[str, Any]] = []
+        self.records: list[tuple[int, list[tuple[Any, ...]]]] = []
+        self.errors: list[tuple[int, str]] = []
+
+    def play(self, m: MatchSpec, watchdog: Watchdog) -> None:
+        task, start = self.task, time.perf_counter()
+        try:
+            seats = [
+                make_seat(
+                    self.game,
+                    task.bots[name],
+                    task.limits,
+                    watchdog,
+                    self.logs_dir / f"{name}.log" if self.logs_dir else None,
+                    match_id=m.id,
+                )
+                for name in m.seats
+            ]
+            if task.verdicts is not None:  # a diagnostic play: every call noted
+                assert pulse.MINE is not None, "a diagnostic play runs where its pulse is read"
+                seats = probed(seats, pulse.MINE, m.id, task.verdicts)
+            result, records = self.game.play(self.rules, m.seed, seats)
+        except KeyboardInterrupt:
+            raise
+        except BaseException as e:  # an engine bug (bots' own errors are faults): this match only
+            self.errors.append((m.id, f"{type(e).__name__}: {e}"[:500]))
+            log.error("match %d failed: %s: %s", m.id, type(e).__name__, e, exc_info=True)
+            return
+        self.rows.append(
+            {
+                "match_id": m.id,
+                "table": m.table,
+                "deal": m.deal,
+                "rotation": m.rotation,
+                "seed": m.seed,
+                "seats": list(m.seats),
+                "coins": list(result.coins),
+                "ranks": list(result.ranks),
+                "winners": list(result.winners),
+                "turns": result.turns,
+                "faults": list(result.faults),
+                "duration_s": time.perf_counter() - start,
+            }
+        )
+        if any(result.faults):
+            log.info("match %d: faults per seat %s", m.id, list(result.faults))
+        if task.moves:
+            self.records.append((m.id, records))

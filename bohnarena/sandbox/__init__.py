@@ -1,0 +1,2 @@
+"""Bots outside the engine's process: the JSON-lines channel, the bot-side
+host, process and bubblewrap isolation."""

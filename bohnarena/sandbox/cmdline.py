@@ -1,0 +1,56 @@
+"""Bots given as command lines (``cmd:COMMAND`` in ``play``, ``--command``
+in ``check-bot``): league-style entries, their paths resolved against
+the working directory and checked as a league's."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+from pathlib import Path
+
+from ..core.errors import UsageError
+from ..league.file import BotEntry
+
+COMMAND_PREFIX = "cmd:"
+SANDBOXED = "sandbox"
+
+
+def command_entry(line: str, isolation: str, where: str, own: str | None = None) -> BotEntry:
+    """A bot given as a command line (it cannot run in process: the sandbox
+    then), its paths resolved against the working directory as a league's
+    against its file's, and checked as a league's (:func:`.botfiles.check_layout`)."""
+    import shlex
+
+    from ..league.file import command_paths
+    from ..sandbox.botfiles import check_layout
+
+    try:
+        command = shlex.split(line)
+    except ValueError as e:
+        raise UsageError(f"{where}cannot split {line!r}: {e}") from None
+    if not command:
+        raise UsageError(f"{where}needs a command line")
+    command, own = command_paths(command, own, Path.cwd())
+    entry = BotEntry(
+        line,
+        command=tuple(command),
+        isolation=SANDBOXED if isolation == "inprocess" else isolation,
+        dir=own,
+    )
+    check_layout(entry, None, None)
+    return entry
+
+
+def play_entries(bots: Sequence[str], isolation: str) -> list[BotEntry]:
+    """League-style entries for `play`'s BOTS: ``cmd:COMMAND LINE`` is a
+    program speaking JSON lines, anything else a spec run with ``isolation``."""
+    entries = []
+    for i, bot in enumerate(bots):
+        if bot.startswith(COMMAND_PREFIX):
+            entry = command_entry(
+                bot[len(COMMAND_PREFIX) :], isolation, f"seat {i}: {COMMAND_PREFIX}"
+            )
+            entries.append(replace(entry, name=Path(entry.command[-1]).name))  # type: ignore[index]
+        else:
+            entries.append(BotEntry(bot, spec=bot, isolation=isolation))
+    return entries

@@ -1,0 +1,2 @@
+"""The results directory: parts, compaction, locks, damage checks, the
+logbook's tables and the audit."""

@@ -1,0 +1,427 @@
+"""A league's results directory.
+
+Layout::
+
+    league.toml        the league file, frozen at the first run
+    run.json           bohnarena version, log format, bot source hashes
+    manifest.jsonl     every committed part: rows, size and hash of each file
+    run.log            the run log (all processes)
+    matches/part-FIRST-LAST.parquet   one row per finished match
+    moves/part-FIRST-LAST.parquet     every record of those matches
+    errors.json        matches that could not be played in the last run
+    ranking.csv|json|md
+
+A new directory is built aside and renamed into place whole, so a reader
+never sees half of one. Every file is written under a temporary name. A
+batch's commit writes its two parts under ``.tmp-`` names, appends their
+line to the manifest (the commit point: a match counts as done exactly when
+its part's line is in), then renames them. Readers read the parts the
+manifest lists, each checked against its line (bohnarena/store/manifest.py); a
+part edited, missing, or not listed (a copy) is refused by name. A match
+played again by a later run (it errored, or its part was damaged) has a
+part of its own inside an older part's id range; compaction sorts such
+overlaps into id order. A directory written before manifests existed is
+read as it was then (its parts inferred from their names) and gets its
+manifest from the next run on it.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import shutil
+from dataclasses import replace
+from pathlib import Path
+from typing import IO, Any
+
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+from . import manifest
+from .manifest import MERGED, Entry, Manifest, describe
+from .parts import (
+    COMPRESSION,
+    MOVES_ROW_GROUP,
+    PENDING,
+    Part,
+    ResultsError,
+    ids_of,
+    overlapping,
+    part_name,
+    storage_error,
+    write_part,
+    write_text,
+)
+from .reading import RunReader
+
+
+class RunDir(RunReader):
+    def open_for_run(self, league_text: str, meta: dict[str, Any], restart: bool) -> None:
+        """Create the directory, or check it belongs to this league and clean it."""
+        if restart and self._holds_files() and not self.is_run():
+            raise ResultsError(
+                f"{self.path} is not a bohnarena results directory; refusing to delete it"
+            )
+        meta = {**meta, "manifest": manifest.VERSION}
+        if (restart or not self._holds_files()) and self._create(league_text, meta):
+            return
+        self.lock()  # before anything in the directory is touched, --restart included
+        try:
+            self._prepare(league_text, meta, restart)
+        except BaseException:
+            self.close()
+            raise
+
+    def _create(self, league_text: str, meta: dict[str, Any]) -> bool:
+        """A new run directory (with --restart, a new one in place of the
+        old), built beside it and renamed into place whole: a reader sees
+        none, or all of it. False where that cannot be done (the directory
+        holds this process's working directory, its parent is read-only,
+        another run made it meanwhile): it is then made in place."""
+        target = self.path.resolve()  # a symlinked directory stays where it points
+        if Path.cwd().is_relative_to(target):
+            return False
+        aside = target.parent / f".{target.name}.new-{os.getpid()}"
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.rmtree(aside, ignore_errors=True)
+            for d in (aside / "matches", aside / "moves"):
+                d.mkdir(parents=True)
+        except OSError:
+            shutil.rmtree(aside, ignore_errors=True)
+            return False
+        try:
+            write_text(aside / manifest.NAME, Manifest().text())
+            write_text(aside / "league.toml", league_text)
+            write_text(aside / "run.json", json.dumps(meta, indent=2, sort_keys=True))
+            self._lock = self._take(aside)
+            if target.exists():  # --restart, or an empty directory: swapped out
+                self._swap(aside, target)
+                return True
+            try:
+                os.rename(aside, target)
+            except OSError:  # another run made it meanwhile: open that one
+                self.close()
+                shutil.rmtree(aside, ignore_errors=True)
+                return False
+            return True
+        except BaseException as e:
+            self.close()
+            shutil.rmtree(aside, ignore_errors=True)
+            if isinstance(e, OSError):
+                raise ResultsError(
+                    f"cannot write results to {self.path}: {e.strerror or e}"
+                ) from None
+            raise
+
+    def _swap(self, new: Path, target: Path) -> None:
+        """``new`` in place of ``target``, which goes (under its lock)."""
+        old = self._take(target)
+        trash = target.parent / f".{target.name}.old-{os.getpid()}"
+        try:
+            os.rename(target, trash)
+            try:
+                os.rename(new, target)
+            except OSError:
+                os.rename(trash, target)  # the old one back
+                raise
+        finally:
+            old.close()
+        shutil.rmtree(trash, ignore_errors=True)
+
+    def _prepare(self, league_text: str, meta: dict[str, Any], restart: bool) -> None:
+        if restart:  # where the directory could not be swapped whole
+            for entry in self.path.iterdir():
+                if entry.name == ".lock":
+                    continue
+                if entry.is_dir() and not entry.is_symlink():
+                    shutil.rmtree(entry)
+                else:
+                    entry.unlink()
+        try:
+            self.matches_dir.mkdir(exist_ok=True)
+            self.moves_dir.mkdir(exist_ok=True)
+        except OSError as e:
+            raise ResultsError(f"cannot write results to {self.path}: {e.strerror or e}") from None
+        frozen = self.path / "league.toml"
+        if frozen.exists():
+            old = self.meta()
+            if frozen.read_text("utf-8") != league_text:
+                raise ResultsError(
+                    f"{self.path} holds a run of a different league file; "
+                    "use --restart to discard it, or --out for another directory"
+                )
+            if old.get("shard") != meta.get("shard"):
+                raise ResultsError(
+                    f"{self.path} holds shard {old.get('shard') or 'none (the whole league)'}"
+                    f", not {meta.get('shard') or 'the whole league'}"
+                )
+            if old.get("rules_version") != meta["rules_version"]:
+                raise ResultsError(
+                    f"{self.path} was played under rules version "
+                    f"{old.get('rules_version')}, this bohnarena plays version "
+                    f"{meta['rules_version']}; use --restart to discard it, or "
+                    "--out for another directory"
+                )
+            for key, what in (("rules", "rule set in force"), ("data", "game's data files")):
+                if key in old and old[key] != meta.get(key):
+                    raise ResultsError(
+                        f"the {what} changed since this run started; use --restart "
+                        "to discard it, or --out for another directory"
+                    )
+            changed = sorted(b for b, h in meta["bots"].items() if old.get("bots", {}).get(b) != h)
+            if changed:
+                raise ResultsError(
+                    f"the source of bot(s) {', '.join(changed)} changed since this run "
+                    "started; use --restart to discard it, or --out for another directory"
+                )
+        else:  # in a directory that holds other files: run.json last
+            if not self.manifest_path.exists():
+                write_text(self.manifest_path, Manifest().text())
+            write_text(frozen, league_text)
+            write_text(self.path / "run.json", json.dumps(meta, indent=2, sort_keys=True))
+        self.clean()
+
+    def _take(self, d: Path) -> IO[str]:
+        """``d``'s lock, held until closed, or a one-line error naming the run that holds it."""
+        try:
+            lock = open(d / ".lock", "a")  # noqa: SIM115 (held until close())
+        except OSError as e:
+            raise ResultsError(f"cannot write results to {self.path}: {e.strerror or e}") from None
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            lock.close()
+            raise ResultsError(f"another bohnarena run is using {self.path}") from None
+        return lock
+
+    def lock(self) -> None:
+        """Take the directory for this process (created if need be), or a
+        one-line error naming the run that holds it."""
+        try:
+            self.path.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            raise ResultsError(f"cannot write results to {self.path}: {e.strerror or e}") from None
+        self._lock = self._take(self.path)
+
+    def close(self) -> None:
+        """Release the directory for other runs."""
+        lock, self._lock = self._lock, None
+        if lock is not None:
+            lock.close()
+
+    def _rewrite(self, new: Manifest) -> None:
+        write_text(self.manifest_path, new.text())
+
+    def _append(self, entry: Entry) -> None:
+        if not self.manifest_path.exists():
+            self._adopt()
+        try:
+            with open(self.manifest_path, "a", encoding="utf-8") as f:
+                f.write(entry.line())
+        except OSError as e:
+            raise storage_error(self.manifest_path, e) from None
+
+    def _adopt(self) -> None:
+        """Record a manifest for a directory written before manifests: its
+        parts as they are now (a crash's leftovers already removed)."""
+        from .legacy import inferred_parts
+
+        entries = []
+        for part in inferred_parts(self):
+            moves = None
+            if part.moves is not None:
+                try:
+                    moves = describe(part.moves)
+                except (pa.ArrowException, OSError):
+                    pass  # a moves file that does not read: no moves for that part
+            entries.append(Entry(part.name, describe(part.matches), moves))
+        self._rewrite(manifest.rewritten(None, entries))
+        run_json = self.path / "run.json"
+        if run_json.is_file():
+            meta = {**json.loads(run_json.read_text("utf-8")), "manifest": manifest.VERSION}
+            write_text(run_json, json.dumps(meta, indent=2, sort_keys=True))
+
+    # -- writing ------------------------------------------------------------
+    def clean(self) -> None:
+        """At opening: finish what a crash cut short (a commit's or a
+        compaction's renames), remove what was never committed and what a
+        compaction replaced; the manifest keeps only live parts."""
+        m = self._manifest()
+        if m is None:
+            from .legacy import clean_inferred
+
+            return clean_inferred(self)
+        for entry in m.live.values():
+            for table in self.TABLES:
+                d = self.table_dir(table)
+                pending = [d / entry.at] if entry.at else []
+                if not (d / entry.name).exists():
+                    pending.append(d / (PENDING + entry.name))
+                for p in pending:
+                    if p.exists():
+                        os.replace(p, d / entry.name)
+        for table in self.TABLES:
+            for tmp in self.table_dir(table).glob(".tmp-*"):
+                tmp.unlink()
+            for name in m.retired - set(m.live):
+                (self.table_dir(table) / name).unlink(missing_ok=True)
+        if m.torn or m.retired or any(e.at for e in m.live.values()):
+            live = [replace(e, at=None) for e in m.live.values()]
+            self._rewrite(manifest.rewritten(m, live))
+
+    def commit(
+        self, first: int, last: int, matches: pa.Table | Path, moves: pa.Table | Path | None
+    ) -> None:
+        """Commit a batch's tables, or files a worker spooled into this directory."""
+        name = part_name(first, last)
+        pending: dict[str, Path] = {}
+        for table, data in (("moves", moves), ("matches", matches)):
+            if data is not None:
+                pending[table] = self._put(self.table_dir(table) / (PENDING + name), data)
+        try:
+            halves = {t: describe(p) for t, p in pending.items()}
+        except OSError as e:
+            raise storage_error(self.path / name, e) from None
+        self._append(Entry(name, halves["matches"], halves.get("moves")))  # the commit point
+        for table, path in pending.items():  # moves first: a reader may meet either name
+            try:
+                os.replace(path, self.table_dir(table) / name)
+            except OSError as e:
+                raise storage_error(self.table_dir(table) / name, e) from None
+
+    @staticmethod
+    def _put(path: Path, data: pa.Table | Path) -> Path:
+        """A table written, or a spooled file moved, to ``path``."""
+        try:
+            if isinstance(data, Path):
+                os.replace(data, path)
+            else:
+                write_part(path, data)
+        except OSError as e:
+            path.unlink(missing_ok=True)
+            raise storage_error(path, e) from None
+        return path
+
+    def spool(
+        self, tag: str, matches: pa.Table, moves: pa.Table | None
+    ) -> tuple[Path, Path | None]:
+        """Write a batch under temporary names (a worker's half of a commit)."""
+        paths = (
+            self.matches_dir / f".tmp-{tag}.parquet",
+            None if moves is None else self.moves_dir / f".tmp-{tag}.parquet",
+        )
+        write_part(paths[0], matches)
+        if moves is not None and paths[1] is not None:
+            write_part(paths[1], moves)
+        return paths
+
+    def compact(self, first: int, last: int) -> None:
+        """Merge all parts (ids first..last) into one file per table in match-id
+        order, streaming: part by part, except where a retried match's part
+        overlaps another's range, whose rows are sorted together. The merged
+        files get their line (and the old parts theirs as retired) before
+        they are renamed into place; the old files go after."""
+        listing = self.listing("off").require()
+        if len(listing.parts) <= 1:
+            return
+        target = part_name(first, last)
+        groups = overlapping(listing.parts)
+        merged: dict[str, Path] = {}
+        for table, keys in (
+            ("moves", [("match_id", "ascending"), ("seq", "ascending")]),
+            ("matches", [("match_id", "ascending")]),
+        ):
+            # A batch played with --no-moves has no moves part.
+            with_file = [g for g in ([p for p in g if p.file(table)] for g in groups) if g]
+            if with_file:
+                merged[table] = self.table_dir(table) / (MERGED + target)
+                self._merge(merged[table], table, keys, with_file)
+        try:
+            halves = {t: describe(p) for t, p in merged.items()}
+        except OSError as e:
+            raise storage_error(self.path / target, e) from None
+        retired = [p.name for p in listing.parts if p.name != target]
+        entry = Entry(target, halves["matches"], halves.get("moves"), at=MERGED + target)
+        self._rewrite(manifest.rewritten(self._manifest(), [entry], retired))  # the commit point
+        for table, path in merged.items():
+            try:
+                os.replace(path, self.table_dir(table) / target)
+            except OSError as e:
+                raise storage_error(self.table_dir(table) / target, e) from None
+        self.clean()
+
+    def _merge(
+        self, path: Path, table: str, keys: list[tuple[str, str]], groups: list[list[Part]]
+    ) -> None:
+        try:
+            with pq.ParquetWriter(
+                path, pq.read_schema(groups[0][0].file(table)), compression=COMPRESSION
+            ) as out:
+                for group in groups:
+                    tables = [self._rows_of(table, part) for part in group]
+                    merged = tables[0] if len(tables) == 1 else pa.concat_tables(tables)
+                    out.write_table(
+                        merged.sort_by(keys) if len(tables) > 1 else merged,
+                        row_group_size=MOVES_ROW_GROUP,
+                    )
+        except OSError as e:
+            path.unlink(missing_ok=True)
+            raise storage_error(path, e) from None
+
+    @staticmethod
+    def _rows_of(table: str, part: Part) -> pa.Table:
+        """A part's rows; of a moves part only those of matches its matches
+        part holds (a match played again after its row was lost is logged once)."""
+        path = part.file(table)
+        assert path is not None
+        rows = pq.read_table(path)
+        if table == "moves":
+            rows = rows.filter(
+                pc.is_in(rows["match_id"], pa.array(sorted(ids_of(part.matches)), pa.int64()))
+            )
+        return rows
+
+    def drop_damaged(self, moves: bool) -> list[str]:
+        """Before a resume: parts whose files are missing or do not read (a
+        truncated or garbage file) are removed, both halves, so their matches
+        are played again. Returns what went. A directory written before
+        manifests gets its manifest here (after its own damage check)."""
+        m = self._manifest()
+        if m is None:
+            from .legacy import drop_damaged_inferred
+
+            dropped = drop_damaged_inferred(self, moves)
+            self._adopt()
+            return dropped
+        keep, dropped = [], []
+        for entry in m.live.values():
+            why = self._damage(entry)
+            if why is None:
+                keep.append(entry)
+                continue
+            for table in self.TABLES:
+                for name in {entry.name, PENDING + entry.name, entry.at}:
+                    if name:
+                        (self.table_dir(table) / name).unlink(missing_ok=True)
+            dropped.append(f"{entry.name} ({why})")
+        if dropped:  # the files first: a file in place always has its line
+            self._rewrite(manifest.rewritten(m, keep))
+        return dropped
+
+    def _damage(self, entry: Entry) -> str | None:
+        for table, half in (("matches", entry.matches), ("moves", entry.moves)):
+            if half is None:
+                continue
+            where = self._where(table, entry)
+            if where is None:
+                return f"{table} missing"
+            if not where.is_file():  # a FIFO or a device would block or never end
+                return f"{table} not a regular file"
+            try:
+                pq.read_metadata(where)  # the footer: a cut or garbage file fails here
+            except (pa.ArrowException, OSError) as e:
+                return type(e).__name__
+        return None

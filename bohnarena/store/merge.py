@@ -1,0 +1,76 @@
+"""Shard directories of one league merged into one run, every check made
+before anything is written."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+
+from .directory import RunDir
+from .parts import (
+    ResultsError,
+    unchecked_warning,
+)
+
+
+def merge(
+    out: str | Path, sources: list[str | Path], warn: Callable[[str], None] | None = None
+) -> RunDir:
+    """Merge shard (or any partial) runs of one league into ``out``.
+
+    Refuses directories of different leagues, rules versions or bot sources,
+    matches that two directories both hold, and parts that are not what
+    their run committed.
+    """
+    runs = [RunDir(p) for p in sources]
+    for r in runs:
+        if not r.is_run():
+            raise ResultsError(f"{r.path} is not a bohnarena results directory")
+    first = runs[0]
+    league_text = (first.path / "league.toml").read_text("utf-8")
+    meta = first.meta()
+    for r in runs[1:]:
+        other = r.meta()
+        if (r.path / "league.toml").read_text("utf-8") != league_text:
+            raise ResultsError(f"{r.path} is a run of a different league than {first.path}")
+        for key in ("rules_version", "bots", "game"):
+            if other.get(key) != meta.get(key):
+                raise ResultsError(f"{r.path} differs from {first.path} in {key}")
+    final = Path(out)
+    if final.exists() and any(final.iterdir()):
+        raise ResultsError(f"{final} already exists; merge into a new directory")
+    listings = [r.listing("full").require() for r in runs]
+    seen: set[int] = set()
+    for r, listing in zip(runs, listings, strict=True):  # every check before anything is written
+        if listing.unchecked and warn is not None:
+            warn(unchecked_warning(r.path))
+        ids = r.done_ids(listing)
+        twice = ids & seen
+        if twice:
+            raise ResultsError(f"match {min(twice)} is in more than one directory")
+        seen |= ids
+    # Built aside and renamed into place: OUT is a whole merge or nothing.
+    final.parent.mkdir(parents=True, exist_ok=True)
+    aside = RunDir(final.parent / f".{final.name}.merging-{os.getpid()}")
+    try:
+        aside.open_for_run(league_text, {**meta, "shard": None}, restart=True)
+        for listing in listings:
+            for part in listing.parts:
+                copies = {}
+                for table in ("moves", "matches"):
+                    source = part.file(table)
+                    if source is not None:
+                        copies[table] = aside.table_dir(table) / f".tmp-copy-{part.name}"
+                        shutil.copyfile(source, copies[table])
+                aside.commit(*part.span, copies["matches"], copies.get("moves"))
+        aside.close()
+        if final.exists():
+            final.rmdir()  # empty, checked above
+        os.rename(aside.path, final)
+    except BaseException:
+        aside.close()
+        shutil.rmtree(aside.path, ignore_errors=True)
+        raise
+    return RunDir(final)

@@ -1,0 +1,1 @@
+"""Tools for bot authors: check-bot, new-bot, bench."""

@@ -1,0 +1,112 @@
+"""The conformance check of a bot (``bohnarena check-bot``), in the spirit
+of fastchess ``--compliance`` and PettingZoo's ``api_test``: the bot plays
+every seat of every player count of every rule set against the shipped
+bots, twice, and must never fault and must play the same moves both times
+(its notes may differ).
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..core.faults import fault_type
+from ..core.game import Game
+from ..core.seeding import derive_seed
+from ..league.file import BotEntry
+from ..referee.limits import Limits, Watchdog
+from ..run.seating import make_seat
+
+
+@dataclass
+class Report:
+    matches: int = 0
+    faults: Counter[str] = field(default_factory=Counter)  # by kind ("illegal", "timeout", ...)
+    examples: list[str] = field(default_factory=list)
+    times: list[float] = field(default_factory=list)
+    nondeterministic: list[str] = field(default_factory=list)
+    stopped: str = ""
+
+    @property
+    def passed(self) -> bool:
+        return not self.faults and not self.nondeterministic
+
+    def lines(self) -> list[str]:
+        out = [
+            f"matches played: {self.matches} (each twice, for determinism)"
+            + (f"; {self.stopped}" if self.stopped else "")
+        ]
+        if self.times:
+            out.append(
+                f"decision time: median {statistics.median(self.times) * 1e6:.1f} µs, "
+                f"worst {max(self.times) * 1e3:.2f} ms over {len(self.times)} decisions"
+            )
+        out.append(
+            "faults: " + (", ".join(f"{k} {n}" for k, n in sorted(self.faults.items())) or "none")
+        )
+        out += [f"  e.g. {e}" for e in self.examples[:5]]
+        out.append(
+            "same seed, same moves: "
+            + (
+                "yes"
+                if not self.nondeterministic
+                else f"NO, in {len(self.nondeterministic)} matches, e.g. {self.nondeterministic[0]}"
+            )
+        )
+        out.append("PASS" if self.passed else "FAIL")
+        return out
+
+
+def _moves(records: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
+    """A match's records but the bots' notes: a note may say what varies
+    (the time left), a move may not."""
+    return [r for r in records if r[0] != "note"]
+
+
+def check_bot(
+    game: Game,
+    entry: BotEntry,
+    limits: Limits,
+    seed: int = 0,
+    progress: Callable[[str], None] | None = None,
+    stop_after: int = 20,
+) -> Report:
+    """Stops early once ``stop_after`` faults have shown the bot fails."""
+    report = Report()
+    sparring = getattr(game, "sparring_bots", None) or game.shipped_bots
+    opponents = [BotEntry(name, spec=name) for name in sparring]
+    with Watchdog() as watchdog:
+        for edition, players, options in game.conformance_configs():
+            rules = game.rules(edition, players, options)
+            for seat in range(players):
+                label = f"{edition} {players}p {options or ''} seat {seat}".replace("{}", "")
+                if progress:
+                    progress(label)
+                match_seed = derive_seed(seed, edition, players, str(sorted(options.items())), seat)
+                runs = []
+                for _ in range(2):
+                    seats = [opponents[i % len(opponents)] for i in range(players)]
+                    seats[seat] = entry
+                    live = [
+                        make_seat(game, e, limits, watchdog, timed=(i == seat))
+                        for i, e in enumerate(seats)
+                    ]
+                    _result, records = game.play(rules, match_seed, live)
+                    runs.append(records)
+                    report.times += getattr(live[seat], "times", None) or []
+                report.matches += 1
+                for rec in runs[0]:
+                    if rec[0] == "fault" and rec[1] == seat:
+                        kind = fault_type(rec[3])
+                        report.faults[kind] += 1
+                        if len(report.examples) < 5:
+                            report.examples.append(f"{label}: {rec[2]}: {rec[3]}")
+                if _moves(runs[0]) != _moves(runs[1]):
+                    report.nondeterministic.append(label)
+                if sum(report.faults.values()) >= stop_after:
+                    report.stopped = f"stopped early after {stop_after} faults"
+                    return report
+    return report
