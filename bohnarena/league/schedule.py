@@ -22,7 +22,9 @@
 A match is identified by ``(table, deal, seating)``; its integer id is
 ``(deal * tables + table) * seatings + seating``: deal-major, so that any
 stretch of ids (what TrueSkill saw last, what an interrupted run finished)
-covers every table alike, and a deal's matches are consecutive. Its seed is
+covers every table alike, and a deal's matches are consecutive. A league
+that grew (growth.py) appends blocks of such ids after the last one; each
+block is deal-major over its own deals and tables. Its seed is
 ``derive_seed(master seed, "deal", deal)``: the same deck for every table and
 seating of a deal (that is what makes the deals duplicate), never dependent
 on worker count or the order matches run in. The seating index is stored in
@@ -31,10 +33,11 @@ the matches table's ``rotation`` column.
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
-from itertools import combinations
+from itertools import combinations, pairwise
 from math import factorial
 
 from ..core.seeding import derive_seed
@@ -101,36 +104,95 @@ def deal_seed(master: int, deal: int) -> int:
     return derive_seed(master, "deal", deal)
 
 
+@dataclass(frozen=True, slots=True)
+class Block:
+    """Matches with consecutive ids from ``first``: for each deal of
+    ``deals`` (ascending), each table of ``tables`` (indices into the
+    schedule's tables, in order), every seating."""
+
+    first: int
+    deals: range
+    tables: tuple[int, ...]
+    seatings: int
+
+    @property
+    def size(self) -> int:
+        return len(self.deals) * len(self.tables) * self.seatings
+
+    def locate(self, match_id: int) -> tuple[int, int, int]:
+        """(table index, deal, seating) of an id of this block."""
+        k = match_id - self.first
+        deal, at = divmod(k // self.seatings, len(self.tables))
+        return self.tables[at], self.deals[deal], k % self.seatings
+
+
 @dataclass(frozen=True)
 class Schedule:
-    """Every match of a league, computable one id at a time."""
+    """Every match of a league, computable one id at a time.
+
+    ``tables``: every table the league ever had, in order of first
+    appearance; ``blocks``: the id blocks (none given: one block, the
+    ``deals`` deals of every table); ``standing``: the indices of the tables
+    of the league as it is now (None: all), whose matches with a deal below
+    ``deals`` make its standings; ``spans``: each generation's ids."""
 
     tables: tuple[tuple[str, ...], ...]
     players: int
     deals: int
     seed: int
     seating_kind: str = "rotations"
+    blocks: tuple[Block, ...] = ()
+    standing: frozenset[int] | None = None
+    spans: tuple[range, ...] = field(default=())
+
+    def __post_init__(self) -> None:
+        if not self.blocks:
+            whole = Block(0, range(self.deals), tuple(range(len(self.tables))), len(self.seatings))
+            object.__setattr__(self, "blocks", (whole,))
+        if not self.spans:
+            object.__setattr__(self, "spans", (range(len(self)),))
 
     @cached_property
     def seatings(self) -> list[tuple[int, ...]]:
         return seatings(self.players, self.seating_kind)
 
+    @cached_property
+    def _firsts(self) -> list[int]:
+        return [b.first for b in self.blocks]
+
     @property
     def per_deal(self) -> int:
-        """Matches per deal (a deal's matches have consecutive ids)."""
-        return len(self.tables) * len(self.seatings)
+        """Matches per deal of the league as it is now (a deal's matches
+        have consecutive ids within each block)."""
+        tables = len(self.tables) if self.standing is None else len(self.standing)
+        return tables * len(self.seatings)
+
+    @property
+    def deal_major(self) -> bool:
+        """Whether the ids run deal by deal over the whole league (one
+        block, or blocks of later deals only)."""
+        return all(a.deals.stop <= b.deals.start for a, b in pairwise(self.blocks))
 
     def __len__(self) -> int:
-        return self.per_deal * self.deals
+        last = self.blocks[-1]
+        return last.first + last.size
+
+    def locate(self, match_id: int) -> tuple[int, int, int]:
+        """(table index, deal, seating) of the match with id ``match_id``."""
+        block = self.blocks[bisect_right(self._firsts, match_id) - 1 if len(self.blocks) > 1 else 0]
+        return block.locate(match_id)
 
     def spec(self, match_id: int) -> MatchSpec:
         """The match with id ``match_id`` (the inverse of the id rule above)."""
-        n = len(self.seatings)
-        deal, table = divmod(match_id // n, len(self.tables))
-        seating = match_id % n
+        table, deal, seating = self.locate(match_id)
         at = self.tables[table]
         seats = tuple(at[p] for p in self.seatings[seating])
         return MatchSpec(match_id, table, deal, seating, deal_seed(self.seed, deal), seats)
+
+    def stands(self, table: int, deal: int, *_: int) -> bool:
+        """Whether the match of ``table`` and ``deal`` is one of the league
+        as it is now: its standings count it."""
+        return deal < self.deals and (self.standing is None or table in self.standing)
 
     def __iter__(self) -> Iterator[MatchSpec]:
         return (self.spec(i) for i in range(len(self)))

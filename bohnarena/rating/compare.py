@@ -58,9 +58,10 @@ class Deal:
 
 
 class Pairing:
-    """Feeds on matches rows in id order (deal-major: a deal is over when a
-    later deal's match comes) and keeps every metric's per-deal differences;
-    an optional SPRT on one metric is updated as each deal closes."""
+    """Feeds on matches rows in deal order (a deal is over when a later
+    deal's match comes: id order, unless a league grew by bots) and keeps
+    every metric's per-deal differences; an optional SPRT on one metric is
+    updated as each deal closes."""
 
     def __init__(self, a: str, b: str, sprt: Sprt | None = None, metric: str = "coins") -> None:
         self.a, self.b, self.sprt, self.metric = a, b, sprt, metric
@@ -252,9 +253,15 @@ def compare_results(results: str, a: str, b: str, test: Any, metric: str) -> Any
             raise UsageError(f"{bot!r} is not a bot of {results} ({', '.join(league.bots)})")
     auditor = Auditor.for_run(league, store.meta())
     columns = sorted({*FOLLOW_COLUMNS, *AUDIT_COLUMNS})
-    pairing = read_again(
-        lambda: pair_up(auditor.audited(store.iter_matches(columns)), a, b, test, metric)
-    )
+
+    def rows() -> Iterable[Mapping[str, Any]]:
+        found = auditor.standings(store.iter_matches(columns))
+        if auditor.schedule.deal_major:
+            return found
+        # A league that grew by bots has a deal's matches in several blocks.
+        return sorted(found, key=lambda row: (row["deal"], row["match_id"]))
+
+    pairing = read_again(lambda: pair_up(rows(), a, b, test, metric))
     if not pairing.pairs:
         raise UsageError(
             f"{a} and {b} never played the same deal in the same seats against the same "

@@ -48,7 +48,7 @@ def read_results(results_dir: str | Path, rate: bool = True) -> LeagueResults:
     def once() -> tuple[Ranking, Matches, bool]:
         listing = store.listing().require()  # every part as its run committed it
         collector = Collector(list(league.bots))
-        rows = collector.watch(auditor.audited(store.iter_matches(columns, listing=listing)))
+        rows = collector.watch(auditor.standings(store.iter_matches(columns, listing=listing)))
         if rate:
             return rank(rows, list(league.bots)), collector.matches(), listing.unchecked
         for _ in rows:

@@ -12,11 +12,12 @@ import secrets
 import sys
 import time
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, CancelledError, Future, wait
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
+from itertools import chain
 from pathlib import Path
 from typing import Any
 
@@ -30,7 +31,7 @@ from ..core.game import get_game
 from ..core.stopping import exit_code
 from ..core.untrusted import LogFormatter
 from ..league.file import League, guessable_seed, load_league
-from ..league.schedule import MatchSpec
+from ..league.schedule import MatchSpec, Schedule
 from ..rating.inorder import COLUMNS as FOLLOW_COLUMNS
 from ..rating.inorder import InOrder, Row
 from ..rating.skill import Ranking, Rater
@@ -156,6 +157,21 @@ def shard_range(total: int, shard: tuple[int, int] | None) -> range:
     return range((k - 1) * total // n, k * total // n)
 
 
+def shard_spans(plan: Schedule, shard: tuple[int, int] | None) -> list[range]:
+    """Match ids of shard K of N in a league that grew: the K-th slice of
+    each generation's ids (so a shard's old matches stay its own)."""
+    return [
+        range(s.start + r.start, s.start + r.stop)
+        for s in plan.spans
+        for r in [shard_range(len(s), shard)]
+    ]
+
+
+def standing_ids(plan: Schedule, spans: list[range]) -> frozenset[int]:
+    """The ids of ``spans`` whose matches are the league's as it is now."""
+    return frozenset(i for span in spans for i in span if plan.stands(*plan.locate(i)))
+
+
 def run_league(
     path: str | Path | League,
     out: str | Path | None = None,
@@ -199,7 +215,6 @@ def run_league(
             'against its own hand; use seed = "secret" for untrusted bots.'
         )
     store = RunDir(out)
-    ids = shard_range(len(league.schedule(0)), shard)  # the count does not depend on the seed
     meta = {
         "bohnarena": __version__,
         "log_format": LOG_FORMAT,
@@ -231,7 +246,7 @@ def run_league(
                 if league.seed is None:  # the run's own, kept in run.json (a resume reads it)
                     league = replace(league, seed=store.meta().get("seed", meta["seed"]))
                 check_workers(backend, league)
-                return _run(league, store, backend, progress, ids, follow, stop_when)
+                return _run(league, store, backend, progress, shard, follow, stop_when)
             finally:
                 backend.close()
     finally:
@@ -243,17 +258,23 @@ def _run(
     store: RunDir,
     backend: Backend,
     progress: bool | None,
-    ids: range,
+    shard: tuple[int, int] | None,
     follow: Callable[[Row], None] | None = None,
     stop_when: Callable[[], bool] | None = None,
 ) -> RunSummary:
     for part in store.drop_damaged(league.moves):
         log.warning("part %s does not read: its matches are played again", part)
     done = store.done_ids()
+    auditor = Auditor.for_run(league, store.meta())
     if done:  # what it resumes must be this league's, untouched
-        auditor = Auditor.for_run(league, store.meta())
         for _ in auditor.audited(store.iter_matches(AUDIT_COLUMNS)):
             pass
+    # The schedule is generated lazily: the parent's memory does not grow
+    # with the league. A league that grew plays its matches as it is now.
+    plan = auditor.schedule
+    spans = shard_spans(plan, shard)
+    ids: Collection[int] = spans[0] if len(spans) == 1 else standing_ids(plan, spans)
+    done = {i for i in done if i in ids}
     summary = RunSummary(store.path, len(ids), len(done))
     # Matches are rated as they finish, in id order, merged with those the
     # directory held: the ranking is ready with the last match, and it is
@@ -261,6 +282,8 @@ def _run(
     rater = Rater(list(league.bots))
 
     def rate_and_follow(row: Row) -> None:
+        if not plan.stands(row["table"], row["deal"]):  # a removed bot's: out of the standings
+            return
         rater.add(row)
         if follow is not None:
             follow(row)
@@ -274,9 +297,10 @@ def _run(
         len(done),
         backend.workers,
     )
-    # The schedule is generated lazily: the parent's memory does not grow with the league.
-    plan = league.schedule()
-    pending = (plan.spec(i) for i in ids if i not in done)
+    pending = (
+        (plan.spec(i) for i in span if i not in done and (plan.standing is None or i in ids))
+        for span in spans
+    )
     todo = summary.total - len(done)
     size = batch_size(league, todo, backend)
     spool = str(store.path) if backend.shares_disk else None
@@ -292,7 +316,7 @@ def _run(
             spool,
             league.limits,
         )
-        for b in expecting(inorder, batches(pending, size))
+        for b in expecting(inorder, chain.from_iterable(batches(p, size) for p in pending))
     )
     start = time.perf_counter()
     # progress None: a bar only when stderr is a terminal
@@ -320,8 +344,10 @@ def _run(
             backend.close(now=True)
         summary.play_seconds = time.perf_counter() - start
     write_text(store.path / "errors.json", errors_json(summary))
-    if summary.complete:
-        store.compact(ids.start, ids.stop - 1)
+    if summary.complete:  # each generation's parts into one (an older one's stay as they are)
+        for span in spans:
+            if span:
+                store.compact(span.start, span.stop - 1)
     if not summary.interrupted:
         summary.ranking = write_ranking(store, league, rater.ranking())
     log.info("played %d matches, %d errored", summary.played, len(summary.errors))

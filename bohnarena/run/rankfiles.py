@@ -36,9 +36,8 @@ def write_ranking(store: RunDir, league: League, ranking: Ranking | None = None)
     against the league."""
     if ranking is None:
         auditor = Auditor.for_run(league, store.meta())
-        ranking = rank(
-            auditor.audited(store.iter_matches([*RANK_COLUMNS, *AUDIT_COLUMNS])), list(league.bots)
-        )
+        rows = store.iter_matches([*RANK_COLUMNS, *AUDIT_COLUMNS])
+        ranking = rank(auditor.standings(rows), list(league.bots))
     write_text(store.path / "ranking.csv", ranking.to_csv())
     write_text(store.path / "ranking.json", ranking.to_json())
     write_text(store.path / "ranking.md", ranking.to_markdown())
@@ -56,8 +55,10 @@ def merge_and_rank(
 
     target = merge_runs(out, dirs, warn)
     league = load_league(target.path / "league.toml")
-    total = len(league.schedule(0))
+    plan = Auditor.for_run(league, target.meta()).schedule
     done = target.done_ids()
-    if len(done) == total:
-        target.compact(0, total - 1)
-    return write_ranking(target, league), done, total
+    if len(done) == len(plan):
+        for span in plan.spans:  # each generation's parts into one
+            if span:
+                target.compact(span.start, span.stop - 1)
+    return write_ranking(target, league), done, len(plan)

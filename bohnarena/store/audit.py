@@ -1,8 +1,9 @@
 """Results against the league: every row of a matches table must be the
 match the schedule gives its id (the bots at each seat, the table, deal,
-seating and seed), each id at most once, in id order, inside the league.
-An edited, duplicated, swapped or foreign row is a one-line error; readers
-(rank, replay --verify-all, a resumed run) refuse it instead of counting it."""
+seating and seed), each id at most once, in id order, inside the league
+(a league that grew: its schedule's map, league/growth.py). An edited,
+duplicated, swapped or foreign row is a one-line error; readers (rank,
+replay --verify-all, a resumed run) refuse it instead of counting it."""
 
 from __future__ import annotations
 
@@ -10,6 +11,8 @@ from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 from ..league.file import League
+from ..league.growth import Generation, grown, history, schedule_of
+from ..league.schedule import Schedule
 from .parts import ResultsError
 
 #: The columns a row is audited on.
@@ -41,17 +44,36 @@ def check_format(league: League, meta: Mapping[str, Any]) -> None:
         )
 
 
+def run_schedule(league: League, meta: Mapping[str, Any]) -> Schedule:
+    """The schedule of a run: its generations (run.json), the league file
+    (its latest, ``league``) the newest."""
+    return schedule_of(league, master_seed(league, meta), run_generations(league, meta))
+
+
+def run_generations(league: League, meta: Mapping[str, Any]) -> list[Generation]:
+    return grown(history(meta, league), league)
+
+
 class Auditor:
-    def __init__(self, league: League, seed: int) -> None:
+    def __init__(
+        self, league: League, seed: int, generations: list[Generation] | None = None
+    ) -> None:
         self.league, self.seed = league, seed
-        self.schedule = league.schedule(seed)
+        self.schedule = schedule_of(league, seed, generations or [Generation.of(league)])
         self.total = len(self.schedule)
 
     @classmethod
     def for_run(cls, league: League, meta: Mapping[str, Any]) -> Auditor:
         """The auditor of a run, from its league file and run.json."""
         check_format(league, meta)
-        return cls(league, master_seed(league, meta))
+        return cls(league, master_seed(league, meta), run_generations(league, meta))
+
+    def standings(self, rows: Iterable[Mapping[str, Any]]) -> Iterator[Mapping[str, Any]]:
+        """The audited rows of the league as it is now (a removed bot's
+        matches, and those of deals it no longer has, stay out)."""
+        return (
+            row for row in self.audited(rows) if self.schedule.stands(row["table"], row["deal"])
+        )
 
     def problem(self, row: Mapping[str, Any]) -> str | None:
         """What is wrong with one row, or None."""

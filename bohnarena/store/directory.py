@@ -2,8 +2,9 @@
 
 Layout::
 
-    league.toml        the league file, frozen at the first run
-    run.json           bohnarena version, log format, bot source hashes
+    league.toml        the league file, frozen at the first run (the latest, once it grew)
+    league.N.toml      the files it replaced as it grew (N = 1, 2, ...: the oldest first)
+    run.json           bohnarena version, log format, bot source hashes, generations
     manifest.jsonl     every committed part: rows, size and hash of each file
     run.log            the run log (all processes)
     matches/part-FIRST-LAST.parquet   one row per finished match
@@ -40,6 +41,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from . import manifest
+from .growing import Growth, first_generation
 from .manifest import MERGED, Entry, Manifest, describe
 from .parts import (
     COMPRESSION,
@@ -65,6 +67,8 @@ class RunDir(RunReader):
                 f"{self.path} is not a bohnarena results directory; refusing to delete it"
             )
         meta = {**meta, "manifest": manifest.VERSION}
+        if "generations" not in meta:  # (a merge brings those of its sources)
+            meta["generations"] = first_generation(league_text)
         if (restart or not self._holds_files()) and self._create(league_text, meta):
             return
         self.lock()  # before anything in the directory is touched, --restart included
@@ -148,11 +152,7 @@ class RunDir(RunReader):
         frozen = self.path / "league.toml"
         if frozen.exists():
             old = self.meta()
-            if frozen.read_text("utf-8") != league_text:
-                raise ResultsError(
-                    f"{self.path} holds a run of a different league file; "
-                    "use --restart to discard it, or --out for another directory"
-                )
+            grow = Growth(frozen.read_text("utf-8"), old, league_text)
             if old.get("shard") != meta.get("shard"):
                 raise ResultsError(
                     f"{self.path} holds shard {old.get('shard') or 'none (the whole league)'}"
@@ -171,12 +171,14 @@ class RunDir(RunReader):
                         f"the {what} changed since this run started; use --restart "
                         "to discard it, or --out for another directory"
                     )
-            changed = sorted(b for b, h in meta["bots"].items() if old.get("bots", {}).get(b) != h)
+            was = old.get("bots", {})
+            changed = sorted(b for b, h in meta["bots"].items() if b in was and was[b] != h)
             if changed:
                 raise ResultsError(
                     f"the source of bot(s) {', '.join(changed)} changed since this run "
                     "started; use --restart to discard it, or --out for another directory"
                 )
+            grow.write(self.path, meta["bots"])
         else:  # in a directory that holds other files: run.json last
             if not self.manifest_path.exists():
                 write_text(self.manifest_path, Manifest().text())
@@ -319,16 +321,18 @@ class RunDir(RunReader):
         return paths
 
     def compact(self, first: int, last: int) -> None:
-        """Merge all parts (ids first..last) into one file per table in match-id
-        order, streaming: part by part, except where a retried match's part
-        overlaps another's range, whose rows are sorted together. The merged
-        files get their line (and the old parts theirs as retired) before
-        they are renamed into place; the old files go after."""
+        """Merge the parts of ids first..last (a league that grew: one
+        generation's; those of others stay as they are) into one file per
+        table in match-id order, streaming: part by part, except where a
+        retried match's part overlaps another's range, whose rows are sorted
+        together. The merged files get their line (and the old parts theirs
+        as retired) before they are renamed into place; the old files go after."""
         listing = self.listing("off").require()
-        if len(listing.parts) <= 1:
+        parts = [p for p in listing.parts if first <= p.span[0] and p.span[1] <= last]
+        if len(parts) <= 1:
             return
         target = part_name(first, last)
-        groups = overlapping(listing.parts)
+        groups = overlapping(parts)
         merged: dict[str, Path] = {}
         for table, keys in (
             ("moves", [("match_id", "ascending"), ("seq", "ascending")]),
@@ -343,9 +347,12 @@ class RunDir(RunReader):
             halves = {t: describe(p) for t, p in merged.items()}
         except OSError as e:
             raise storage_error(self.path / target, e) from None
-        retired = [p.name for p in listing.parts if p.name != target]
+        retired = [p.name for p in parts if p.name != target]
         entry = Entry(target, halves["matches"], halves.get("moves"), at=MERGED + target)
-        self._rewrite(manifest.rewritten(self._manifest(), [entry], retired))  # the commit point
+        m = self._manifest()
+        merged_away = {p.name for p in parts}
+        others = [] if m is None else [e for e in m.live.values() if e.name not in merged_away]
+        self._rewrite(manifest.rewritten(m, [*others, entry], retired))  # the commit point
         for table, path in merged.items():
             try:
                 os.replace(path, self.table_dir(table) / target)

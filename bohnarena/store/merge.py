@@ -9,6 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from .directory import RunDir
+from .growing import KEPT
 from .parts import (
     ResultsError,
     unchecked_warning,
@@ -35,7 +36,7 @@ def merge(
         other = r.meta()
         if (r.path / "league.toml").read_text("utf-8") != league_text:
             raise ResultsError(f"{r.path} is a run of a different league than {first.path}")
-        for key in ("rules_version", "bots", "game"):
+        for key in ("rules_version", "bots", "game", "generations"):
             if other.get(key) != meta.get(key):
                 raise ResultsError(f"{r.path} differs from {first.path} in {key}")
     final = Path(out)
@@ -56,6 +57,9 @@ def merge(
     aside = RunDir(final.parent / f".{final.name}.merging-{os.getpid()}")
     try:
         aside.open_for_run(league_text, {**meta, "shard": None}, restart=True)
+        for kept in first.path.iterdir():  # the league files it grew from
+            if KEPT.match(kept.name):
+                shutil.copyfile(kept, aside.path / kept.name)
         for listing in listings:
             for part in listing.parts:
                 copies = {}

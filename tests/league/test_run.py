@@ -203,12 +203,16 @@ def test_an_engine_bug_errors_the_match_and_its_traceback_is_logged(league, tmp_
 
 
 def test_changed_league_file_is_an_error_unless_restart(league, tmp_path):
+    """A league grows by bots and deals (tests/league/test_growing.py); any
+    other change is refused."""
     path = league(deals=1)
     out = tmp_path / "o"
     run_league(path, out, workers=1, progress=False)
-    path.write_text(path.read_text().replace("deals = 1", "deals = 2"))
+    path.write_text(
+        path.read_text().replace("deals = 1", "deals = 2").replace("seed = 5", "seed = 6")
+    )
     r = CliRunner().invoke(cli, ["run", str(path), "--out", str(out), "--no-progress"])
-    assert r.exit_code == 2 and "different league file" in r.output and "--restart" in r.output
+    assert r.exit_code == 2 and "seed changed" in r.output and "--restart" in r.output
     r = CliRunner().invoke(cli, ["run", str(path), "--out", str(out), "--restart", "--no-progress"])
     assert r.exit_code == 0 and "6 matches played now, 0 before" in r.output
 
