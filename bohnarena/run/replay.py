@@ -10,6 +10,7 @@ import sys
 from collections.abc import Iterator, Sequence
 from concurrent.futures import as_completed
 from dataclasses import dataclass
+from functools import cached_property
 from itertools import groupby
 from operator import itemgetter
 from pathlib import Path
@@ -20,10 +21,11 @@ from tqdm import tqdm
 
 from ..core.errors import UsageError
 from ..core.game import Game, get_game
-from ..league.file import League, load_league
+from ..league.file import BotEntry, League, load_league
 from ..store.audit import COLUMNS as AUDIT_COLUMNS
 from ..store.audit import Auditor
 from ..store.directory import RunDir
+from ..store.growing import kept_files
 from ..store.logbook import MATCHES_SCHEMA, moves_schema, records_of
 from ..store.parts import Check, Listing, ResultsError, check_schema, read_table
 from .execution import LocalPool
@@ -66,6 +68,15 @@ class Run:
             Auditor.for_run(league, meta),
             listing.require() if refuse else listing,
         )
+
+    @cached_property
+    def bots(self) -> dict[str, BotEntry]:
+        """Every bot the results were played by: a bot the league grew out
+        of is in the league file it was removed from (league.N.toml)."""
+        found: dict[str, BotEntry] = {}
+        for path in kept_files(self.store.path):
+            found.update(load_league(path).bots)
+        return {**found, **self.league.bots}
 
     def _read(self, sub: Path, first: int, last: int) -> pa.Table:
         """Rows of ``sub``'s listed parts with ids in [first, last], read
@@ -150,9 +161,7 @@ class Run:
     def rerun(self, row: dict[str, Any], log: Sequence[tuple[Any, ...]]) -> str | None:
         """Play the match again with its bots; None when every move is the same."""
         seats = [
-            make_seat(
-                self.game, self.league.bots[name], self.league.limits, match_id=row["match_id"]
-            )
+            make_seat(self.game, self.bots[name], self.league.limits, match_id=row["match_id"])
             for name in row["seats"]
         ]
         _, again = self.game.play(self.rules, row["seed"], seats)

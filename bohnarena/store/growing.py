@@ -51,10 +51,7 @@ class Growth:
         if not self.changed:
             return
         if self.text != self.old_text:
-            kept = sorted(
-                (p for p in path.iterdir() if KEPT.match(p.name)),
-                key=lambda p: int(p.name.split(".")[1]),
-            )
+            kept = kept_files(path)
             if not kept or kept[-1].read_text("utf-8") != self.old_text:  # not a crash's repeat
                 write_text(path / f"league.{len(kept) + 1}.toml", self.old_text)
         meta = {
@@ -64,3 +61,9 @@ class Growth:
         }
         write_text(path / "run.json", json.dumps(meta, indent=2, sort_keys=True))
         write_text(path / "league.toml", self.text)
+
+
+def kept_files(path: Path) -> list[Path]:
+    """The league files a results directory grew from, oldest first."""
+    found = [p for p in path.iterdir() if KEPT.match(p.name)]
+    return sorted(found, key=lambda p: int(p.name.split(".")[1]))

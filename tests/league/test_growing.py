@@ -46,6 +46,13 @@ def moves_of(out):
     return by_id
 
 
+def standings(bots):
+    """Each bot's figures but TrueSkill's (which depend on the order of updates)."""
+    return {
+        b["bot"]: {k: v for k, v in b.items() if k not in ("mu", "sigma", "score")} for b in bots
+    }
+
+
 def grow(path, bots=None, deals=None):
     """Rewrite the league file with other bots or deals."""
     text = path.read_text()
@@ -161,3 +168,32 @@ def test_run_json_records_every_bot_ever(grown):
     meta = json.loads((out / "run.json").read_text())
     assert set(meta["bots"]) == {"a", "b", "c", "d", "e"}
     assert [g["bots"] for g in meta["generations"]] == [list(BOTS), [*BOTS, "e"]]
+
+
+def test_a_removed_bot_leaves_the_standings_and_stays_on_disk(grown, tmp_path):
+    path, out, _, _ = grown
+    without = {k: v for k, v in {**BOTS, "e": "random"}.items() if k != "c"}
+    grow(path, without, deals=4)
+    s = run(path, out)
+    assert s.complete and s.played == 0 and s.done_before == 4 * 4 * 3  # C(4, 3) tables left
+    assert "c" not in {r["bot"] for r in s.ranking.rows()}
+    on_disk = rows(out)
+    assert len(on_disk) == 120 and sum("c" in r["seats"] for r in on_disk) == 72
+    r = CliRunner().invoke(cli, ["rank", str(out), "--format", "json"])
+    assert r.exit_code == 0, r.output
+    ranked = json.loads(r.output)
+    assert [b["bot"] for b in ranked["bots"]] == [b["bot"] for b in s.ranking.rows()]
+    assert ranked["matches"] == 48 and all(b["matches"] == 36 for b in ranked["bots"])
+    # its standings are a fresh league's of the file without it (TrueSkill aside)
+    fresh = tmp_path / "fresh"
+    run(path, fresh)
+    assert standings(ranked["bots"]) == standings(read_results(fresh).ranking.rows())
+    # its matches are still there to read, replay and check
+    theirs = next(r["match_id"] for r in on_disk if "c" in r["seats"])
+    for args in (["--match", str(theirs), "--rerun"], ["--verify-all", "-j", "1"]):
+        r = CliRunner().invoke(cli, ["replay", str(out), *args])
+        assert r.exit_code == 0, r.output
+    # and it comes back with its matches when it returns
+    grow(path, {**BOTS, "e": "random"}, deals=4)
+    s = run(path, out)
+    assert s.played == 0 and s.ranking.rows()[0]["matches"] == 72
