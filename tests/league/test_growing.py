@@ -5,6 +5,11 @@ disk; anything else that changes is refused; and a grown league equals a
 fresh league of its file, matched by (deal, table, seating)."""
 
 import json
+import os
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -14,6 +19,7 @@ from click.testing import CliRunner
 
 from bohnarena.cli import cli
 from bohnarena.league.file import load_league
+from bohnarena.rating.compare import compare_results
 from bohnarena.rating.results import read_results
 from bohnarena.rating.skill import rank
 from bohnarena.rating.stats import league_stats
@@ -197,3 +203,121 @@ def test_a_removed_bot_leaves_the_standings_and_stays_on_disk(grown, tmp_path):
     grow(path, {**BOTS, "e": "random"}, deals=4)
     s = run(path, out)
     assert s.played == 0 and s.ranking.rows()[0]["matches"] == 72
+
+
+def test_the_run_rates_a_grown_league_as_rank_does(grown):
+    _, out, _, second = grown
+    assert second.ranking is not None
+    assert second.ranking.rows() == read_results(out).ranking.rows()
+
+
+def test_shards_of_a_grown_league_merge_to_the_grown_league(league, grown, tmp_path):
+    path, out, _, _ = grown
+    first = path.with_name("first.toml")
+    first.write_text((out / "league.1.toml").read_text())
+    for k in (1, 2):
+        shard = tmp_path / f"s{k}"
+        run_league(first, shard, workers=1, progress=False, shard=(k, 2))
+        s = run_league(path, shard, workers=1, progress=False, shard=(k, 2))
+        assert s.complete and s.played == 48  # half of each generation's new matches
+    r = CliRunner().invoke(
+        cli, ["merge", str(tmp_path / "m"), str(tmp_path / "s1"), str(tmp_path / "s2")]
+    )
+    assert r.exit_code == 0, r.output
+    merged = tmp_path / "m"
+    drop = ["duration_s"]
+    assert (
+        pq.read_table(merged / "matches")
+        .drop_columns(drop)
+        .equals(pq.read_table(out / "matches").drop_columns(drop))
+    )
+    assert (merged / "league.1.toml").read_text() == (out / "league.1.toml").read_text()
+    assert len(list((merged / "matches").glob("*.parquet"))) == 2  # a part per generation
+    s = run(path, merged)
+    assert s.complete and s.played == 0
+
+
+def test_verify_all_report_and_compare_on_a_grown_league(grown, tmp_path):
+    path, out, _, _ = grown
+    for args in (["replay", str(out), "--verify-all", "-j", "1"], ["report", str(out)]):
+        r = CliRunner().invoke(cli, args)
+        assert r.exit_code == 0, r.output
+    assert (out / "report.html").stat().st_size > 0
+    fresh = tmp_path / "fresh"
+    run(path, fresh)
+    # e (added) against a (there from the start): pairs across the generations
+    found = [compare_results(str(d), "a", "e", None, "coins") for d in (out, fresh)]
+    assert found[0].pairs == found[1].pairs > 0
+    assert found[0].estimates() == found[1].estimates()
+
+
+@pytest.mark.slow
+def test_a_kill_during_a_grown_run_loses_and_duplicates_nothing(league, tmp_path):
+    path = league(bots=BOTS, deals=2, extra="[run]\nbatch_size = 3\n")
+    out = tmp_path / "out"
+    run(path, out)
+    before = rows(out)
+    text = path.read_text().replace("deals = 2", "deals = 30")
+    path.write_text(text + 'e = "random"\n')
+    cmd = [sys.executable, "-m", "bohnarena", "run", str(path), "--out", str(out), "-j", "2"]
+    proc = subprocess.Popen(
+        cmd, start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+    deadline = time.time() + 60
+    while time.time() < deadline and len(list((out / "matches").glob("part-*"))) < 4:
+        time.sleep(0.05)
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    done = RunDir(out).done_ids()
+    total = 10 * 30 * 3
+    assert 24 < len(done) < total
+    r = subprocess.run([*cmd, "--no-report"], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert f"{total - len(done)} matches played now, {len(done)} before" in r.stdout
+    after = rows(out)
+    assert [m["match_id"] for m in after] == list(range(total))
+    assert after[:24] == before
+    moves = pq.read_table(out / "moves", columns=["match_id"])["match_id"].to_pylist()
+    assert set(moves) == set(range(total))
+
+
+@pytest.mark.parametrize("step", [1, 2, 3])
+def test_a_crash_while_the_growth_is_recorded_leaves_a_directory_that_grows_alike(
+    league, tmp_path, monkeypatch, step
+):
+    """The growth's files are written one by one (the replaced league file,
+    run.json, league.toml): a crash after any of them, and a run again, give
+    the directory a growth without a crash gives."""
+    import bohnarena.store.growing as growing
+
+    path = league(bots=BOTS, deals=1)
+    out, clean = tmp_path / "out", tmp_path / "clean"
+    for d in (out, clean):
+        run(path, d)
+    grow(path, {**BOTS, "e": "random"}, deals=2)
+    run(path, clean)
+    real, writes = growing.write_text, []
+
+    def dying(where, text):
+        real(where, text)
+        writes.append(where)
+        if len(writes) == step:
+            raise KeyboardInterrupt
+
+    with monkeypatch.context() as m:
+        m.setattr(growing, "write_text", dying)
+        with pytest.raises(KeyboardInterrupt):
+            run(path, out)
+    assert rank_json(out)["matches"] == 12  # a reader meanwhile: the first league's matches
+    s = run(path, out)
+    assert s.complete and s.played == len(rows(clean)) - 12
+    assert [r["match_id"] for r in rows(out)] == [r["match_id"] for r in rows(clean)]
+    keep = ("generations", "bots")
+    assert {k: RunDir(out).meta()[k] for k in keep} == {k: RunDir(clean).meta()[k] for k in keep}
+    assert sorted(p.name for p in out.glob("league*.toml")) == ["league.1.toml", "league.toml"]
+
+
+def rank_json(out):
+    r = CliRunner().invoke(cli, ["rank", str(out), "--format", "json"])
+    assert r.exit_code == 0, r.output
+    return json.loads(r.output)
