@@ -46,3 +46,13 @@ def test_beancounter_strength_sets_options_and_refuses_bad_ones() -> None:
     ):
         r = _strength("--matches", "1", "--set", bad)
         assert r.returncode == 2 and says in r.stderr and "Traceback" not in r.stderr, bad
+
+
+def test_grow_bench_runs() -> None:
+    out = subprocess.run(
+        [sys.executable, str(BENCH / "grow_bench.py"), "--deals", "1", "--workers", "1"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    assert "135 played     360 before" in out and "rank (audit and TrueSkill" in out

@@ -160,6 +160,8 @@ def compare(
         pairing.close()
         if summary.interrupted:
             sys.exit(summary.exit_code)
+        if not cmp.deal_major(summary.out):  # grown by opponents: a deal's matches, paired whole
+            pairing = cmp.compare_results(str(summary.out), na, nb, test, metric)
         echo(
             f"{summary.played} matches played now, {summary.done_before} before; "
             f"results in {summary.out}"

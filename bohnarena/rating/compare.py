@@ -234,6 +234,18 @@ def report(pairing: Pairing, sprt: Sprt | None) -> list[str]:
     return lines
 
 
+def deal_major(results: str | Path) -> bool:
+    """Whether a results directory's ids run deal by deal (not so once its
+    league grew by bots: their new tables play the earlier deals)."""
+    from ..league.file import load_league
+    from ..store.audit import Auditor
+    from ..store.directory import RunDir
+
+    store = RunDir(results)
+    league = load_league(store.path / "league.toml")
+    return Auditor.for_run(league, store.meta()).schedule.deal_major
+
+
 def compare_results(results: str, a: str, b: str, test: Any, metric: str) -> Any:
     """Pair A's and B's matches in an existing results directory."""
     from ..core.errors import UsageError

@@ -27,7 +27,7 @@ from bohnarena.run.dispatch import run_league
 from bohnarena.store.audit import Auditor
 from bohnarena.store.directory import RunDir
 
-BOTS = {"a": "random", "b": "planner", "c": "trader", "d": "random"}
+BOTS = {"a": "planner", "b": "random", "c": "planner", "d": "planner"}
 
 
 def rows(out):
@@ -139,9 +139,9 @@ def test_a_grown_league_equals_a_fresh_one(grown, tmp_path):
         (lambda t: t.replace("seed = 5", "seed = 6"), "seed changed"),
         (lambda t: t.replace("players = 3", "players = 4"), "players per table changed"),
         (lambda t: t.replace("[bots]", '[rules]\nprotection = "none"\n[bots]'), "rules changed"),
-        (lambda t: t.replace('b = "planner"', 'b = "trader"'), "bot 'b' is not the one"),
+        (lambda t: t.replace('b = "random"', 'b = "trader"'), "bot 'b' is not the one"),
         (
-            lambda t: t.replace('a = "random"\nb = "planner"', 'b = "planner"\na = "random"'),
+            lambda t: t.replace('a = "planner"\nb = "random"', 'b = "random"\na = "planner"'),
             "before 'a'",
         ),
     ],
@@ -160,10 +160,10 @@ def test_what_a_league_may_not_change_is_refused(league, tmp_path, change, reaso
 
 def test_a_changed_bot_source_is_refused_as_before(league, tmp_path):
     bot = tmp_path / "mine.py"
-    bot.write_text("from bohnarena_bots.random_bot import RandomBot as Mine\n")
+    bot.write_text("from bohnarena_bots.planner import PlannerBot as Mine\n")
     path = league(bots={**BOTS, "mine": f"{bot}:Mine"}, deals=1)
     run(path, tmp_path / "o")
-    bot.write_text("from bohnarena_bots.random_bot import RandomBot as Mine  # changed\n")
+    bot.write_text("from bohnarena_bots.planner import PlannerBot as Mine  # changed\n")
     grow(path, {**BOTS, "mine": f"{bot}:Mine", "e": "random"})
     r = CliRunner().invoke(cli, ["run", str(path), "--out", str(tmp_path / "o"), "--no-progress"])
     assert r.exit_code == 2 and "source of bot(s) mine changed" in r.output
@@ -321,3 +321,17 @@ def rank_json(out):
     r = CliRunner().invoke(cli, ["rank", str(out), "--format", "json"])
     assert r.exit_code == 0, r.output
     return json.loads(r.output)
+
+
+def test_compare_grown_by_an_opponent_reports_what_a_fresh_compare_does(tmp_path):
+    def compare(out, *against):
+        args = ["compare", "planner", "random", "-p", "3", "-n", "3", "-j", "1"]
+        args += [*(a for name in against for a in ("--against", name)), "--no-progress"]
+        r = CliRunner().invoke(cli, [*args, "--out", str(out)])
+        assert r.exit_code == 0, r.output
+        return r.output.splitlines()[1:]  # (the first: matches played now, before)
+
+    compare(tmp_path / "grown", "planner", "y=planner")
+    grown = compare(tmp_path / "grown", "planner", "y=planner", "x=random")  # 2 tables more
+    assert grown == compare(tmp_path / "fresh", "planner", "y=planner", "x=random")
+    assert "pairs of matches (0 unpaired matches)" in grown[0]

@@ -1,0 +1,96 @@
+"""What growing a league by one bot costs (issue 24): the matches the new
+bot adds, and nothing for the matches already played.
+
+    python benchmarks/grow_bench.py             # 10,080 matches, grown by 3,780
+    python benchmarks/grow_bench.py --big       # 100,080 matches, grown by 37,530
+    python benchmarks/grow_bench.py --fresh     # also a fresh run of the grown file
+
+Ten planner bots at three seats (C(10, 3) = 120 tables, 3 rotations) play
+the league; an eleventh joins (45 new tables). Prints, for each run, the
+matches it played, its wall time, the CPU time of its workers (playing:
+it follows the matches played) and of the parent (dispatch, the audit of
+the matches already there, TrueSkill over every match of the standings,
+as every resume does), and what `rank` takes over the grown results. The
+machine is shared: CPU seconds mean more than wall seconds here. With
+--fresh, what --restart would have cost instead.
+"""
+
+from __future__ import annotations
+
+import argparse
+import resource
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from bohnarena.rating.results import read_results
+from bohnarena.run.dispatch import RunSummary, run_league
+
+BOTS = [f"p{i:02d}" for i in range(11)]
+
+
+def league_text(bots: list[str], deals: int, moves: bool) -> str:
+    lines = "\n".join(f'{b} = "planner"' for b in bots)
+    return (
+        f'name = "grow"\nplayers = 3\ndeals = {deals}\nseed = 1\n'
+        f"[run]\nmoves = {'true' if moves else 'false'}\n[bots]\n{lines}\n"
+    )
+
+
+def cpu() -> tuple[float, float]:
+    """CPU seconds so far of this process and of its workers (reaped)."""
+    me, kids = (resource.getrusage(w) for w in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN))
+    return me.ru_utime + me.ru_stime, kids.ru_utime + kids.ru_stime
+
+
+def timed(path: Path, out: Path, workers: int) -> tuple[RunSummary, float, float, float]:
+    """The run's summary, wall seconds, and CPU seconds of the parent
+    (dispatch, audit, rating) and of the workers (playing)."""
+    (me, kids), start = cpu(), time.perf_counter()
+    summary = run_league(path, out, workers=workers, progress=False)
+    wall = time.perf_counter() - start
+    me2, kids2 = cpu()
+    return summary, wall, me2 - me, kids2 - kids
+
+
+def line(what: str, run: tuple[RunSummary, float, float, float]) -> str:
+    s, wall, parent, playing = run
+    return (
+        f"{what:<22} {s.played:>7,} played {s.done_before:>7,} before {wall:6.1f} s wall; "
+        f"CPU: workers {playing:6.1f} s ({1000 * playing / max(s.played, 1):4.2f} ms/match "
+        f"played), parent {parent:5.1f} s"
+    )
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    p.add_argument("--big", action="store_true", help="a 100,000-match league")
+    p.add_argument("--deals", type=int, help="deals (28 by default, 278 with --big)")
+    p.add_argument("--workers", type=int, default=2)
+    p.add_argument("--moves", action="store_true", help="log every move (off by default)")
+    p.add_argument("--fresh", action="store_true", help="also run the grown file afresh")
+    a = p.parse_args()
+    deals = a.deals or (278 if a.big else 28)
+    with tempfile.TemporaryDirectory() as tmp:
+        path, out = Path(tmp) / "league.toml", Path(tmp) / "results"
+        path.write_text(league_text(BOTS[:10], deals, a.moves))
+        base = timed(path, out, a.workers)
+        print(line("a league of 10 bots", base))
+        path.write_text(league_text(BOTS, deals, a.moves))
+        grown = timed(path, out, a.workers)
+        print(line("grown by one bot", grown))
+        assert grown[0].complete and grown[0].played == 45 * 3 * deals, grown
+        if a.fresh:
+            print(line("the grown file afresh", timed(path, Path(tmp) / "fresh", a.workers)))
+        rated = time.perf_counter()
+        read_results(out)  # what rank does: every match of the standings audited and rated
+        print(
+            f"rank (audit and TrueSkill over all {grown[0].total:,} matches of the "
+            f"standings): {time.perf_counter() - rated:.1f} s"
+        )
+    sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()
