@@ -14,7 +14,7 @@ import io
 import json
 import math
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 import trueskill
@@ -206,6 +206,27 @@ class Rater:
             st.coins += row["coins"][s]
             st.places += ranks[s]
             st.faults += row["faults"][s]
+
+    def state(self) -> dict[str, Any]:
+        """Everything rated so far, as JSON (floats kept exactly)."""
+        return {
+            "bots": {b: [r.mu, r.sigma] for b, r in self.ratings.items()},
+            "standing": {b: asdict(st) for b, st in self.standing.items()},
+            "seat_wins": self.seat_wins,
+            "count": self.count,
+        }
+
+    @classmethod
+    def restored(cls, bots: Sequence[str], state: Mapping[str, Any]) -> Rater:
+        """A rater of ``bots`` that goes on from ``state`` (:meth:`state`);
+        a bot it does not hold starts afresh."""
+        rater = cls(bots)
+        for b in bots:
+            if b in state["bots"]:
+                rater.ratings[b] = rater.env.create_rating(*state["bots"][b])
+                rater.standing[b] = BotStanding(**state["standing"][b])
+        rater.seat_wins, rater.count = list(state["seat_wins"]), int(state["count"])
+        return rater
 
     def ranking(self) -> Ranking:
         """The standings so far (copies: rating more matches does not change them)."""

@@ -42,6 +42,7 @@ from ..store.audit import Auditor
 from ..store.directory import RunDir
 from ..store.logbook import LOG_FORMAT
 from ..store.parts import StorageError, part_name, storage_error, write_text
+from .checkpoint import Rated, restore, save
 from .execution import Backend, LocalPool
 from .provenance import check_workers, preflight, run_facts, source_hash
 from .rankfiles import _try_write_errors, errors_json, write_ranking
@@ -279,16 +280,31 @@ def _run(
     # Matches are rated as they finish, in id order, merged with those the
     # directory held: the ranking is ready with the last match, and it is
     # what rating the finished directory gives (tests/league/test_streaming.py).
-    rater = Rater(list(league.bots))
+    # A grown league's run goes on from the rating its last run left, where
+    # that is the start of this one's (checkpoint.py); a follower sees all.
+    kept = (
+        None
+        if follow is not None or not done
+        else restore(store, league, plan, auditor.generations, done, ids)
+    )
+    rater, rated = kept or (Rater(list(league.bots)), Rated())
+    after = rated.through
 
     def rate_and_follow(row: Row) -> None:
-        if not plan.stands(row["table"], row["deal"]):  # a removed bot's: out of the standings
+        stands = plan.stands(row["table"], row["deal"])  # a removed bot's: out of the standings
+        rated.add(row["match_id"], stands)
+        if not stands:
             return
         rater.add(row)
         if follow is not None:
             follow(row)
 
-    inorder = InOrder(rate_and_follow, store.iter_matches(FOLLOW_COLUMNS) if done else None)
+    stored = (
+        (row for row in store.iter_matches(FOLLOW_COLUMNS) if row["match_id"] > after)
+        if done
+        else None
+    )
+    inorder = InOrder(rate_and_follow, stored)
     assert league.seed is not None, "a secret seed is drawn or read back before the run"
     log.info(
         "league %s: %d matches, %d already done, %d workers",
@@ -350,6 +366,7 @@ def _run(
                 store.compact(span.start, span.stop - 1)
     if not summary.interrupted:
         summary.ranking = write_ranking(store, league, rater.ranking())
+        save(store, rater, rated, auditor.generations[-1])
     log.info("played %d matches, %d errored", summary.played, len(summary.errors))
     return summary
 

@@ -59,7 +59,8 @@ class Auditor:
         self, league: League, seed: int, generations: list[Generation] | None = None
     ) -> None:
         self.league, self.seed = league, seed
-        self.schedule = schedule_of(league, seed, generations or [Generation.of(league)])
+        self.generations = generations or [Generation.of(league)]
+        self.schedule = schedule_of(league, seed, self.generations)
         self.total = len(self.schedule)
 
     @classmethod

@@ -183,6 +183,7 @@ def test_a_removed_bot_leaves_the_standings_and_stays_on_disk(grown, tmp_path):
     s = run(path, out)
     assert s.complete and s.played == 0 and s.done_before == 4 * 4 * 3  # C(4, 3) tables left
     assert "c" not in {r["bot"] for r in s.ranking.rows()}
+    assert s.ranking.rows() == read_results(out).ranking.rows()  # rated afresh, in id order
     on_disk = rows(out)
     assert len(on_disk) == 120 and sum("c" in r["seats"] for r in on_disk) == 72
     r = CliRunner().invoke(cli, ["rank", str(out), "--format", "json"])
@@ -203,6 +204,7 @@ def test_a_removed_bot_leaves_the_standings_and_stays_on_disk(grown, tmp_path):
     grow(path, {**BOTS, "e": "random"}, deals=4)
     s = run(path, out)
     assert s.played == 0 and s.ranking.rows()[0]["matches"] == 72
+    assert s.ranking.rows() == read_results(out).ranking.rows()
 
 
 def test_the_run_rates_a_grown_league_as_rank_does(grown):
@@ -335,3 +337,21 @@ def test_compare_grown_by_an_opponent_reports_what_a_fresh_compare_does(tmp_path
     grown = compare(tmp_path / "grown", "planner", "y=planner", "x=random")  # 2 tables more
     assert grown == compare(tmp_path / "fresh", "planner", "y=planner", "x=random")
     assert "pairs of matches (0 unpaired matches)" in grown[0]
+
+
+def test_a_grown_run_rates_only_the_matches_it_adds(league, tmp_path, monkeypatch):
+    """The run goes on from the TrueSkill state its last run kept
+    (rating.json), and its ranking is still what rating every match gives."""
+    from bohnarena.rating.skill import Rater
+
+    path = league(bots=BOTS, deals=2)
+    out = tmp_path / "o"
+    run(path, out)
+    grow(path, {**BOTS, "e": "random"}, deals=3)
+    rated, add = [], Rater.add
+    with monkeypatch.context() as m:
+        m.setattr(Rater, "add", lambda self, row: (rated.append(1), add(self, row)))
+        s = run(path, out)
+    assert s.played == 90 - 24 and len(rated) == s.played
+    assert s.ranking.rows() == read_results(out).ranking.rows()
+    assert json.loads((out / "rating.json").read_text())["fingerprint"][0] == 90
