@@ -1,4 +1,8 @@
+import os
+import signal
+import subprocess
 import textwrap
+import time
 from pathlib import Path
 
 import pytest
@@ -65,3 +69,16 @@ def reseal(out) -> None:
         )
     path = out / manifest.NAME
     path.write_text(manifest.rewritten(manifest.parse(path.read_text()), entries).text())
+
+
+def kill_9_when(cmd: list[str], out: Path, parts: int) -> None:
+    """Start ``cmd`` (a run on ``out``) and SIGKILL it, workers and all,
+    once ``out`` holds ``parts`` parts (or after a minute)."""
+    proc = subprocess.Popen(
+        cmd, start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+    deadline = time.time() + 60
+    while time.time() < deadline and len(list((out / "matches").glob("part-*"))) < parts:
+        time.sleep(0.05)
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()

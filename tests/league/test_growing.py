@@ -5,11 +5,8 @@ disk; anything else that changes is refused; and a grown league equals a
 fresh league of its file, matched by (deal, table, seating)."""
 
 import json
-import os
-import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -26,6 +23,8 @@ from bohnarena.rating.stats import league_stats
 from bohnarena.run.dispatch import run_league
 from bohnarena.store.audit import Auditor
 from bohnarena.store.directory import RunDir
+
+from .conftest import kill_9_when
 
 BOTS = {"a": "planner", "b": "random", "c": "planner", "d": "planner"}
 
@@ -262,14 +261,7 @@ def test_a_kill_during_a_grown_run_loses_and_duplicates_nothing(league, tmp_path
     text = path.read_text().replace("deals = 2", "deals = 30")
     path.write_text(text + 'e = "random"\n')
     cmd = [sys.executable, "-m", "bohnarena", "run", str(path), "--out", str(out), "-j", "2"]
-    proc = subprocess.Popen(
-        cmd, start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
-    )
-    deadline = time.time() + 60
-    while time.time() < deadline and len(list((out / "matches").glob("part-*"))) < 4:
-        time.sleep(0.05)
-    os.killpg(proc.pid, signal.SIGKILL)
-    proc.wait()
+    kill_9_when(cmd, out, 4)
     done = RunDir(out).done_ids()
     total = 10 * 30 * 3
     assert 24 < len(done) < total

@@ -19,7 +19,7 @@ from bohnarena.cli import cli
 from bohnarena.run.dispatch import run_league
 from bohnarena.store.directory import RunDir
 
-from .conftest import LONG_MATCHES, hostile, long_league, reseal
+from .conftest import LONG_MATCHES, hostile, kill_9_when, long_league, reseal
 
 
 def table(path, sub):
@@ -116,14 +116,7 @@ def test_resume_after_kill_9_of_the_whole_run(league, tmp_path):
     path = league(deals=60, players=3, extra="[run]\nbatch_size = 3\n")
     out = tmp_path / "out"
     cmd = [sys.executable, "-m", "bohnarena", "run", str(path), "--out", str(out), "-j", "2"]
-    proc = subprocess.Popen(
-        cmd, start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
-    )
-    deadline = time.time() + 60
-    while time.time() < deadline and len(list((out / "matches").glob("part-*"))) < 3:
-        time.sleep(0.05)
-    os.killpg(proc.pid, signal.SIGKILL)
-    proc.wait()
+    kill_9_when(cmd, out, 3)
     done = RunDir(out).done_ids()
     assert 0 < len(done) < 180
     r = subprocess.run(cmd, capture_output=True, text=True)
