@@ -10,7 +10,7 @@ import click
 from ..core.errors import BohnarenaError, UsageError
 from ..core.game import game_names, get_game
 from ..core.plugins import list_bots, load_bot
-from ..league.file import BotEntry
+from ..league.file import DEFAULT_PACKAGES, BotEntry
 from ..sandbox.cmdline import SANDBOXED, command_entry
 from .group import _isolation, cli, echo, game_option, isolation_choice, one
 
@@ -43,6 +43,14 @@ from .group import _isolation, cli, echo, game_option, isolation_choice, one
     "file and no results.",
 )
 @click.option(
+    "--package",
+    "packages",
+    multiple=True,
+    metavar="NAME",
+    help="An installed package the bot may import, as a league's packages = [...] "
+    "allows (repeat it; default: bohnarena's shipped bots). Enforced out of process only.",
+)
+@click.option(
     "--decision-seconds",
     type=float,
     default=None,
@@ -55,6 +63,7 @@ def check_bot(
     isolation: str | None,
     is_command: bool,
     own: str | None,
+    packages: tuple[str, ...],
     decision_seconds: float | None,
     seed: int,
 ) -> None:
@@ -84,7 +93,15 @@ def check_bot(
             load_bot(spec, g.bot_base)
         else:
             locate(spec)
-        entry = BotEntry(spec, spec=spec, isolation=isolation)
+        entry = BotEntry(
+            spec, spec=spec, isolation=isolation, packages=packages or DEFAULT_PACKAGES
+        )
+        if isolation == "inprocess" and spec.strip() not in shipped_bots():
+            echo(
+                "warning: in process a bot can import anything installed; a league's "
+                "packages are enforced only when it runs as a process or in a sandbox",
+                err=True,
+            )
     limits = Limits.parse(
         {} if decision_seconds is None else {"decision_seconds": decision_seconds},
         "--decision-seconds",

@@ -15,7 +15,7 @@ from .schedule import FORMATS, SEATINGS, Schedule, format_tables
 
 TOP_KEYS = {
     *("name", "game", "edition", "players", "deals", "seed", "rules", "bots", "run", "limits"),
-    *("format", "hero", "challenger", "seatings"),
+    *("format", "hero", "challenger", "seatings", "packages"),
 }
 RUN_KEYS = {"batch_size", "moves", "workers", "isolation"}
 BOT_KEYS = {"spec", "command", "isolation", "dir"}
@@ -25,6 +25,10 @@ MAX_PERMUTED = 7  # 5,040 seatings a deal
 #: Below this a master seed can be found by a bot that tries seeds against its own hand.
 GUESSABLE = 2**40
 NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+#: What a bot run as a process or in a sandbox may import besides the
+#: standard library and its own code, unless the league says otherwise:
+#: bohnarena (always) and its shipped bots, the starting points the docs offer.
+DEFAULT_PACKAGES = ("bohnarena_bots",)
 
 
 class LeagueError(UsageError):
@@ -37,13 +41,16 @@ class BotEntry:
     the JSON-lines protocol (``command``), run ``inprocess`` (Python bots
     only), as a ``process`` under limits, or in a ``sandbox`` (the default
     for command bots). ``dir``: a command bot's own directory, which its
-    sandbox shows whole (without it, only the files its command names)."""
+    sandbox shows whole (without it, only the files its command names).
+    ``packages``: the installed packages a Python bot run as a process or in
+    a sandbox may import (the league's ``packages``)."""
 
     name: str
     spec: str | None = None
     command: tuple[str, ...] | None = None
     isolation: str = "inprocess"
     dir: str | None = None
+    packages: tuple[str, ...] = DEFAULT_PACKAGES
 
 
 @dataclass(frozen=True)
@@ -164,7 +171,11 @@ def parse_league(
     raw = _get(data, "bots", dict, where)
     if not raw:
         raise LeagueError(f"{where}: [bots] is empty")
-    bots = {name: _bot_entry(name, value, isolation, where, base) for name, value in raw.items()}
+    packages = _packages(data, where)
+    bots = {
+        name: replace(_bot_entry(name, value, isolation, where, base), packages=packages)
+        for name, value in raw.items()
+    }
     unknown = sorted(set(run) - RUN_KEYS)
     if unknown:
         raise LeagueError(
@@ -194,6 +205,16 @@ def parse_league(
         hero=shape[2].get("hero"),
         challenger=shape[2].get("challenger"),
     )
+
+
+def _packages(data: dict[str, Any], where: str) -> tuple[str, ...]:
+    """The league's ``packages``: names of installed packages (import or
+    distribution names), checked for shape here and found when a run starts."""
+    packages = _get(data, "packages", list, where, list(DEFAULT_PACKAGES))
+    for name in packages:
+        if not isinstance(name, str) or not NAME.match(name):
+            raise LeagueError(f"{where}: packages must be a list of package names, not {name!r}")
+    return tuple(dict.fromkeys(packages))
 
 
 def _format(

@@ -10,6 +10,7 @@ import hashlib
 import json
 import os
 import platform
+import re
 import stat
 import sys
 import tempfile
@@ -23,6 +24,7 @@ from ..core.plugins import load_bot, locate
 from ..league.file import BotEntry, League
 from ..referee.limits import Limits
 from ..sandbox.botfiles import shown, tree
+from ..sandbox.packages import not_allowed
 from .execution import Backend
 from .seating import make_seat
 
@@ -122,11 +124,30 @@ def preflight(
             _close(seat)
         if fault is None:
             return
-        tail = _tail(log)
+        tail = _stderr(log)
     if stderr_lines is not None:
         stderr_lines += tail
-    said = f"; its stderr ends: {tail[-1]}" if tail else ""
-    raise BotLoadError(f"bot {entry.name!r} does not start: {fault}{said}"[:500])
+    if entry.spec is not None and entry.isolation != "inprocess":
+        why = not_allowed(" ".join([fault, *tail]), entry.packages)
+        if why is not None:
+            raise BotLoadError(f"bot {entry.name!r} does not start: {why}")
+    raise BotLoadError(f"bot {entry.name!r} does not start: {fault}{telling(tail)}"[:500])
+
+
+#: A line of a program's stderr that says what went wrong (Python, Node.js, the JVM, C).
+ERROR_LINE = re.compile(r"error|exception|cannot|can't|not found|fatal|panic", re.IGNORECASE)
+
+
+def telling(stderr: list[str]) -> str:
+    """The line of a failing bot's stderr (:func:`_stderr`) that tells why:
+    the first that reads as an error (a Node.js or JVM error comes first,
+    then a stack and a version line), and the last when that is another."""
+    if not stderr:
+        return ""
+    first = next((line for line in stderr if ERROR_LINE.search(line)), stderr[-1])
+    if first == stderr[-1]:
+        return f"; its stderr ends: {first}"
+    return f"; its stderr says: {first} ... and ends: {stderr[-1]}"
 
 
 def _close(seat: Any) -> None:
@@ -136,15 +157,23 @@ def _close(seat: Any) -> None:
         close()
 
 
-def _tail(log: Path, lines: int = 10) -> list[str]:
-    """The last non-empty lines of a bot's stderr log: the bot's text
-    (whoever prints them escapes them)."""
+def _stderr(log: Path, kept: int = 10, most: int = 1 << 16) -> list[str]:
+    """What of a bot's stderr log tells why it failed: its last non-empty
+    lines, after its first line that reads as an error when that came
+    earlier (``...`` between). The bot's text: whoever prints it escapes it."""
     try:
-        text = log.read_text("utf-8", errors="replace")
+        with open(log, "rb") as f:
+            head = f.read(most)
+            f.seek(max(f.tell(), f.seek(0, os.SEEK_END) - most))
+            rest = f.read()
     except OSError:
         return []
-    kept = [ln.rstrip() for ln in text.splitlines() if ln.strip()]
-    return kept[-lines:]
+    text = (head + rest).decode("utf-8", errors="replace")
+    lines = [ln.rstrip() for ln in text.splitlines() if ln.strip()]
+    first = next((i for i, line in enumerate(lines) if ERROR_LINE.search(line)), len(lines))
+    if first >= len(lines) - kept:
+        return lines[-kept:]
+    return [lines[first], "...", *lines[-kept:]]
 
 
 def check_workers(backend: Backend, league: League) -> None:

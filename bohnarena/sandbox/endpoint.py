@@ -19,10 +19,12 @@ import atexit
 import json
 import os
 import resource
+import shutil
 import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import weakref
 from collections.abc import Sequence
 from pathlib import Path
@@ -31,10 +33,12 @@ from typing import IO, Any, Protocol
 from ..core.errors import BohnarenaError
 from ..core.plugins import locate
 from ..core.stopping import private_memory
+from ..league.file import DEFAULT_PACKAGES
 from ..referee.limits import Limits
 from . import jail, unroot
 from .cgroups import Groups
 from .channel import CRASH, START, BotFault, Channel
+from .packages import allowed_code
 from .zygote import JUNK, ask, describe_exit
 
 #: Starting an interpreter and bohnarena in it (the bot's import has its own
@@ -77,9 +81,15 @@ class ProcessEndpoint:
     """Isolation ``process``: ``command`` started afresh for each match."""
 
     def __init__(
-        self, command: Sequence[str], limits: Limits, log: Path | None = None, framed: bool = False
+        self,
+        command: Sequence[str],
+        limits: Limits,
+        log: Path | None = None,
+        framed: bool = False,
+        env: dict[str, str] | None = None,
     ) -> None:
         self.command, self.limits, self.log, self.framed = list(command), limits, log, framed
+        self.env = env
         self.popen: subprocess.Popen[bytes] | None = None
 
     def open(self) -> Channel:
@@ -101,6 +111,7 @@ class ProcessEndpoint:
                 stderr=stderr,
                 preexec_fn=confine,
                 start_new_session=True,
+                env=self.env,
             )
         except OSError as e:
             for fd in (to_bot, from_bot):
@@ -390,18 +401,25 @@ def endpoint(
     limits: Limits,
     log: Path | None,
     own: str | None = None,
+    packages: tuple[str, ...] = DEFAULT_PACKAGES,
 ) -> Endpoint:
     """The endpoint of a league bot run outside the engine's process
     (``wire``: its game's wire module, see :attr:`bohnarena.core.game.Game.wire`;
-    ``own``: a command bot's own directory, see :func:`.jail.command_files`)."""
+    ``own``: a command bot's own directory, see :func:`.jail.command_files`;
+    ``packages``: what a Python bot may import, see :mod:`.packages`)."""
     # Python bots run under bohnarena's own host, which reads marshal frames.
     if isolation == "process":
-        argv = (
-            list(command)
-            if command
-            else [sys.executable, "-m", "bohnarena.sandbox.host", wire, spec or ""]
-        )
-        return ProcessEndpoint(argv, limits, log, framed=not command)
+        if command:
+            return ProcessEndpoint(list(command), limits, log)
+        target, code, bot_file = python_target(spec or "", packages)
+        if bot_file is not None:  # its own path here, not the sandbox's
+            target = f"{bot_file}:{target.rpartition(':')[2]}"
+        # -P: not the working directory, -S -s: no site-packages (nor its
+        # entry points: the bot goes by module:Class); what it may import
+        # comes through PYTHONPATH alone.
+        argv = [sys.executable, "-P", "-S", "-s", "-m", "bohnarena.sandbox.host", wire, target]
+        env = {**os.environ, "PYTHONPATH": str(importable(code)), "PYTHONNOUSERSITE": "1"}
+        return ProcessEndpoint(argv, limits, log, framed=True, env=env)
     jail.bwrap()
     if command:
         argv, dirs = jail.command_files(command, own)
@@ -411,17 +429,40 @@ def endpoint(
             key, lambda: Zygote(["--command", *argv], {}, dirs, None, limits, log), limits, False
         )
 
+    allowed_code(packages)  # a package that is not installed: one line, before any match
+
     def make() -> Zygote:  # located only when a sandbox starts, not for every match
-        target, code, bot_file = python_target(spec or "")
+        target, code, bot_file = python_target(spec or "", packages)
         return Zygote(["--spec", wire, target], code, {}, bot_file, limits, log)
 
-    return SandboxEndpoint(("python", wire, spec, limits, log), make, limits, True)
+    return SandboxEndpoint(("python", wire, spec, packages, limits, log), make, limits, True)
 
 
-def python_target(spec: str) -> tuple[str, dict[str, Path], Path | None]:
-    """How a Python bot is loaded in the sandbox, found without importing it
-    here: (its spec inside, the packages it may import, its file)."""
+def python_target(
+    spec: str, packages: tuple[str, ...] = DEFAULT_PACKAGES
+) -> tuple[str, dict[str, Path], Path | None]:
+    """How a Python bot is loaded out of process, found without importing it
+    here: (its spec inside a sandbox, what it may import by top-level name:
+    its own code and the league's ``packages``, its file)."""
     found = locate(spec)
+    allowed = allowed_code(packages)
     if found.file is not None:
-        return f"{jail.BOT_DIR}/{found.file.name}:{found.attr}", {}, found.file
-    return f"{found.module}:{found.attr}", dict(found.paths), None
+        return f"{jail.BOT_DIR}/{found.file.name}:{found.attr}", dict(allowed), found.file
+    return f"{found.module}:{found.attr}", {**allowed, **found.paths}, None
+
+
+_IMPORTABLE: dict[tuple[tuple[str, Path], ...], Path] = {}
+
+
+def importable(code: dict[str, Path]) -> Path:
+    """A directory that shows ``code`` (and bohnarena) by top-level name,
+    as links: a process bot's PYTHONPATH. One per set, removed at exit."""
+    key = tuple(sorted({**code, "bohnarena": jail.PACKAGE}.items()))
+    found = _IMPORTABLE.get(key)
+    if found is None:
+        found = Path(tempfile.mkdtemp(prefix="bohnarena-lib-"))
+        atexit.register(shutil.rmtree, found, True)
+        for name, path in key:
+            (found / (path.name if path.is_file() else name)).symlink_to(path)
+        _IMPORTABLE[key] = found
+    return found

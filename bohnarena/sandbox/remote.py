@@ -37,7 +37,9 @@ def remote_seat(
         raise BotLoadError(f"bot {entry.name!r}: {game} bots run in process only (it has no wire)")
     return RemoteSeat(
         wire_of(wire),
-        endpoint(wire, entry.spec, entry.command, entry.isolation, lim, log, entry.dir),
+        endpoint(
+            wire, entry.spec, entry.command, entry.isolation, lim, log, entry.dir, entry.packages
+        ),
         lim,
     )
 
