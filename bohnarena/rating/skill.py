@@ -9,6 +9,7 @@ same whatever the worker count or the order matches finished in.
 
 from __future__ import annotations
 
+import array
 import csv
 import io
 import json
@@ -17,6 +18,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+import numpy as np
+import numpy.typing as npt
 import trueskill
 
 Z95 = 1.959963984540054
@@ -177,9 +180,19 @@ def rate_table(env: Any, ratings: Sequence[Any], places: Sequence[int]) -> list[
     return [team[0] for team in teams]
 
 
+@dataclass
+class Curve:
+    """Every bot's TrueSkill after each match, in match-id order: (N, B)
+    arrays, bots in league order. Its last row is the ranking's."""
+
+    mu: npt.NDArray[np.float64]
+    sigma: npt.NDArray[np.float64]
+
+
 class Rater:
     """TrueSkill over matches fed one at a time, in match-id order: a run
-    rates matches as they finish (runner.py), ``rank`` rates a directory."""
+    rates matches as they finish (run/dispatch.py), ``rank`` and ``report``
+    rate a directory. The one place standings and ratings are made."""
 
     def __init__(self, bots: Sequence[str]) -> None:
         # The library's defaults: mu 25, sigma 25/3, draw probability 0.1.
@@ -188,6 +201,7 @@ class Rater:
         self.standing = {b: BotStanding(b) for b in bots}
         self.seat_wins: list[int] = []
         self.count = 0
+        self._mu, self._sigma = array.array("d"), array.array("d")  # the curve, row by row
 
     def add(self, row: Mapping[str, Any]) -> None:
         seats, ranks = row["seats"], row["ranks"]
@@ -206,6 +220,16 @@ class Rater:
             st.coins += row["coins"][s]
             st.places += ranks[s]
             st.faults += row["faults"][s]
+        self._mu.extend([r.mu for r in self.ratings.values()])
+        self._sigma.extend([r.sigma for r in self.ratings.values()])
+
+    def curve(self) -> Curve:
+        """The ratings after each match rated so far (copies)."""
+        b = len(self.ratings)
+        return Curve(
+            np.frombuffer(self._mu, dtype=np.float64).reshape(-1, b).copy(),
+            np.frombuffer(self._sigma, dtype=np.float64).reshape(-1, b).copy(),
+        )
 
     def ranking(self) -> Ranking:
         """The standings so far (copies: rating more matches does not change them)."""
