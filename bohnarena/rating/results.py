@@ -15,6 +15,7 @@ from ..store.audit import COLUMNS as AUDIT_COLUMNS
 from ..store.audit import Auditor
 from ..store.directory import RunDir
 from ..store.parts import ResultsError, read_again
+from .curvefile import read_curve
 from .skill import RANK_COLUMNS, Curve, Ranking, Rater
 from .stats import COLUMNS as STATS_COLUMNS
 from .stats import Collector, Matches
@@ -42,17 +43,20 @@ class LeagueResults:
 
 
 class Results:
-    """Rates and collects rows fed in match-id order (one pass for both)."""
+    """Rates and collects rows fed in match-id order (one pass for both);
+    ``kept``: their rating curve, kept by the run, so only counted here."""
 
-    def __init__(self, bots: list[str]) -> None:
-        self.rater, self.collector = Rater(bots), Collector(bots)
+    def __init__(self, bots: list[str], kept: Curve | None = None) -> None:
+        self.rater, self.collector = Rater(bots, rate=kept is None), Collector(bots)
+        self.kept = kept
 
     def add(self, row: Mapping[str, Any]) -> None:
         self.rater.add(row)
         self.collector.add(row)
 
     def of(self, path: Path, league: League, meta: dict[str, Any]) -> LeagueResults:
-        ranking, curve = self.rater.ranking(), self.rater.curve()
+        ranking = self.rater.ranking(self.kept)
+        curve = self.kept if self.kept is not None else self.rater.curve()
         return LeagueResults(path, league, meta, ranking, self.collector.matches(), curve)
 
 
@@ -61,20 +65,26 @@ COLUMNS = list(dict.fromkeys([*RANK_COLUMNS, *AUDIT_COLUMNS, *STATS_COLUMNS]))
 
 
 def read_results(results_dir: str | Path) -> LeagueResults:
-    """The directory's matches, audited, rated and collected in one pass."""
+    """The directory's matches, audited, rated and collected in one pass
+    (rated by the run that played them, when it kept their curve)."""
     store = RunDir(results_dir)
     if not store.is_run():
         raise ResultsError(f"{results_dir} is not a bohnarena results directory")
     meta = store.meta()
     league = load_league(store.path / "league.toml")
     auditor = Auditor.for_run(league, meta)
+    bots = list(league.bots)
 
-    def once() -> tuple[LeagueResults, bool]:
+    def once(trust: bool = True) -> tuple[LeagueResults, bool]:
         listing = store.listing().require()  # every part as its run committed it
-        results = Results(list(league.bots))
+        kept = read_curve(store.path, bots, listing.generation) if trust else None
+        results = Results(bots, None if kept is None else kept.curve)
         for row in auditor.audited(store.iter_matches(COLUMNS, listing=listing)):
             results.add(row)
-        return results.of(store.path, league, meta), listing.unchecked
+        found = results.of(store.path, league, meta)
+        if kept is not None and not kept.fits(found.matches.match_id):
+            return once(trust=False)  # not the matches it was rated on
+        return found, listing.unchecked
 
     found: tuple[LeagueResults, bool] = read_again(once)
     results, unchecked = found

@@ -194,13 +194,16 @@ class Rater:
     rates matches as they finish (run/dispatch.py), ``rank`` and ``report``
     rate a directory. The one place standings and ratings are made."""
 
-    def __init__(self, bots: Sequence[str]) -> None:
+    def __init__(self, bots: Sequence[str], rate: bool = True) -> None:
+        """``rate=False``: standings only, for matches whose curve was kept
+        (:meth:`ranking` then takes it)."""
         # The library's defaults: mu 25, sigma 25/3, draw probability 0.1.
         self.env = trueskill.TrueSkill()
         self.ratings = {b: self.env.create_rating() for b in bots}
         self.standing = {b: BotStanding(b) for b in bots}
         self.seat_wins: list[int] = []
         self.count = 0
+        self.rate = rate
         self._mu, self._sigma = array.array("d"), array.array("d")  # the curve, row by row
 
     def add(self, row: Mapping[str, Any]) -> None:
@@ -210,16 +213,19 @@ class Rater:
             self.seat_wins += [0] * (len(seats) - len(self.seat_wins))
         for w in row["winners"]:
             self.seat_wins[w] += 1
-        # Teams are seats; a bot may fill two seats of one table (fewer bots than seats).
-        new = rate_table(self.env, [self.ratings[b] for b in seats], ranks)
         for s, b in enumerate(seats):
-            self.ratings[b] = new[s]
             st = self.standing[b]
             st.matches += 1
             st.wins += s in row["winners"]
             st.coins += row["coins"][s]
             st.places += ranks[s]
             st.faults += row["faults"][s]
+        if not self.rate:
+            return
+        # Teams are seats; a bot may fill two seats of one table (fewer bots than seats).
+        new = rate_table(self.env, [self.ratings[b] for b in seats], ranks)
+        for s, b in enumerate(seats):
+            self.ratings[b] = new[s]
         self._mu.extend([r.mu for r in self.ratings.values()])
         self._sigma.extend([r.sigma for r in self.ratings.values()])
 
@@ -231,11 +237,15 @@ class Rater:
             np.frombuffer(self._sigma, dtype=np.float64).reshape(-1, b).copy(),
         )
 
-    def ranking(self) -> Ranking:
-        """The standings so far (copies: rating more matches does not change them)."""
-        standings = [
-            replace(self.standing[b], mu=r.mu, sigma=r.sigma) for b, r in self.ratings.items()
-        ]
+    def ranking(self, kept: Curve | None = None) -> Ranking:
+        """The standings so far (copies: rating more matches does not change
+        them); their ratings ``kept``'s last, when given."""
+        last = {b: (r.mu, r.sigma) for b, r in self.ratings.items()}
+        if kept is not None and len(kept.mu):
+            last = {
+                b: (float(kept.mu[-1, i]), float(kept.sigma[-1, i])) for i, b in enumerate(last)
+            }
+        standings = [replace(self.standing[b], mu=mu, sigma=sg) for b, (mu, sg) in last.items()]
         order = sorted(standings, key=lambda s: (-s.score, s.bot))
         return Ranking(order, list(self.seat_wins), self.count)
 

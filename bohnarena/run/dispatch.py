@@ -44,7 +44,7 @@ from ..store.logbook import LOG_FORMAT
 from ..store.parts import StorageError, part_name, storage_error, write_text
 from .execution import Backend, LocalPool
 from .provenance import check_workers, preflight, run_facts, source_hash
-from .rankfiles import _try_write_errors, errors_json, write_ranking
+from .rankfiles import _try_write_errors, errors_json, keep_curve, write_ranking
 from .supervise import BatchLost
 from .worker import BatchTask, play_batch
 
@@ -328,6 +328,7 @@ def _run(
     if not summary.interrupted:
         summary.results = results.of(store.path, league, store.meta())
         summary.ranking = write_ranking(store, league, summary.results.ranking)
+        keep_curve(store, summary.results)
     log.info("played %d matches, %d errored", summary.played, len(summary.errors))
     return summary
 
