@@ -33,7 +33,8 @@ from ..league.file import League, guessable_seed, load_league
 from ..league.schedule import MatchSpec
 from ..rating.inorder import COLUMNS as FOLLOW_COLUMNS
 from ..rating.inorder import InOrder, Row
-from ..rating.skill import Ranking, Rater
+from ..rating.results import LeagueResults, Results
+from ..rating.skill import Ranking
 from ..sandbox.botfiles import check_layout
 from ..sandbox.endpoint import close_sandboxes
 from ..store.audit import COLUMNS as AUDIT_COLUMNS
@@ -43,7 +44,7 @@ from ..store.logbook import LOG_FORMAT
 from ..store.parts import StorageError, part_name, storage_error, write_text
 from .execution import Backend, LocalPool
 from .provenance import check_workers, preflight, run_facts, source_hash
-from .rankfiles import _try_write_errors, errors_json, write_ranking
+from .rankfiles import _try_write_errors, errors_json, keep_curve, write_ranking
 from .supervise import BatchLost
 from .worker import BatchTask, play_batch
 
@@ -58,6 +59,8 @@ class RunSummary:
     played: int = 0
     errors: list[tuple[int, str]] = field(default_factory=list)
     ranking: Ranking | None = None
+    #: Rated as the matches finished: what the report of the run shows.
+    results: LeagueResults | None = None
     interrupted: bool = False
     stopped: bool = False  # ``stop_when`` said enough before every match was played
     exit_code: int = 0  # when interrupted: 130 (Ctrl-C), 143 (SIGTERM), 129 (SIGHUP)
@@ -258,10 +261,10 @@ def _run(
     # Matches are rated as they finish, in id order, merged with those the
     # directory held: the ranking is ready with the last match, and it is
     # what rating the finished directory gives (tests/league/test_streaming.py).
-    rater = Rater(list(league.bots))
+    results = Results(list(league.bots))  # the ranking, its curve, the report's arrays
 
     def rate_and_follow(row: Row) -> None:
-        rater.add(row)
+        results.add(row)
         if follow is not None:
             follow(row)
 
@@ -323,7 +326,9 @@ def _run(
     if summary.complete:
         store.compact(ids.start, ids.stop - 1)
     if not summary.interrupted:
-        summary.ranking = write_ranking(store, league, rater.ranking())
+        summary.results = results.of(store.path, league, store.meta())
+        summary.ranking = write_ranking(store, league, summary.results.ranking)
+        keep_curve(store, summary.results)
     log.info("played %d matches, %d errored", summary.played, len(summary.errors))
     return summary
 

@@ -5,16 +5,21 @@ and ``ranking.md`` (every row audited against the league), and
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..league.file import League
+from ..rating.curvefile import write_curve
+from ..rating.results import LeagueResults
 from ..rating.skill import RANK_COLUMNS, Ranking, rank
 from ..store.audit import COLUMNS as AUDIT_COLUMNS
 from ..store.audit import Auditor
 from ..store.directory import RunDir
 from ..store.parts import StorageError, write_text
+
+log = logging.getLogger(__name__)
 
 if TYPE_CHECKING:  # (the summary's type only: dispatch imports this module)
     from .dispatch import RunSummary
@@ -43,6 +48,17 @@ def write_ranking(store: RunDir, league: League, ranking: Ranking | None = None)
     write_text(store.path / "ranking.json", ranking.to_json())
     write_text(store.path / "ranking.md", ranking.to_markdown())
     return ranking
+
+
+def keep_curve(store: RunDir, results: LeagueResults) -> None:
+    """Keep the run's rating curve for ``rank`` and ``report`` (they rate
+    again without it): at the manifest generation its matches are at."""
+    try:
+        generation = store.listing("off").generation
+        m = results.matches
+        write_curve(store.path, m.bots, m.match_id, results.curve, generation)
+    except (OSError, StorageError):  # a convenience: nothing is lost without it
+        log.warning("the rating curve could not be kept; rank will rate the matches again")
 
 
 def merge_and_rank(
