@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core.botapi import Seat
+from ..core.errors import BohnarenaError
 from ..core.faults import CRASH, TIMEOUT
 from ..core.game import MatchResult
 from ..referee.limits import Limits
@@ -48,7 +49,7 @@ STRAY_SECONDS = 2.0
 Verdict = tuple[int, int, int, str]
 
 
-class BatchLost(Exception):
+class BatchLost(BohnarenaError):
     """A watched batch's process died (``how`` = ``crash``) or was stopped
     for going silent (``timeout``: fault types, faults.py) while playing ``match``; ``in_call`` is
     whose call was in progress, (seat, call), when a diagnostic play noted
