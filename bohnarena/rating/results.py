@@ -8,11 +8,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..league.file import League, load_league
-from ..store.audit import COLUMNS as AUDIT_COLUMNS
-from ..store.audit import Auditor
-from ..store.directory import RunDir
-from ..store.parts import ResultsError, read_again
+from ..league.file import League
+from ..store.audited import open_run
+from ..store.parts import read_again
 from .skill import RANK_COLUMNS, Ranking, rank
 from .stats import COLUMNS as STATS_COLUMNS
 from .stats import Collector, Matches
@@ -31,24 +29,20 @@ class LeagueResults:
     @property
     def total(self) -> int:
         """Matches in the whole league (more than were played when interrupted)."""
-        return len(self.league.schedule(0))  # the count does not depend on the seed
+        return self.league.match_count
 
 
 def read_results(results_dir: str | Path, rate: bool = True) -> LeagueResults:
     """The directory's matches, audited; ``rate=False`` skips TrueSkill (the
     ranking is then empty: the report rates along its rating path instead)."""
-    store = RunDir(results_dir)
-    if not store.is_run():
-        raise ResultsError(f"{results_dir} is not a bohnarena results directory")
-    meta = store.meta()
-    league = load_league(store.path / "league.toml")
-    auditor = Auditor.for_run(league, meta)
-    columns = list(dict.fromkeys([*RANK_COLUMNS, *AUDIT_COLUMNS, *STATS_COLUMNS]))
+    run = open_run(results_dir)
+    store, league, meta = run.store, run.league, run.meta
+    columns = list(dict.fromkeys([*RANK_COLUMNS, *STATS_COLUMNS]))
 
     def once() -> tuple[Ranking, Matches, bool]:
         listing = store.listing().require()  # every part as its run committed it
         collector = Collector(list(league.bots))
-        rows = collector.watch(auditor.audited(store.iter_matches(columns, listing=listing)))
+        rows = collector.watch(run.matches(columns, listing))
         if rate:
             return rank(rows, list(league.bots)), collector.matches(), listing.unchecked
         for _ in rows:
