@@ -199,7 +199,16 @@ def schema(p: GameProtocol) -> dict[str, Any]:
         ),
         "allOf": decide_by_kind,
     }
-    defs["end"] = closed({"type": const("end"), "coins": INTS, "ranks": INTS, "winners": INTS})
+    defs["end"] = closed(
+        {
+            "type": const("end"),
+            "coins": INTS,
+            "ranks": INTS,
+            "winners": INTS,
+            "turns": {"type": "integer", "description": "turns played"},
+            "faults": {**INTS, "description": "each seat's faults"},
+        }
+    )
     error = {"type": "string", "description": "a fault of the bot (the answer is void)"}
     defs["start_reply"] = closed(
         {

@@ -108,7 +108,11 @@ class Host:
             if self.bot is not None:
                 self.bot.end(
                     MatchResult(
-                        tuple(msg["coins"]), tuple(msg["ranks"]), tuple(msg["winners"]), 0, ()
+                        tuple(msg["coins"]),
+                        tuple(msg["ranks"]),
+                        tuple(msg["winners"]),
+                        msg["turns"],
+                        tuple(msg["faults"]),
                     )
                 )
             return None

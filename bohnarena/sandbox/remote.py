@@ -186,6 +186,8 @@ class RemoteSeat:
                         "coins": list(result.coins),
                         "ranks": list(result.ranks),
                         "winners": list(result.winners),
+                        "turns": result.turns,
+                        "faults": list(result.faults),
                     },
                     time.perf_counter() + END_SECONDS,
                 )
