@@ -178,10 +178,8 @@ def _stderr(log: Path, kept: int = 10, most: int = 1 << 16) -> list[str]:
 
 def check_workers(backend: Backend, league: League) -> None:
     """Every worker of a cluster must load every bot before a match is sent."""
-    run_everywhere = getattr(backend, "on_every_worker", None)
-    if run_everywhere is None:
-        return
-    for worker, problem in sorted(run_everywhere(bots_problem, league.game, league.bots).items()):
+    found = backend.on_every_worker(bots_problem, league.game, league.bots)
+    for worker, problem in sorted(found.items()):
         if problem:
             raise UsageError(f"worker {worker} cannot load {problem}")
 
