@@ -121,7 +121,7 @@ def preflight(
         try:
             fault = seat.start(0, rules, 0)
         finally:
-            _close(seat)
+            seat.close()
         if fault is None:
             return
         tail = _stderr(log)
@@ -148,13 +148,6 @@ def telling(stderr: list[str]) -> str:
     if first == stderr[-1]:
         return f"; its stderr ends: {first}"
     return f"; its stderr says: {first} ... and ends: {stderr[-1]}"
-
-
-def _close(seat: Any) -> None:
-    """End a seat's bot process, if it has one."""
-    close = getattr(seat, "close", None)
-    if close is not None:
-        close()
 
 
 def _stderr(log: Path, kept: int = 10, most: int = 1 << 16) -> list[str]:

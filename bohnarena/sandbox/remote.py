@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from ..core.botapi import PairAnswers
 from ..core.errors import BotLoadError
 from ..core.faults import reported
 from ..core.game import PROTOCOL_VERSION, STATE, MatchResult, get_game
@@ -110,9 +111,10 @@ class RemoteSeat:
         self.notes[:] = [reply.get("note")]
         return self._answer(kind, reply, "answer", "error")
 
-    def decide_pair(
-        self, first: str, then: str, view: Any, args: tuple[Any, ...]
-    ) -> tuple[tuple[Any, str | None], tuple[Any, str | None] | None]:
+    #: A window and the decision after it in one round trip (bohnarena's host).
+    pairs = True
+
+    def decide_pair(self, first: str, then: str, view: Any, args: tuple[Any, ...]) -> PairAnswers:
         """``first`` (no arguments) and, if the bot answers it with None,
         ``then`` on the same view, in one round trip to bohnarena's host
         (see :meth:`bohnarena.referee.seats.Referee.run`); a command bot is

@@ -95,7 +95,7 @@ def check_bot(
                     ]
                     _result, records = game.play(rules, match_seed, live)
                     runs.append(records)
-                    report.times += getattr(live[seat], "times", None) or []
+                    report.times += live[seat].times or []
                 report.matches += 1
                 for rec in runs[0]:
                     if rec[0] == "fault" and rec[1] == seat:
