@@ -18,11 +18,11 @@ from ..core.botapi import PairAnswers
 from ..core.errors import BotLoadError
 from ..core.faults import reported
 from ..core.game import PROTOCOL_VERSION, STATE, MatchResult, get_game
+from ..core.wire import Wire, wire_of
 from ..league.file import BotEntry
 from ..referee.limits import Limits
 from .channel import CRASH, MEMORY, PROTOCOL, START, BotFault, Channel
 from .endpoint import Endpoint, endpoint
-from .host import Wire, wire_of
 
 _NONE = object()
 END_SECONDS = 1.0
