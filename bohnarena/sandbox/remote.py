@@ -11,6 +11,7 @@ seat forfeits the rest of the match, and the next match gets a fresh one.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -59,7 +60,7 @@ class RemoteSeat:
         self.match_id: int | None = None  # the league's id of the match (set by the runner)
         #: The game's searchable state for the view, if the bot asked for it
         #: (``"state": true`` at start) and the game has one; else None (no cost).
-        self.state_json: Any = None
+        self.state_json: Callable[[Any], dict[str, Any] | None] | None = None
 
     def start(self, seat: int, rules: Any, seed: int) -> str | None:
         self.spent, self._seen, self.asks, self._shown = 0.0, 0, frozenset(), {}
@@ -84,8 +85,8 @@ class RemoteSeat:
                 raise BotFault(START, _text(reply["error"]))
             self.asks = self._decisions(reply.get("decisions"))
             if reply.get(STATE) is True:
-                self.state_json = getattr(self.wire, "state_json", None)
-            self.reuse = reply.get("reuse") is True and hasattr(self.endpoint, "keep")
+                self.state_json = self.wire.state_json
+            self.reuse = reply.get("reuse") is True and self.endpoint.keeps
         except BotFault as f:
             return self._lose(f)
         return None
@@ -196,10 +197,10 @@ class RemoteSeat:
             except BotFault:
                 self.reuse = False  # the match is over: nothing it does now counts
             if self.reuse:
-                self.endpoint.keep(self.channel)  # type: ignore[attr-defined]
+                self.endpoint.keep(self.channel)
                 self.channel = None
         self.close()
-        trouble = getattr(self.endpoint, "trouble", None)  # e.g. it stopped its own zygote
+        trouble = self.endpoint.trouble  # e.g. it stopped its own zygote
         return None if trouble is None else f"{trouble} after the match"
 
     def close(self) -> None:
