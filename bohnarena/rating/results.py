@@ -10,11 +10,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..league.file import League, load_league
+from ..league.file import League
 from ..store.audit import COLUMNS as AUDIT_COLUMNS
-from ..store.audit import Auditor
-from ..store.directory import RunDir
-from ..store.parts import ResultsError, read_again
+from ..store.audited import open_run
+from ..store.parts import read_again
 from .curvefile import read_curve
 from .skill import RANK_COLUMNS, Curve, Ranking, Rater
 from .stats import COLUMNS as STATS_COLUMNS
@@ -39,7 +38,7 @@ class LeagueResults:
     @property
     def total(self) -> int:
         """Matches in the whole league (more than were played when interrupted)."""
-        return len(self.league.schedule(0))  # the count does not depend on the seed
+        return self.league.match_count
 
 
 class Results:
@@ -67,19 +66,15 @@ COLUMNS = list(dict.fromkeys([*RANK_COLUMNS, *AUDIT_COLUMNS, *STATS_COLUMNS]))
 def read_results(results_dir: str | Path) -> LeagueResults:
     """The directory's matches, audited, rated and collected in one pass
     (rated by the run that played them, when it kept their curve)."""
-    store = RunDir(results_dir)
-    if not store.is_run():
-        raise ResultsError(f"{results_dir} is not a bohnarena results directory")
-    meta = store.meta()
-    league = load_league(store.path / "league.toml")
-    auditor = Auditor.for_run(league, meta)
+    run = open_run(results_dir)
+    store, league, meta = run.store, run.league, run.meta
     bots = list(league.bots)
 
     def once(trust: bool = True) -> tuple[LeagueResults, bool]:
         listing = store.listing().require()  # every part as its run committed it
         kept = read_curve(store.path, bots, listing.generation) if trust else None
         results = Results(bots, None if kept is None else kept.curve)
-        for row in auditor.audited(store.iter_matches(COLUMNS, listing=listing)):
+        for row in run.matches(COLUMNS, listing):
             results.add(row)
         found = results.of(store.path, league, meta)
         if kept is not None and not kept.fits(found.matches.match_id):

@@ -37,8 +37,7 @@ from ..rating.results import LeagueResults, Results
 from ..rating.skill import Ranking
 from ..sandbox.botfiles import check_layout
 from ..sandbox.endpoint import close_sandboxes
-from ..store.audit import COLUMNS as AUDIT_COLUMNS
-from ..store.audit import Auditor
+from ..store.audited import AuditedRun
 from ..store.directory import RunDir
 from ..store.logbook import LOG_FORMAT
 from ..store.parts import StorageError, part_name, storage_error, write_text
@@ -202,7 +201,7 @@ def run_league(
             'against its own hand; use seed = "secret" for untrusted bots.'
         )
     store = RunDir(out)
-    ids = shard_range(len(league.schedule(0)), shard)  # the count does not depend on the seed
+    ids = shard_range(league.match_count, shard)
     meta = {
         "bohnarena": __version__,
         "log_format": LOG_FORMAT,
@@ -254,8 +253,7 @@ def _run(
         log.warning("part %s does not read: its matches are played again", part)
     done = store.done_ids()
     if done:  # what it resumes must be this league's, untouched
-        auditor = Auditor.for_run(league, store.meta())
-        for _ in auditor.audited(store.iter_matches(AUDIT_COLUMNS)):
+        for _ in AuditedRun.of(store, league).matches():
             pass
     summary = RunSummary(store.path, len(ids), len(done))
     # Matches are rated as they finish, in id order, merged with those the

@@ -14,8 +14,7 @@ from ..league.file import League
 from ..rating.curvefile import write_curve
 from ..rating.results import LeagueResults
 from ..rating.skill import RANK_COLUMNS, Ranking, rank
-from ..store.audit import COLUMNS as AUDIT_COLUMNS
-from ..store.audit import Auditor
+from ..store.audited import AuditedRun
 from ..store.directory import RunDir
 from ..store.parts import StorageError, write_text
 
@@ -40,10 +39,7 @@ def write_ranking(store: RunDir, league: League, ranking: Ranking | None = None)
     """Write ``ranking``, or rank what the directory holds, every row audited
     against the league."""
     if ranking is None:
-        auditor = Auditor.for_run(league, store.meta())
-        ranking = rank(
-            auditor.audited(store.iter_matches([*RANK_COLUMNS, *AUDIT_COLUMNS])), list(league.bots)
-        )
+        ranking = rank(AuditedRun.of(store, league).matches(RANK_COLUMNS), list(league.bots))
     write_text(store.path / "ranking.csv", ranking.to_csv())
     write_text(store.path / "ranking.json", ranking.to_json())
     write_text(store.path / "ranking.md", ranking.to_markdown())
@@ -72,7 +68,7 @@ def merge_and_rank(
 
     target = merge_runs(out, dirs, warn)
     league = load_league(target.path / "league.toml")
-    total = len(league.schedule(0))
+    total = league.match_count
     done = target.done_ids()
     if len(done) == total:
         target.compact(0, total - 1)
