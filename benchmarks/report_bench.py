@@ -131,7 +131,7 @@ def main() -> None:
         n = synthesize(out, args.deals)
         print(f"synthesized {n:,} matches in {time.perf_counter() - start:.1f} s: {out}")
     t = time.perf_counter()
-    r = read_results(out, rate=False)
+    r = read_results(out)
     print(f"read and audit: {time.perf_counter() - t:.1f} s ({r.matches.n:,} matches)")
     t = time.perf_counter()
     league_stats(r.matches)

@@ -2,7 +2,8 @@
 always named it: the bot side of the JSON-lines protocol lives in
 :mod:`bohnarena.sandbox.host` (a re-export only; the sandbox runs that one)."""
 
-from .sandbox.host import Host, Wire, main, private_stdio, serve, wire_of
+from .core.wire import Wire, wire_of
+from .sandbox.host import Host, main, private_stdio, serve
 
 __all__ = ["Host", "Wire", "main", "private_stdio", "serve", "wire_of"]
 

@@ -22,7 +22,7 @@ def run(*args):
 
 @pytest.fixture
 def site(tmp_path, monkeypatch):
-    yield from fake_site(tmp_path, monkeypatch, ("toy3", "broken_game"))
+    yield from fake_site(tmp_path, monkeypatch, ("toy3", "broken_game", "bad_capabilities"))
 
 
 @pytest.fixture
@@ -73,6 +73,28 @@ def test_a_game_registered_under_another_name_is_refused(toy):
     fake_dist(toy, "alias", "[bohnarena.games]\nalias = toy3:GAME\n")
     r = run("play", "--game", "alias", "toy-greedy", "toy-random")
     one_line_error(r, "game 'alias' (toy3:GAME) calls itself 'toy3'")
+
+
+def test_capabilities_are_declared_and_a_game_that_declares_none_gets_none(toy):
+    from bohnarena.core.game import NO_CAPABILITIES, capabilities, get_game, sparring_bots
+
+    (toy / "bad_capabilities.py").write_text(
+        "from toy3 import ThreeCards\n"
+        "class Bad(ThreeCards):\n    name = 'bad'\n    capabilities = {'new_state': None}\n"
+        "GAME = Bad()\n"
+    )
+    fake_dist(toy, "badcaps", "[bohnarena.games]\nbad = bad_capabilities:GAME\n")
+    toy3, card = get_game("toy3"), get_game("bohnanza")
+    assert capabilities(toy3) == NO_CAPABILITIES
+    assert sparring_bots(toy3) == toy3.shipped_bots  # the default opponents
+    assert capabilities(card).new_state is not None
+    assert sparring_bots(card) == ("planner", "trader", "random")  # declared
+    bench = run("bench", "--game", "toy3", "-p", "2", "-n", "5", "-r", "1")
+    assert bench.exit_code == 0 and "playouts" not in bench.output, bench.output
+    one_line_error(
+        run("play", "--game", "bad", "toy-greedy", "toy-random"),
+        "its capabilities are not a bohnarena.core.game.Capabilities",
+    )
 
 
 def test_broken_game_plugins_break_no_other_game(site):

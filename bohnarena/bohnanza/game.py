@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..core.game import Config, Game, MatchResult, Record
+from ..core.game import Capabilities, Config, Game, MatchResult, Record
 from . import records, replay, rules
 from .bot import Bot
 from .decisions import DECISIONS
@@ -24,11 +24,14 @@ class Bohnanza:
     decisions = DECISIONS
     wire = "bohnarena.bohnanza.wire"
     shipped_bots = ("planner", "trader", "random", "beancounter")
-    #: The quick, clock-free ones: conformance and compare opponents (the
-    #: bean counter searches ~20 ms a decision, and its wall-clock cap can
-    #: change a match on a busy machine, which check-bot would call the
-    #: checked bot's nondeterminism).
-    sparring_bots = ("planner", "trader", "random")
+    capabilities = Capabilities(
+        new_state=State,
+        # The quick, clock-free ones: conformance and compare opponents (the
+        # bean counter searches ~20 ms a decision, and its wall-clock cap can
+        # change a match on a busy machine, which check-bot would call the
+        # checked bot's nondeterminism).
+        sparring_bots=("planner", "trader", "random"),
+    )
 
     def editions(self) -> list[str]:
         return rules.edition_names()
@@ -48,10 +51,6 @@ class Bohnanza:
                 for extra in choices:
                     out.append((edition, players, {"extra_bean": extra} if extra else {}))
         return out
-
-    def new_state(self, ruleset: RuleSet, seed: int) -> State:
-        """The match as a searchable state, before the deal (``start()`` deals)."""
-        return State(ruleset, seed)
 
     def play(
         self, ruleset: RuleSet, seed: int, bots: Sequence[Bot]

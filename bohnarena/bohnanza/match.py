@@ -56,7 +56,7 @@ class Match:
 
     def play(self) -> MatchResult:
         self.seat_all()
-        if self.inline and not any(hasattr(s, "decide_pair") for s in self.seats):
+        if self.inline and not any(s.pairs for s in self.seats):
             # Bots in this process: answered as the rules reach them (no stops)
             self.state.answerer = self.referee.answer
         self.state.start()

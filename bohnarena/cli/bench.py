@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from ..core.errors import UsageError
-from ..core.game import get_game
+from ..core.game import capabilities, get_game
 from .group import (
     _setup,
     cli,
@@ -74,7 +74,7 @@ def bench(
         f"{median:,.0f} games/s on one core (median of {rounds} rounds of {games}; "
         f"min {rates[0]:,.0f}, max {rates[-1]:,.0f})"
     )
-    new_state = getattr(g, "new_state", None)
+    new_state = capabilities(g).new_state
     if playouts and new_state is not None:
         rates = sorted(playouts_per_second(new_state, rules, playouts, rounds, seed))
         echo(

@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from ..core.errors import UsageError
-from ..core.game import get_game
+from ..core.game import get_game, sparring_bots
 from .group import (
     cli,
     echo,
@@ -134,8 +134,7 @@ def compare(
     else:
         g = get_game(game)
         (na, sa), (nb, sb) = cmp.bot_names([a, b])
-        sparring: tuple[str, ...] = getattr(g, "sparring_bots", None) or g.shipped_bots
-        field = cmp.bot_names(opponents or sparring, (na, nb))
+        field = cmp.bot_names(opponents or sparring_bots(g), (na, nb))
         name = f"compare-{na}-{nb}"
         settings = {
             "name": name,

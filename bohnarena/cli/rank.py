@@ -95,7 +95,7 @@ def report_command(
     from ..store.parts import unchecked_warning
 
     start = time.perf_counter()
-    results = read_results(results_dir, rate=False)
+    results = read_results(results_dir)
     if results.unchecked:
         click.echo(f"Warning: {unchecked_warning(results_dir)}", err=True)
     path = write_report(

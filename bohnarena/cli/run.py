@@ -122,7 +122,7 @@ def run(
         if not no_report:
             from ..report.html import write_report
 
-            echo(f"report: {write_report(summary.out)}")
+            echo(f"report: {write_report(summary.out, results=summary.results)}")
     echo(
         f"{summary.played} matches played now, {summary.done_before} before; "
         f"results in {summary.out}"

@@ -187,11 +187,65 @@ def events_since(view: ViewBase, start: int, public: Public) -> tuple[list[tuple
     return seen_by(records[start:], view.seat, public), len(records)
 
 
+class Budget(Protocol):
+    """A seat's limits as the referee reads them (``referee.limits.Limits``)."""
+
+    @property
+    def match_seconds(self) -> float: ...
+
+
+#: A pair's answers: the first decision's ``(answer, fault)``, and the
+#: second's, or None when the seat was not asked it.
+PairAnswers = tuple[tuple[Any, str | None], tuple[Any, str | None] | None]
+
+
 class Seat(Protocol):
     """Who answers a seat's decisions: a live bot (in this process or in a
-    sandbox process), or a log being replayed."""
+    sandbox process), or a log being replayed. What a seat supports is
+    declared here (``pairs``, ``limits``, ...), never probed."""
 
     asks: frozenset[str]
+
+    @property
+    def limits(self) -> Budget | None:
+        """Its limits (None: untimed, no time bank)."""
+        ...
+
+    @property
+    def spent(self) -> float:
+        """Seconds its bot's decisions took this match (the time bank's)."""
+        ...
+
+    @property
+    def match_id(self) -> int | None:
+        """The league's id of the match, as the runner gave it (None: none)."""
+        ...
+
+    @property
+    def notes(self) -> list[Any] | None:
+        """The notes of the answers just given, oldest first (None: the
+        seat keeps none)."""
+        ...
+
+    @property
+    def times(self) -> list[float] | None:
+        """Seconds per decision, when the seat is timed for a report (None: not)."""
+        ...
+
+    @property
+    def pairs(self) -> bool:
+        """Does :meth:`decide_pair` save anything (a round trip to a bot
+        process)? The referee pairs a window with the next decision only then."""
+        ...
+
+    def decide_pair(self, first: str, then: str, view: Any, args: tuple[Any, ...]) -> PairAnswers:
+        """``first`` (no arguments) and, if its answer is None, ``then`` on
+        the same view; a seat may answer ``first`` alone (the second None)."""
+        ...
+
+    def close(self) -> None:
+        """End its bot's processes now, if it has any (idempotent)."""
+        ...
 
     def start(self, seat: int, rules: Any, seed: int) -> str | None:
         """Prepare for a match; ``seed`` seeds the bot's own random stream.

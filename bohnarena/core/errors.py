@@ -1,4 +1,14 @@
-"""Typed errors. Each carries a one-line message meant for the user."""
+"""Typed errors. Each carries a one-line message meant for the user.
+
+Every exception bohnarena defines is a :class:`BohnarenaError`, some also a
+built-in where that helps a caller (``IllegalAnswer`` is a ``ValueError``),
+and each lives beside the code that raises it or here. Outside the
+hierarchy on purpose (``tests/test_errors.py`` lists them): the control-flow
+signals a step or a replay raises to stop early (``MatchOver`` and the
+card game's ``GameOver``, ``gamestate._Pause``, ``replaylog.Stop``), and
+two BaseExceptions no ``except Exception`` may swallow: ``DecisionTimeout``
+(inside a bot's decision) and ``stopping.Stopped`` (a KeyboardInterrupt).
+"""
 
 from __future__ import annotations
 
@@ -19,5 +29,5 @@ class BotLoadError(UsageError):
     """A bot spec that does not name a loadable bot class."""
 
 
-class IllegalAnswer(BohnarenaError):
+class IllegalAnswer(BohnarenaError, ValueError):
     """A bot's answer that the rules do not allow (recorded as a fault)."""

@@ -62,6 +62,36 @@ class Decision:
     default: Callable[..., Any]
 
 
+@dataclass(frozen=True)
+class Capabilities:
+    """What a game supports beyond :class:`Game` (as OpenSpiel's
+    ``GameType`` declares it): a game names them in its ``capabilities``;
+    one that names none supports none of them (these defaults)."""
+
+    #: ``(rules, seed) -> state``: the match as a searchable state, before
+    #: the deal (``start()`` deals); ``bench`` then measures playouts. None:
+    #: the game has no such state.
+    new_state: Callable[[Any, int], Any] | None = None
+    #: Quick, clock-free opponents for ``check-bot`` and ``compare``;
+    #: empty: the game's shipped bots.
+    sparring_bots: tuple[str, ...] = ()
+
+
+#: What a game that declares no capabilities supports.
+NO_CAPABILITIES = Capabilities()
+
+
+def capabilities(game: Game) -> Capabilities:
+    """What ``game`` declares it supports (checked by :func:`get_game`)."""
+    declared: Capabilities = getattr(game, "capabilities", NO_CAPABILITIES)
+    return declared
+
+
+def sparring_bots(game: Game) -> tuple[str, ...]:
+    """The opponents ``check-bot`` and ``compare`` play a bot against."""
+    return capabilities(game).sparring_bots or game.shipped_bots
+
+
 @runtime_checkable
 class Game(Protocol):
     """A game (read-only members are properties, so a plain class attribute
@@ -111,9 +141,9 @@ class Game(Protocol):
     @property
     def shipped_bots(self) -> tuple[str, ...]:
         """Registered bots shipped with the game: checked in process, and
-        conformance opponents unless the game names ``sparring_bots`` (an
-        optional tuple of names: quick, clock-free opponents for check-bot
-        and compare)."""
+        conformance opponents unless its :class:`Capabilities` name
+        ``sparring_bots``. (A game may also declare ``capabilities``, a
+        :class:`Capabilities`: optional, so not a member here.)"""
         ...
 
     def editions(self) -> list[str]:
@@ -200,6 +230,11 @@ def get_game(name: str) -> Game:
         raise UsageError(f"game {name!r} ({ep.value}) does not load: {short_error(e)}") from None
     if not isinstance(game, Game):
         raise UsageError(f"game {name!r} ({ep.value}) is not a bohnarena.core.game.Game")
+    if not isinstance(capabilities(game), Capabilities):
+        raise UsageError(
+            f"game {name!r} ({ep.value}): its capabilities are not a "
+            "bohnarena.core.game.Capabilities"
+        )
     if game.name != name:  # seats and results find a game again by its name
         raise UsageError(f"game {name!r} ({ep.value}) calls itself {game.name!r}")
     return game

@@ -376,11 +376,6 @@ def locate(spec: str) -> Located:
     return _locate_module(spec, where, attr, _dist_of(where.partition(".")[0]))
 
 
-def sandboxed_source(spec: str) -> bytes:
-    """The source of a bot that will run in a sandbox, read without importing it."""
-    return locate(spec).source_bytes()
-
-
 def _locate_module(spec: str, module: str, attr: str, dist: Distribution | None) -> Located:
     top = module.partition(".")[0]
     top_path = _top_path(top, dist)

@@ -10,10 +10,11 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
 from .botapi import NOTE_CHARS
 from .game import PROTOCOL_VERSION, STATE
+from .wire import WireTables
 
 INT: dict[str, Any] = {"type": "integer"}
 INTS: dict[str, Any] = {"type": "array", "items": INT}
@@ -50,32 +51,6 @@ def closed(
 
 def const(value: str) -> dict[str, Any]:
     return {"const": value}
-
-
-class WireTables(Protocol):
-    """The message tables a game's wire module declares (type names of
-    :data:`TYPES` or the game's own)."""
-
-    @property
-    def VIEW(self) -> Mapping[str, str]:
-        """The decide message's view, key -> type name."""
-        ...
-
-    @property
-    def STATE(self) -> Mapping[str, str]:
-        """The searchable state's keys (frames.WHERE among them)."""
-        ...
-
-    @property
-    def ARGS(self) -> Mapping[str, Mapping[str, str]]:
-        """Decision -> its arguments."""
-        ...
-
-    @property
-    def ANSWERS(self) -> Mapping[str, tuple[str | Mapping[str, str], bool]]:
-        """Decision -> a type name or an object's keys (every key optional
-        but those in ``GameProtocol.required``), and whether null passes."""
-        ...
 
 
 @dataclass(frozen=True)
@@ -199,7 +174,16 @@ def schema(p: GameProtocol) -> dict[str, Any]:
         ),
         "allOf": decide_by_kind,
     }
-    defs["end"] = closed({"type": const("end"), "coins": INTS, "ranks": INTS, "winners": INTS})
+    defs["end"] = closed(
+        {
+            "type": const("end"),
+            "coins": INTS,
+            "ranks": INTS,
+            "winners": INTS,
+            "turns": {"type": "integer", "description": "turns played"},
+            "faults": {**INTS, "description": "each seat's faults"},
+        }
+    )
     error = {"type": "string", "description": "a fault of the bot (the answer is void)"}
     defs["start_reply"] = closed(
         {

@@ -12,6 +12,7 @@ from ..core.errors import UsageError
 from ..core.game import get_game
 from ..referee.limits import ISOLATION_ALIASES, ISOLATIONS, Limits
 from .schedule import FORMATS, SEATINGS, Schedule, format_tables
+from .schedule import seatings as seating_orders
 
 TOP_KEYS = {
     *("name", "game", "edition", "players", "deals", "seed", "rules", "bots", "run", "limits"),
@@ -78,10 +79,23 @@ class League:
         """The league's schedule; ``seed``: the master seed when it is secret."""
         master = self.seed if seed is None else seed
         assert master is not None, "a secret seed is read from the run before scheduling"
+        return Schedule(self._tables(), self.players, self.deals, master, self.seatings)
+
+    def _tables(self) -> tuple[tuple[str, ...], ...]:
         found = format_tables(
             list(self.bots), self.players, self.format, self.hero, self.challenger
         )
-        return Schedule(tuple(found), self.players, self.deals, master, self.seatings)
+        return tuple(found)
+
+    @property
+    def per_deal(self) -> int:
+        """Matches per deal (the seed changes no count)."""
+        return len(self._tables()) * len(seating_orders(self.players, self.seatings))
+
+    @property
+    def match_count(self) -> int:
+        """Matches in the whole league."""
+        return self.per_deal * self.deals
 
     def format_facts(self) -> dict[str, Any]:
         """The schedule's shape, kept in run.json (an older run has none:

@@ -194,7 +194,7 @@ def compare_league(
     a sequential test stops the run soon after it decides (the same with and
     without one: the same comparison resumes either way)."""
     text = league_text(a, b, opponents, settings, rules, 0, moves)
-    per_deal = parse_league(tomllib.loads(text), text, "compare").schedule(0).per_deal
+    per_deal = parse_league(tomllib.loads(text), text, "compare").per_deal
     text = league_text(a, b, opponents, settings, rules, min(per_deal, 50), moves)
     return parse_league(tomllib.loads(text), text, "compare")
 
@@ -249,26 +249,19 @@ def deal_major(results: str | Path) -> bool:
 def compare_results(results: str, a: str, b: str, test: Any, metric: str) -> Any:
     """Pair A's and B's matches in an existing results directory."""
     from ..core.errors import UsageError
-    from ..league.file import load_league
-    from ..store.audit import COLUMNS as AUDIT_COLUMNS
-    from ..store.audit import Auditor
-    from ..store.directory import RunDir
-    from ..store.parts import ResultsError, read_again
+    from ..store.audited import open_run
+    from ..store.parts import read_again
     from .inorder import COLUMNS as FOLLOW_COLUMNS
 
-    store = RunDir(results)
-    if not store.is_run():
-        raise ResultsError(f"{results} is not a bohnarena results directory")
-    league = load_league(store.path / "league.toml")
+    run = open_run(results)
     for bot in (a, b):
-        if bot not in league.bots:
-            raise UsageError(f"{bot!r} is not a bot of {results} ({', '.join(league.bots)})")
-    auditor = Auditor.for_run(league, store.meta())
-    columns = sorted({*FOLLOW_COLUMNS, *AUDIT_COLUMNS})
+        if bot not in run.league.bots:
+            raise UsageError(f"{bot!r} is not a bot of {results} ({', '.join(run.league.bots)})")
+    plan = run.auditor.schedule
 
     def rows() -> Iterable[Mapping[str, Any]]:
-        found = auditor.standings(store.iter_matches(columns))
-        if auditor.schedule.deal_major:
+        found = run.standings(FOLLOW_COLUMNS)
+        if plan.deal_major:
             return found
         # A league that grew by bots has a deal's matches in several blocks.
         return sorted(found, key=lambda row: (row["deal"], row["match_id"]))

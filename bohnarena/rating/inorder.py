@@ -19,9 +19,13 @@ from typing import Any
 
 import pyarrow as pa
 
-#: What the followers of a run read of each match (rating.RANK_COLUMNS and
-#: the schedule coordinates that compare pairs matches by).
-COLUMNS = ["match_id", "table", "deal", "rotation", "seats", "coins", "ranks", "winners", "faults"]
+#: What the followers of a run read of each match (its ranking and the
+#: report's arrays: results.COLUMNS, and the schedule coordinates that
+#: compare pairs matches by).
+COLUMNS = [
+    *("match_id", "table", "deal", "rotation", "seats", "coins", "ranks", "winners", "faults"),
+    *("turns", "duration_s"),
+]
 
 Row = Mapping[str, Any]
 

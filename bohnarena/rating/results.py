@@ -1,59 +1,87 @@
-"""A results directory read once for the ranking and the statistics: every
-row audited against the league, rated in match-id order and collected into
-arrays on the way (`rank`, `report`)."""
+"""A league's results rated once, for the ranking, the statistics and the
+report: as a run's matches finish, or read from a results directory (every
+row audited against the league), rated in match-id order and collected into
+arrays on the way (`run`, `rank`, `report`)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..league.file import League, load_league
+from ..league.file import League
 from ..store.audit import COLUMNS as AUDIT_COLUMNS
-from ..store.audit import Auditor
-from ..store.directory import RunDir
-from ..store.parts import ResultsError, read_again
-from .skill import RANK_COLUMNS, Ranking, rank
+from ..store.audited import open_run
+from ..store.parts import read_again
+from .curvefile import read_curve
+from .skill import RANK_COLUMNS, Curve, Ranking, Rater
 from .stats import COLUMNS as STATS_COLUMNS
 from .stats import Collector, Matches
 
 
 @dataclass
 class LeagueResults:
+    """A league's finished matches rated once: the ranking (standings and
+    ratings), the rating curve and the matches as arrays. A run builds it as
+    its matches finish; :func:`read_results` builds it from a directory."""
+
     path: Path
     league: League
     meta: dict[str, Any]
     ranking: Ranking
     matches: Matches
+    curve: Curve
     #: Written before manifests: its parts could not be checked for edits.
     unchecked: bool = False
 
     @property
     def total(self) -> int:
         """Matches in the whole league (more than were played when interrupted)."""
-        return len(self.league.schedule(0))  # the count does not depend on the seed
+        return self.league.match_count
 
 
-def read_results(results_dir: str | Path, rate: bool = True) -> LeagueResults:
-    """The directory's matches, audited; ``rate=False`` skips TrueSkill (the
-    ranking is then empty: the report rates along its rating path instead)."""
-    store = RunDir(results_dir)
-    if not store.is_run():
-        raise ResultsError(f"{results_dir} is not a bohnarena results directory")
-    meta = store.meta()
-    league = load_league(store.path / "league.toml")
-    auditor = Auditor.for_run(league, meta)
-    columns = list(dict.fromkeys([*RANK_COLUMNS, *AUDIT_COLUMNS, *STATS_COLUMNS]))
+class Results:
+    """Rates and collects rows fed in match-id order (one pass for both);
+    ``kept``: their rating curve, kept by the run, so only counted here."""
 
-    def once() -> tuple[Ranking, Matches, bool]:
+    def __init__(self, bots: list[str], kept: Curve | None = None) -> None:
+        self.rater, self.collector = Rater(bots, rate=kept is None), Collector(bots)
+        self.kept = kept
+
+    def add(self, row: Mapping[str, Any]) -> None:
+        self.rater.add(row)
+        self.collector.add(row)
+
+    def of(self, path: Path, league: League, meta: dict[str, Any]) -> LeagueResults:
+        ranking = self.rater.ranking(self.kept)
+        curve = self.kept if self.kept is not None else self.rater.curve()
+        return LeagueResults(path, league, meta, ranking, self.collector.matches(), curve)
+
+
+#: What :class:`Results` reads of each match.
+COLUMNS = list(dict.fromkeys([*RANK_COLUMNS, *AUDIT_COLUMNS, *STATS_COLUMNS]))
+
+
+def read_results(results_dir: str | Path) -> LeagueResults:
+    """The directory's matches, audited, rated and collected in one pass
+    (rated by the run that played them, when it kept their curve)."""
+    run = open_run(results_dir)
+    store, league, meta = run.store, run.league, run.meta
+    bots = list(league.bots)
+
+    def once(trust: bool = True) -> tuple[LeagueResults, bool]:
         listing = store.listing().require()  # every part as its run committed it
-        collector = Collector(list(league.bots))
-        rows = collector.watch(auditor.standings(store.iter_matches(columns, listing=listing)))
-        if rate:
-            return rank(rows, list(league.bots)), collector.matches(), listing.unchecked
-        for _ in rows:
-            pass
-        return Ranking([]), collector.matches(), listing.unchecked
+        kept = read_curve(store.path, bots, listing.generation) if trust else None
+        results = Results(bots, None if kept is None else kept.curve)
+        for row in run.standings(COLUMNS, listing):
+            results.add(row)
+        found = results.of(store.path, league, meta)
+        if kept is not None and not kept.fits(found.matches.match_id):
+            return once(trust=False)  # not the matches it was rated on
+        return found, listing.unchecked
 
-    ranking, matches, unchecked = read_again(once)
-    return LeagueResults(store.path, league, meta, ranking, matches, unchecked)
+    found: tuple[LeagueResults, bool] = read_again(once)
+    results, unchecked = found
+    results.unchecked = unchecked
+    return results

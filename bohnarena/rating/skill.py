@@ -9,14 +9,17 @@ same whatever the worker count or the order matches finished in.
 
 from __future__ import annotations
 
+import array
 import csv
 import io
 import json
 import math
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
+import numpy as np
+import numpy.typing as npt
 import trueskill
 
 Z95 = 1.959963984540054
@@ -177,17 +180,31 @@ def rate_table(env: Any, ratings: Sequence[Any], places: Sequence[int]) -> list[
     return [team[0] for team in teams]
 
 
+@dataclass
+class Curve:
+    """Every bot's TrueSkill after each match, in match-id order: (N, B)
+    arrays, bots in league order. Its last row is the ranking's."""
+
+    mu: npt.NDArray[np.float64]
+    sigma: npt.NDArray[np.float64]
+
+
 class Rater:
     """TrueSkill over matches fed one at a time, in match-id order: a run
-    rates matches as they finish (runner.py), ``rank`` rates a directory."""
+    rates matches as they finish (run/dispatch.py), ``rank`` and ``report``
+    rate a directory. The one place standings and ratings are made."""
 
-    def __init__(self, bots: Sequence[str]) -> None:
+    def __init__(self, bots: Sequence[str], rate: bool = True) -> None:
+        """``rate=False``: standings only, for matches whose curve was kept
+        (:meth:`ranking` then takes it)."""
         # The library's defaults: mu 25, sigma 25/3, draw probability 0.1.
         self.env = trueskill.TrueSkill()
         self.ratings = {b: self.env.create_rating() for b in bots}
         self.standing = {b: BotStanding(b) for b in bots}
         self.seat_wins: list[int] = []
         self.count = 0
+        self.rate = rate
+        self._mu, self._sigma = array.array("d"), array.array("d")  # the curve, row by row
 
     def add(self, row: Mapping[str, Any]) -> None:
         seats, ranks = row["seats"], row["ranks"]
@@ -196,43 +213,39 @@ class Rater:
             self.seat_wins += [0] * (len(seats) - len(self.seat_wins))
         for w in row["winners"]:
             self.seat_wins[w] += 1
-        # Teams are seats; a bot may fill two seats of one table (fewer bots than seats).
-        new = rate_table(self.env, [self.ratings[b] for b in seats], ranks)
         for s, b in enumerate(seats):
-            self.ratings[b] = new[s]
             st = self.standing[b]
             st.matches += 1
             st.wins += s in row["winners"]
             st.coins += row["coins"][s]
             st.places += ranks[s]
             st.faults += row["faults"][s]
+        if not self.rate:
+            return
+        # Teams are seats; a bot may fill two seats of one table (fewer bots than seats).
+        new = rate_table(self.env, [self.ratings[b] for b in seats], ranks)
+        for s, b in enumerate(seats):
+            self.ratings[b] = new[s]
+        self._mu.extend([r.mu for r in self.ratings.values()])
+        self._sigma.extend([r.sigma for r in self.ratings.values()])
 
-    def state(self) -> dict[str, Any]:
-        """Everything rated so far, as JSON (floats kept exactly)."""
-        return {
-            "bots": {b: [r.mu, r.sigma] for b, r in self.ratings.items()},
-            "standing": {b: asdict(st) for b, st in self.standing.items()},
-            "seat_wins": self.seat_wins,
-            "count": self.count,
-        }
+    def curve(self) -> Curve:
+        """The ratings after each match rated so far (copies)."""
+        b = len(self.ratings)
+        return Curve(
+            np.frombuffer(self._mu, dtype=np.float64).reshape(-1, b).copy(),
+            np.frombuffer(self._sigma, dtype=np.float64).reshape(-1, b).copy(),
+        )
 
-    @classmethod
-    def restored(cls, bots: Sequence[str], state: Mapping[str, Any]) -> Rater:
-        """A rater of ``bots`` that goes on from ``state`` (:meth:`state`);
-        a bot it does not hold starts afresh."""
-        rater = cls(bots)
-        for b in bots:
-            if b in state["bots"]:
-                rater.ratings[b] = rater.env.create_rating(*state["bots"][b])
-                rater.standing[b] = BotStanding(**state["standing"][b])
-        rater.seat_wins, rater.count = list(state["seat_wins"]), int(state["count"])
-        return rater
-
-    def ranking(self) -> Ranking:
-        """The standings so far (copies: rating more matches does not change them)."""
-        standings = [
-            replace(self.standing[b], mu=r.mu, sigma=r.sigma) for b, r in self.ratings.items()
-        ]
+    def ranking(self, kept: Curve | None = None) -> Ranking:
+        """The standings so far (copies: rating more matches does not change
+        them); their ratings ``kept``'s last, when given."""
+        last = {b: (r.mu, r.sigma) for b, r in self.ratings.items()}
+        if kept is not None and len(kept.mu):
+            last = {
+                b: (float(kept.mu[-1, i]), float(kept.sigma[-1, i])) for i, b in enumerate(last)
+            }
+        standings = [replace(self.standing[b], mu=mu, sigma=sg) for b, (mu, sg) in last.items()]
         order = sorted(standings, key=lambda s: (-s.score, s.bot))
         return Ranking(order, list(self.seat_wins), self.count)
 

@@ -21,9 +21,8 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-import trueskill
 
-from .skill import BotStanding, Ranking, rate_table
+from .skill import Curve
 
 #: The matches columns the statistics read.
 COLUMNS = [
@@ -389,9 +388,9 @@ def checkpoints(n: int, points: int = 60) -> Ints:
     return np.unique(np.linspace(1, n, min(points, n)).round().astype(np.int64))
 
 
-def league_path(m: Matches, points: int = 60) -> Trajectory:
-    """Cumulative win rates, and TrueSkill ratings replayed in match-id order
-    with rating.py's model (its final point is the ranking's)."""
+def league_path(m: Matches, curve: Curve, points: int = 60) -> Trajectory:
+    """Cumulative win rates, and the TrueSkill ratings of ``curve`` (the
+    rater's, rated once) at the same checkpoints of the match-id order."""
     b = len(m.bots)
     at = checkpoints(m.n, points)
     per_match = np.zeros((m.n, b))
@@ -400,42 +399,9 @@ def league_path(m: Matches, points: int = 60) -> Trajectory:
     np.add.at(per_match, (rows, m.bot.ravel()), 1)
     np.add.at(wins, (rows, m.bot.ravel()), m.win.ravel())
     win_rate = ratio(np.cumsum(wins, axis=0)[at - 1], np.cumsum(per_match, axis=0)[at - 1])
-    env = trueskill.TrueSkill()  # as rating.rank: the library's defaults
-    ratings = [env.create_rating() for _ in m.bots]
-    mu, sigma = np.empty((len(at), b)), np.empty((len(at), b))
-    nxt = 0
-    bots, places = m.bot.tolist(), m.place.tolist()
-    for i in range(m.n):
-        seats = bots[i]
-        new = rate_table(env, [ratings[x] for x in seats], places[i])
-        for s, x in enumerate(seats):
-            ratings[x] = new[s]
-        if nxt < len(at) and i + 1 == at[nxt]:
-            mu[nxt] = [r.mu for r in ratings]
-            sigma[nxt] = [r.sigma for r in ratings]
-            nxt += 1
-    return Trajectory(at, win_rate, mu, sigma)
-
-
-def ranking_of(m: Matches, path: Trajectory) -> Ranking:
-    """The ranking (as rating.rank gives it) from the arrays and the rating
-    path's last point: the report then replays TrueSkill once, not twice."""
-    standings = []
-    for i, b in enumerate(m.bots):
-        here = m.bot == i
-        st = BotStanding(
-            b,
-            matches=int(here.sum()),
-            wins=int((here & m.win).sum()),
-            coins=int(m.coins[here].sum()),
-            places=int(m.place[here].sum()),
-            faults=int(m.faults[here].sum()),
-        )
-        if len(path.at):
-            st.mu, st.sigma = float(path.mu[-1, i]), float(path.sigma[-1, i])
-        standings.append(st)
-    standings.sort(key=lambda s: (-s.score, s.bot))
-    return Ranking(standings, [int(w) for w in m.win.sum(axis=0)], m.n)
+    if len(curve.mu) != m.n:
+        raise ValueError(f"a curve of {len(curve.mu)} matches for {m.n} matches")
+    return Trajectory(at, win_rate, curve.mu[at - 1], curve.sigma[at - 1])
 
 
 # -- distributions ------------------------------------------------------------

@@ -17,11 +17,13 @@ from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
 from ..core.botapi import BY_BOT, BY_DEFAULT, Public, Resumable
-from ..core.errors import IllegalAnswer
+from ..core.errors import BohnarenaError, IllegalAnswer
 from ..core.game import Decision, MatchResult
 
 
-class Divergence(Exception):
+class Divergence(BohnarenaError):
+    """A replayed record that differs from the logged one (its index)."""
+
     def __init__(self, index: int, logged: Any, replayed: Any) -> None:
         super().__init__(index, logged, replayed)
         self.index, self.logged, self.replayed = index, logged, replayed
@@ -31,10 +33,10 @@ class Divergence(Exception):
 
 
 class Stop(Exception):
-    pass
+    """Ends a replay at ``stop_at`` (a signal, not an error)."""
 
 
-class NoSuchTurn(ValueError):
+class NoSuchTurn(BohnarenaError, ValueError):
     """``replay_lines(from_turn=N)`` of a match without a turn N."""
 
 

@@ -17,7 +17,15 @@ from pathlib import Path
 from types import WrapperDescriptorType
 from typing import Any
 
-from ..core.botapi import BY_BOT, BY_DEFAULT, FAULT_CHARS, NOTE_CHARS, Resumable, Seat
+from ..core.botapi import (
+    BY_BOT,
+    BY_DEFAULT,
+    FAULT_CHARS,
+    NOTE_CHARS,
+    PairAnswers,
+    Resumable,
+    Seat,
+)
 from ..core.errors import IllegalAnswer
 from ..core.faults import ILLEGAL, MALFORMED, RAISED, TIMEOUT
 from ..core.game import Decision, MatchResult
@@ -60,6 +68,9 @@ class BotSeat:
         self.notes: list[Any] = []  # the note of the answer just given (BotBase.note)
         self.match_id: int | None = None  # the league's id of the match (set by the runner)
 
+    #: In this process a pair saves nothing: each decision is a call.
+    pairs = False
+
     def start(self, seat: int, rules: Any, seed: int) -> str | None:
         self.spent, self.lost, self.asks = 0.0, False, frozenset()
         if self.make is not None:
@@ -93,6 +104,12 @@ class BotSeat:
                     raise
                 return None, _raised(e)
         return self._call(fn, view, *args)
+
+    def decide_pair(self, first: str, then: str, view: Any, args: tuple[Any, ...]) -> PairAnswers:
+        return self.decide(first, view, ()), None
+
+    def close(self) -> None:
+        pass  # no process of its own
 
     def forfeits(self, faults: int) -> bool:
         lim = self.limits
@@ -250,24 +267,18 @@ class Referee:
     def time_left(self, seat: int) -> float | None:
         """Seconds left in ``seat``'s time bank this match (None: no limits)."""
         agent = self.seats[seat]
-        limits: Limits | None = getattr(agent, "limits", None)
+        limits = agent.limits
         if limits is None:
             return None
-        spent: float = getattr(agent, "spent", 0.0)
-        return max(0.0, limits.match_seconds - spent)
+        return max(0.0, limits.match_seconds - agent.spent)
 
     def match_id(self, seat: int) -> int | None:
         """The league's id of this match, as the runner gave it to the seat."""
-        mid: int | None = getattr(self.seats[seat], "match_id", None)
-        return mid
+        return self.seats[seat].match_id
 
     def _put(self, rec: tuple[Any, ...]) -> None:
-        """Record ``rec`` (through the table's ``record`` if it has one)."""
-        sink = getattr(self.state, "record", None)
-        if sink is None:
-            self.state.records.append(rec)
-        else:
-            sink(rec)
+        """Record ``rec`` (through the table's ``record``, which every record goes through)."""
+        self.state.record(rec)
 
     def seat_all(self, rules: Any, seed: int) -> None:
         """Start every seat's agent; each gets its own seeded random stream."""
@@ -278,7 +289,7 @@ class Referee:
             if type(agent) is BotSeat and not agent.timed and not agent.lost:
                 self._direct[s] = agent
             if self.keep_notes:
-                notes: list[Any] | None = getattr(agent, "notes", None)
+                notes = agent.notes
                 if notes:
                     notes.clear()  # (one its start hook wrote)
                 self.notes[s] = notes
@@ -323,11 +334,9 @@ class Referee:
                 resume(*self.answer(seat, kind, args))
                 continue
             then = state.then
-            if then is not None and then[0] in asks[seat]:
-                pair = getattr(seats[seat], "decide_pair", None)
-                if pair is not None:
-                    self._paired(state, pair, seat, kind, then)
-                    continue
+            if then is not None and then[0] in asks[seat] and seats[seat].pairs:
+                self._paired(state, seats[seat].decide_pair, seat, kind, then)
+                continue
             # self.answer(), inlined: the hottest loop of a match
             view = views[seat] if views else self.view(table, seat)
             answer, fault = seats[seat].decide(kind, view, args)

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import time
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +23,6 @@ from ..rating.stats import (
     league_stats,
     per_bot,
     quantiles,
-    ranking_of,
 )
 from ..rating.stats import per_bot_matches as by_match
 from ..store.parts import write_text
@@ -314,10 +312,9 @@ def settings(r: LeagueResults) -> str:
 
 
 def build(r: LeagueResults, resamples: int = RESAMPLES, seed: int = SEED) -> str:
-    """The report of ``r`` as one HTML page (``r.ranking`` is recomputed along
-    the rating path: one TrueSkill pass for both)."""
-    path = league_path(r.matches)
-    r = replace(r, ranking=ranking_of(r.matches, path))
+    """The report of ``r`` as one HTML page (its ranking and rating path are
+    ``r``'s: rated once, as the run went or as the directory was read)."""
+    path = league_path(r.matches, r.curve)
     s = league_stats(r.matches, resamples, seed)
     index = {b: i for i, b in enumerate(s.bots)}
     order = [index[st.bot] for st in r.ranking.standings]
@@ -369,7 +366,7 @@ def write_report(
     results: LeagueResults | None = None,
 ) -> Path:
     """Write the report of a results directory (default: its report.html)."""
-    r = results or read_results(results_dir, rate=False)
+    r = results or read_results(results_dir)
     target = Path(out) if out is not None else r.path / REPORT
     write_text(target, build(r, resamples, seed))
     return target

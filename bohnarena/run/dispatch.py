@@ -34,18 +34,17 @@ from ..league.file import League, guessable_seed, load_league
 from ..league.schedule import MatchSpec, Schedule
 from ..rating.inorder import COLUMNS as FOLLOW_COLUMNS
 from ..rating.inorder import InOrder, Row
-from ..rating.skill import Ranking, Rater
+from ..rating.results import LeagueResults, Results
+from ..rating.skill import Ranking
 from ..sandbox.botfiles import check_layout
 from ..sandbox.endpoint import close_sandboxes
-from ..store.audit import COLUMNS as AUDIT_COLUMNS
-from ..store.audit import Auditor
+from ..store.audited import AuditedRun
 from ..store.directory import RunDir
 from ..store.logbook import LOG_FORMAT
 from ..store.parts import StorageError, part_name, storage_error, write_text
-from .checkpoint import Rated, restore, save
 from .execution import Backend, LocalPool
 from .provenance import check_workers, preflight, run_facts, source_hash
-from .rankfiles import _try_write_errors, errors_json, write_ranking
+from .rankfiles import _try_write_errors, errors_json, keep_curve, write_ranking
 from .supervise import BatchLost
 from .worker import BatchTask, play_batch
 
@@ -60,6 +59,8 @@ class RunSummary:
     played: int = 0
     errors: list[tuple[int, str]] = field(default_factory=list)
     ranking: Ranking | None = None
+    #: Rated as the matches finished: what the report of the run shows.
+    results: LeagueResults | None = None
     interrupted: bool = False
     stopped: bool = False  # ``stop_when`` said enough before every match was played
     exit_code: int = 0  # when interrupted: 130 (Ctrl-C), 143 (SIGTERM), 129 (SIGHUP)
@@ -266,9 +267,10 @@ def _run(
     for part in store.drop_damaged(league.moves):
         log.warning("part %s does not read: its matches are played again", part)
     done = store.done_ids()
-    auditor = Auditor.for_run(league, store.meta())
+    run = AuditedRun.of(store, league)
+    auditor = run.auditor
     if done:  # what it resumes must be this league's, untouched
-        for _ in auditor.audited(store.iter_matches(AUDIT_COLUMNS)):
+        for _ in run.matches():
             pass
     # The schedule is generated lazily: the parent's memory does not grow
     # with the league. A league that grew plays its matches as it is now.
@@ -280,31 +282,16 @@ def _run(
     # Matches are rated as they finish, in id order, merged with those the
     # directory held: the ranking is ready with the last match, and it is
     # what rating the finished directory gives (tests/league/test_streaming.py).
-    # A grown league's run goes on from the rating its last run left, where
-    # that is the start of this one's (checkpoint.py); a follower sees all.
-    kept = (
-        None
-        if follow is not None or not done
-        else restore(store, league, plan, auditor.generations, done, ids)
-    )
-    rater, rated = kept or (Rater(list(league.bots)), Rated())
-    after = rated.through
+    results = Results(list(league.bots))  # the ranking, its curve, the report's arrays
 
     def rate_and_follow(row: Row) -> None:
-        stands = plan.stands(row["table"], row["deal"])  # a removed bot's: out of the standings
-        rated.add(row["match_id"], stands)
-        if not stands:
+        if not plan.stands(row["table"], row["deal"]):  # a removed bot's: out of the standings
             return
-        rater.add(row)
+        results.add(row)
         if follow is not None:
             follow(row)
 
-    stored = (
-        (row for row in store.iter_matches(FOLLOW_COLUMNS) if row["match_id"] > after)
-        if done
-        else None
-    )
-    inorder = InOrder(rate_and_follow, stored)
+    inorder = InOrder(rate_and_follow, store.iter_matches(FOLLOW_COLUMNS) if done else None)
     assert league.seed is not None, "a secret seed is drawn or read back before the run"
     log.info(
         "league %s: %d matches, %d already done, %d workers",
@@ -365,8 +352,9 @@ def _run(
             if span:
                 store.compact(span.start, span.stop - 1)
     if not summary.interrupted:
-        summary.ranking = write_ranking(store, league, rater.ranking())
-        save(store, rater, rated, auditor.generations[-1])
+        summary.results = results.of(store.path, league, store.meta())
+        summary.ranking = write_ranking(store, league, summary.results.ranking)
+        keep_curve(store, summary.results)
     log.info("played %d matches, %d errored", summary.played, len(summary.errors))
     return summary
 

@@ -11,8 +11,9 @@ import multiprocessing.util
 import os
 import signal
 import time
+from collections.abc import Callable
 from concurrent.futures import Executor, ProcessPoolExecutor
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from ..core.errors import BohnarenaError, UsageError
 from ..core.stopping import die_with_parent, private_memory
@@ -21,6 +22,7 @@ from ..sandbox.endpoint import close_sandboxes
 from ..store.logbook import warm_up
 
 log = logging.getLogger("bohnarena.run.execution")
+T = TypeVar("T")
 
 
 class Backend(Protocol):
@@ -41,6 +43,11 @@ class Backend(Protocol):
 
     def check(self) -> None:
         """Raise :class:`BackendLost` once the workers are out of reach for good."""
+        ...
+
+    def on_every_worker(self, fn: Callable[..., T], *args: Any) -> dict[str, T]:
+        """``fn(*args)`` on every worker of another machine, by its address
+        (none: the workers are this machine's, as the caller's checks are)."""
         ...
 
     def close(self, now: bool = False) -> None:
@@ -104,6 +111,9 @@ class LocalPool:
                     listener.pulse.match,
                 )
                 os.kill(pid, signal.SIGKILL)
+
+    def on_every_worker(self, fn: Callable[..., T], *args: Any) -> dict[str, T]:
+        return {}  # its workers are forks of this process: what it loads, they load
 
     def close(self, now: bool = False) -> None:
         """Shut the pool down; ``now`` stops the workers mid-batch (after Ctrl-C)."""
@@ -231,9 +241,10 @@ class DaskBackend:
                 "what was finished is saved: run the same command again to resume"
             )
 
-    def on_every_worker(self, fn: Any, *args: Any) -> dict[str, Any]:
+    def on_every_worker(self, fn: Callable[..., T], *args: Any) -> dict[str, T]:
         """``fn(*args)`` on every worker, by worker address."""
-        return self.client.run(fn, *args)
+        result: dict[str, T] = self.client.run(fn, *args)
+        return result
 
     def close(self, now: bool = False) -> None:
         client = getattr(self, "client", None)

@@ -121,7 +121,7 @@ def preflight(
         try:
             fault = seat.start(0, rules, 0)
         finally:
-            _close(seat)
+            seat.close()
         if fault is None:
             return
         tail = _stderr(log)
@@ -150,13 +150,6 @@ def telling(stderr: list[str]) -> str:
     return f"; its stderr says: {first} ... and ends: {stderr[-1]}"
 
 
-def _close(seat: Any) -> None:
-    """End a seat's bot process, if it has one."""
-    close = getattr(seat, "close", None)
-    if close is not None:
-        close()
-
-
 def _stderr(log: Path, kept: int = 10, most: int = 1 << 16) -> list[str]:
     """What of a bot's stderr log tells why it failed: its last non-empty
     lines, after its first line that reads as an error when that came
@@ -178,10 +171,8 @@ def _stderr(log: Path, kept: int = 10, most: int = 1 << 16) -> list[str]:
 
 def check_workers(backend: Backend, league: League) -> None:
     """Every worker of a cluster must load every bot before a match is sent."""
-    run_everywhere = getattr(backend, "on_every_worker", None)
-    if run_everywhere is None:
-        return
-    for worker, problem in sorted(run_everywhere(bots_problem, league.game, league.bots).items()):
+    found = backend.on_every_worker(bots_problem, league.game, league.bots)
+    for worker, problem in sorted(found.items()):
         if problem:
             raise UsageError(f"worker {worker} cannot load {problem}")
 

@@ -5,16 +5,20 @@ and ``ranking.md`` (every row audited against the league), and
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..league.file import League
+from ..rating.curvefile import write_curve
+from ..rating.results import LeagueResults
 from ..rating.skill import RANK_COLUMNS, Ranking, rank
-from ..store.audit import COLUMNS as AUDIT_COLUMNS
-from ..store.audit import Auditor
+from ..store.audited import AuditedRun
 from ..store.directory import RunDir
 from ..store.parts import StorageError, write_text
+
+log = logging.getLogger(__name__)
 
 if TYPE_CHECKING:  # (the summary's type only: dispatch imports this module)
     from .dispatch import RunSummary
@@ -35,13 +39,22 @@ def write_ranking(store: RunDir, league: League, ranking: Ranking | None = None)
     """Write ``ranking``, or rank what the directory holds, every row audited
     against the league."""
     if ranking is None:
-        auditor = Auditor.for_run(league, store.meta())
-        rows = store.iter_matches([*RANK_COLUMNS, *AUDIT_COLUMNS])
-        ranking = rank(auditor.standings(rows), list(league.bots))
+        ranking = rank(AuditedRun.of(store, league).standings(RANK_COLUMNS), list(league.bots))
     write_text(store.path / "ranking.csv", ranking.to_csv())
     write_text(store.path / "ranking.json", ranking.to_json())
     write_text(store.path / "ranking.md", ranking.to_markdown())
     return ranking
+
+
+def keep_curve(store: RunDir, results: LeagueResults) -> None:
+    """Keep the run's rating curve for ``rank`` and ``report`` (they rate
+    again without it): at the manifest generation its matches are at."""
+    try:
+        generation = store.listing("off").generation
+        m = results.matches
+        write_curve(store.path, m.bots, m.match_id, results.curve, generation)
+    except (OSError, StorageError):  # a convenience: nothing is lost without it
+        log.warning("the rating curve could not be kept; rank will rate the matches again")
 
 
 def merge_and_rank(
@@ -55,7 +68,7 @@ def merge_and_rank(
 
     target = merge_runs(out, dirs, warn)
     league = load_league(target.path / "league.toml")
-    plan = Auditor.for_run(league, target.meta()).schedule
+    plan = AuditedRun.of(target, league).auditor.schedule
     done = target.done_ids()
     if len(done) == len(plan):
         for span in plan.spans:  # each generation's parts into one

@@ -24,6 +24,7 @@ from ..core.game import Game, get_game
 from ..league.file import BotEntry, League, load_league
 from ..store.audit import COLUMNS as AUDIT_COLUMNS
 from ..store.audit import Auditor
+from ..store.audited import open_run
 from ..store.directory import RunDir
 from ..store.growing import kept_files
 from ..store.logbook import MATCHES_SCHEMA, moves_schema, records_of
@@ -47,11 +48,8 @@ class Run:
 
     @classmethod
     def open(cls, path: str | Path, check: Check = "cheap", refuse: bool = True) -> Run:
-        store = RunDir(path)
-        if not store.is_run() or not (store.path / "league.toml").is_file():
-            raise ResultsError(f"{path} is not a bohnarena results directory")
-        meta = store.meta()  # refuses other log formats
-        league = load_league(store.path / "league.toml")
+        run = open_run(path)
+        league, meta = run.league, run.meta
         game = get_game(league.game)
         if meta.get("rules_version") != game.version:
             raise ResultsError(
@@ -59,13 +57,13 @@ class Run:
                 f"{meta.get('rules_version')}; this bohnarena has version "
                 f"{game.version}, so its matches cannot be replayed here"
             )
-        listing = store.listing(check)
+        listing = run.store.listing(check)
         return cls(
-            store,
+            run.store,
             league,
             game,
             game.rules(league.edition, league.players, league.rules),
-            Auditor.for_run(league, meta),
+            run.auditor,
             listing.require() if refuse else listing,
         )
 

@@ -29,7 +29,8 @@ from collections.abc import Collection
 from pathlib import Path
 from typing import Any
 
-from ..core.botapi import Seat
+from ..core.botapi import Budget, PairAnswers, Seat
+from ..core.errors import BohnarenaError
 from ..core.faults import CRASH, TIMEOUT
 from ..core.game import MatchResult
 from ..referee.limits import Limits
@@ -48,7 +49,7 @@ STRAY_SECONDS = 2.0
 Verdict = tuple[int, int, int, str]
 
 
-class BatchLost(Exception):
+class BatchLost(BohnarenaError):
     """A watched batch's process died (``how`` = ``crash``) or was stopped
     for going silent (``timeout``: fault types, faults.py) while playing ``match``; ``in_call`` is
     whose call was in progress, (seat, call), when a diagnostic play noted
@@ -212,11 +213,34 @@ class Probed:
         self.calls = 0
         self.dead = False
         self.asks: frozenset[str] = frozenset()
-        if hasattr(seat, "decide_pair"):  # (only where the seat has it: see Referee.run)
-            self.decide_pair = self._decide_pair
 
-    def __getattr__(self, name: str) -> Any:  # limits, spent, notes, match_id, close
-        return getattr(self.inner, name)
+    # What the seat itself declares, as it says it.
+    @property
+    def limits(self) -> Budget | None:
+        return self.inner.limits
+
+    @property
+    def spent(self) -> float:
+        return self.inner.spent
+
+    @property
+    def match_id(self) -> int | None:
+        return self.inner.match_id
+
+    @property
+    def notes(self) -> list[Any] | None:
+        return self.inner.notes
+
+    @property
+    def times(self) -> list[float] | None:
+        return self.inner.times
+
+    @property
+    def pairs(self) -> bool:
+        return self.inner.pairs
+
+    def close(self) -> None:
+        self.inner.close()
 
     def _enter(self) -> str | None:
         """Before a call: the verdict's fault if it is the fatal one, else None
@@ -225,9 +249,7 @@ class Probed:
         verdict = self.verdict
         if verdict is not None and verdict[0] == self.calls:
             self.dead = True
-            close = getattr(self.inner, "close", None)  # a bot process: ended unasked
-            if close is not None:
-                close()
+            self.inner.close()  # a bot process: ended unasked
             return verdict[1]
         self.pulse.enter(self.index, self.calls)
         return None
@@ -251,12 +273,12 @@ class Probed:
         finally:
             self.pulse.leave()
 
-    def _decide_pair(self, first: str, then: str, view: Any, args: tuple[Any, ...]) -> Any:
+    def decide_pair(self, first: str, then: str, view: Any, args: tuple[Any, ...]) -> PairAnswers:
         fault = self._enter()
         if fault is not None:
             return (None, fault), None
         try:
-            return self.inner.decide_pair(first, then, view, args)  # type: ignore[attr-defined]
+            return self.inner.decide_pair(first, then, view, args)
         finally:
             self.pulse.leave()
 

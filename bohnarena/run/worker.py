@@ -1,8 +1,12 @@
 """The unit of work: play a batch of scheduled matches.
 
-:func:`play_batch` is a pure function of its :class:`BatchTask` (bot specs
-as strings, loaded here): the same task gives the same tables in any
-process, on any machine.
+:func:`play_batch` plays its :class:`BatchTask` (bot specs as strings,
+loaded here). It is not a pure function: it may spool its tables and
+write the bots' logs into the results directory, it keeps bot processes and
+sandboxes for the worker's next batch, and a time limit makes an answer
+depend on the machine's speed. The tables depend on the task alone only
+where every bot keeps to its limits: then the same task gives the same
+tables in any process, on any machine.
 """
 
 from __future__ import annotations

@@ -17,12 +17,13 @@ import time
 from typing import Any
 
 # The fault types a bot's process can cause (faults.py has the whole set).
+from ..core.errors import BohnarenaError
 from ..core.faults import CRASH, MEMORY, OUTPUT, PROTOCOL, START, TIMEOUT
 
 __all__ = ["CRASH", "MEMORY", "OUTPUT", "PROTOCOL", "START", "TIMEOUT", "BotFault", "Channel"]
 
 
-class BotFault(Exception):
+class BotFault(BohnarenaError):
     """A typed failure of a bot process. ``str()`` is ``"kind: detail"``."""
 
     def __init__(self, kind: str, detail: str) -> None:

@@ -48,8 +48,25 @@ CONTROL_SECONDS = 2.0  # a zygote answers in milliseconds
 
 
 class Endpoint(Protocol):
+    """Where a seat's bot process comes from, and what that place supports."""
+
+    @property
+    def keeps(self) -> bool:
+        """Can a command bot's process serve the next match (``"reuse": true``)?"""
+        ...
+
+    @property
+    def trouble(self) -> str | None:
+        """What went wrong ending the last match, the bot's doing (None: nothing)."""
+        ...
+
     def open(self) -> Channel:
         """A fresh bot process for one match; raises BotFault."""
+        ...
+
+    def keep(self, channel: Channel) -> None:
+        """The match is over: ``channel``'s process lives on for the next
+        (only where :attr:`keeps`)."""
         ...
 
     def close(self, settle: float = 0.0) -> str | None:
@@ -79,6 +96,12 @@ def _log_file(log: Path | None) -> IO[bytes] | int:
 
 class ProcessEndpoint:
     """Isolation ``process``: ``command`` started afresh for each match."""
+
+    keeps = False  # a process ends with its match
+    trouble: str | None = None  # its ending is the bot's exit, nothing more
+
+    def keep(self, channel: Channel) -> None:
+        raise NotImplementedError("a process endpoint keeps no bot (keeps is False)")
 
     def __init__(
         self,
@@ -309,6 +332,8 @@ def close_sandboxes() -> None:
 class SandboxEndpoint:
     """Isolation ``sandbox``: a child of the bot's zygote for each match.
     The zygote is started on first use and kept for the worker's life."""
+
+    keeps = True  # a command bot's child lives on in its sandbox
 
     def __init__(self, key: _Key, make: Any, limits: Limits, framed: bool) -> None:
         self.bot, self.make, self.limits, self.framed = (os.getpid(), *key), make, limits, framed

@@ -13,44 +13,17 @@ its log, not into the protocol. An exception in the bot is answered as
 
 from __future__ import annotations
 
-import importlib
 import json
 import os
 import random
 import sys
-from typing import IO, Any, Protocol
+from typing import IO, Any
 
 from ..core.faults import RAISED
 from ..core.game import ASKED, STATE, MatchResult
 from ..core.plugins import load_bot
+from ..core.wire import Wire, wire_of
 from .channel import read_frame
-
-
-class Wire(Protocol):
-    """What a game supplies to speak JSON lines (see bohnarena/bohnanza/wire.py)."""
-
-    BASE: type  # the game's bot base class (its methods are the default answers)
-    DECISIONS: tuple[str, ...]
-
-    def rules_json(self, rules: Any) -> dict[str, Any]: ...
-    def rules_from_json(self, data: dict[str, Any]) -> Any: ...
-    def view_json(self, view: Any) -> dict[str, Any]: ...
-    def json_view(
-        self, data: dict[str, Any], rules: Any, history: list[tuple[Any, ...]]
-    ) -> Any: ...
-    def events_since(self, view: Any, start: int) -> tuple[list[tuple[Any, ...]], int]: ...
-    def event_json(self, record: tuple[Any, ...]) -> dict[str, Any]: ...
-    def args_json(self, kind: str, view: Any, args: tuple[Any, ...]) -> dict[str, Any]: ...
-    def args_from_json(self, kind: str, args: dict[str, Any]) -> tuple[Any, ...]: ...
-    def answer_json(self, answer: Any) -> Any: ...
-    def answer_from_json(self, kind: str, data: Any) -> Any: ...
-
-
-def wire_of(module: str) -> Wire:
-    """A game's wire module (:attr:`bohnarena.core.game.Game.wire`): the bot side
-    and the engine side of its messages."""
-    wire: Wire = importlib.import_module(module)
-    return wire
 
 
 class Host:
@@ -108,7 +81,11 @@ class Host:
             if self.bot is not None:
                 self.bot.end(
                     MatchResult(
-                        tuple(msg["coins"]), tuple(msg["ranks"]), tuple(msg["winners"]), 0, ()
+                        tuple(msg["coins"]),
+                        tuple(msg["ranks"]),
+                        tuple(msg["winners"]),
+                        msg["turns"],
+                        tuple(msg["faults"]),
                     )
                 )
             return None

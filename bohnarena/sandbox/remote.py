@@ -11,17 +11,19 @@ seat forfeits the rest of the match, and the next match gets a fresh one.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from ..core.botapi import PairAnswers
 from ..core.errors import BotLoadError
 from ..core.faults import reported
 from ..core.game import PROTOCOL_VERSION, STATE, MatchResult, get_game
+from ..core.wire import Wire, wire_of
 from ..league.file import BotEntry
 from ..referee.limits import Limits
 from .channel import CRASH, MEMORY, PROTOCOL, START, BotFault, Channel
 from .endpoint import Endpoint, endpoint
-from .host import Wire, wire_of
 
 _NONE = object()
 END_SECONDS = 1.0
@@ -58,7 +60,7 @@ class RemoteSeat:
         self.match_id: int | None = None  # the league's id of the match (set by the runner)
         #: The game's searchable state for the view, if the bot asked for it
         #: (``"state": true`` at start) and the game has one; else None (no cost).
-        self.state_json: Any = None
+        self.state_json: Callable[[Any], dict[str, Any] | None] | None = None
 
     def start(self, seat: int, rules: Any, seed: int) -> str | None:
         self.spent, self._seen, self.asks, self._shown = 0.0, 0, frozenset(), {}
@@ -83,8 +85,8 @@ class RemoteSeat:
                 raise BotFault(START, _text(reply["error"]))
             self.asks = self._decisions(reply.get("decisions"))
             if reply.get(STATE) is True:
-                self.state_json = getattr(self.wire, "state_json", None)
-            self.reuse = reply.get("reuse") is True and hasattr(self.endpoint, "keep")
+                self.state_json = self.wire.state_json
+            self.reuse = reply.get("reuse") is True and self.endpoint.keeps
         except BotFault as f:
             return self._lose(f)
         return None
@@ -110,9 +112,10 @@ class RemoteSeat:
         self.notes[:] = [reply.get("note")]
         return self._answer(kind, reply, "answer", "error")
 
-    def decide_pair(
-        self, first: str, then: str, view: Any, args: tuple[Any, ...]
-    ) -> tuple[tuple[Any, str | None], tuple[Any, str | None] | None]:
+    #: A window and the decision after it in one round trip (bohnarena's host).
+    pairs = True
+
+    def decide_pair(self, first: str, then: str, view: Any, args: tuple[Any, ...]) -> PairAnswers:
         """``first`` (no arguments) and, if the bot answers it with None,
         ``then`` on the same view, in one round trip to bohnarena's host
         (see :meth:`bohnarena.referee.seats.Referee.run`); a command bot is
@@ -186,16 +189,18 @@ class RemoteSeat:
                         "coins": list(result.coins),
                         "ranks": list(result.ranks),
                         "winners": list(result.winners),
+                        "turns": result.turns,
+                        "faults": list(result.faults),
                     },
                     time.perf_counter() + END_SECONDS,
                 )
             except BotFault:
                 self.reuse = False  # the match is over: nothing it does now counts
             if self.reuse:
-                self.endpoint.keep(self.channel)  # type: ignore[attr-defined]
+                self.endpoint.keep(self.channel)
                 self.channel = None
         self.close()
-        trouble = getattr(self.endpoint, "trouble", None)  # e.g. it stopped its own zygote
+        trouble = self.endpoint.trouble  # e.g. it stopped its own zygote
         return None if trouble is None else f"{trouble} after the match"
 
     def close(self) -> None:

@@ -178,7 +178,7 @@ class _Python:
 
     def __init__(self, wire: str, spec: str) -> None:
         from ..core.plugins import registered
-        from .host import wire_of
+        from ..core.wire import wire_of
         from .nochild import prepare
 
         self.wire, self.spec = wire_of(wire), spec

@@ -11,7 +11,7 @@ Layout::
     moves/part-FIRST-LAST.parquet     every record of those matches
     errors.json        matches that could not be played in the last run
     ranking.csv|json|md
-    rating.json        the TrueSkill state the run left (run/checkpoint.py)
+    ratings.parquet    the rating curve of its matches (rating/curvefile.py)
 
 A new directory is built aside and renamed into place whole, so a reader
 never sees half of one. Every file is written under a temporary name. A

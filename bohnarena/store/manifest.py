@@ -29,6 +29,8 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from ..core.errors import BohnarenaError
+
 NAME = "manifest.jsonl"
 #: The manifest's own version (run.json's "manifest" says a run keeps one).
 VERSION = 1
@@ -89,7 +91,7 @@ class Manifest:
         return head + "".join(lines)
 
 
-class ManifestError(ValueError):
+class ManifestError(BohnarenaError, ValueError):
     """A manifest that does not read (store.py turns it into a ResultsError)."""
 
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..core.faults import fault_type
-from ..core.game import Game
+from ..core.game import Game, sparring_bots
 from ..core.seeding import derive_seed
 from ..league.file import BotEntry
 from ..referee.limits import Limits, Watchdog
@@ -76,8 +76,7 @@ def check_bot(
 ) -> Report:
     """Stops early once ``stop_after`` faults have shown the bot fails."""
     report = Report()
-    sparring = getattr(game, "sparring_bots", None) or game.shipped_bots
-    opponents = [BotEntry(name, spec=name) for name in sparring]
+    opponents = [BotEntry(name, spec=name) for name in sparring_bots(game)]
     with Watchdog() as watchdog:
         for edition, players, options in game.conformance_configs():
             rules = game.rules(edition, players, options)
@@ -96,7 +95,7 @@ def check_bot(
                     ]
                     _result, records = game.play(rules, match_seed, live)
                     runs.append(records)
-                    report.times += getattr(live[seat], "times", None) or []
+                    report.times += live[seat].times or []
                 report.matches += 1
                 for rec in runs[0]:
                     if rec[0] == "fault" and rec[1] == seat:

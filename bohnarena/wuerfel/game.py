@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..core.botapi import FAULT_CHARS, NOTE_CHARS, RecordNames
-from ..core.game import Config, Game, MatchResult, Record
+from ..core.game import Capabilities, Config, Game, MatchResult, Record
 from ..core.untrusted import one_line
 from ..referee.replaylog import Replayer
 from . import rules as rules_mod
@@ -145,6 +145,7 @@ class Wuerfel:
     decisions = DECISIONS
     wire = "bohnarena.wuerfel.wire"
     shipped_bots = ("wuerfel-greedy", "wuerfel-random")
+    capabilities = Capabilities(new_state=State)
 
     def editions(self) -> list[str]:
         return list(rules_mod.EDITIONS)
@@ -161,10 +162,6 @@ class Wuerfel:
             for p in rules_mod.PLAYERS
             for stop in (True, False)
         ]
-
-    def new_state(self, ruleset: rules_mod.RuleSet, seed: int) -> State:
-        """The match as a searchable state, before the deal (``start()`` deals)."""
-        return State(ruleset, seed)
 
     def play(
         self, ruleset: rules_mod.RuleSet, seed: int, players: Sequence[Any]

@@ -118,6 +118,22 @@ def league_data(**extra):
     }
 
 
+@pytest.mark.parametrize("seatings", SEATINGS)
+@pytest.mark.parametrize(("fmt", "hero", "challenger"), FORMATS)
+def test_a_league_counts_its_matches_without_a_seed(fmt, hero, challenger, seatings):
+    extra = {"format": fmt, "hero": hero, "challenger": challenger, "seatings": seatings}
+    data = league_data(
+        deals=2,
+        seed="secret",
+        bots=dict.fromkeys(BOTS, "random"),
+        **{k: v for k, v in extra.items() if v is not None},
+    )
+    league = parse_league(data)
+    assert league.seed is None  # no schedule without a seed: the count needs none
+    whole = plan(fmt, hero, challenger, seatings)
+    assert league.match_count == len(whole) and league.per_deal == whole.per_deal
+
+
 @pytest.mark.parametrize(
     ("extra", "message"),
     [

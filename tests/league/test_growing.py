@@ -329,21 +329,3 @@ def test_compare_grown_by_an_opponent_reports_what_a_fresh_compare_does(tmp_path
     grown = compare(tmp_path / "grown", "planner", "y=planner", "x=random")  # 2 tables more
     assert grown == compare(tmp_path / "fresh", "planner", "y=planner", "x=random")
     assert "pairs of matches (0 unpaired matches)" in grown[0]
-
-
-def test_a_grown_run_rates_only_the_matches_it_adds(league, tmp_path, monkeypatch):
-    """The run goes on from the TrueSkill state its last run kept
-    (rating.json), and its ranking is still what rating every match gives."""
-    from bohnarena.rating.skill import Rater
-
-    path = league(bots=BOTS, deals=2)
-    out = tmp_path / "o"
-    run(path, out)
-    grow(path, {**BOTS, "e": "random"}, deals=3)
-    rated, add = [], Rater.add
-    with monkeypatch.context() as m:
-        m.setattr(Rater, "add", lambda self, row: (rated.append(1), add(self, row)))
-        s = run(path, out)
-    assert s.played == 90 - 24 and len(rated) == s.played
-    assert s.ranking.rows() == read_results(out).ranking.rows()
-    assert json.loads((out / "rating.json").read_text())["fingerprint"][0] == 90

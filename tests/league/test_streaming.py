@@ -10,6 +10,7 @@ import pyarrow.parquet as pq
 
 from bohnarena.league.file import load_league
 from bohnarena.rating.inorder import COLUMNS, InOrder
+from bohnarena.rating.results import COLUMNS as RESULTS_COLUMNS
 from bohnarena.rating.skill import RANK_COLUMNS, rank
 from bohnarena.run.dispatch import run_league
 from bohnarena.store.audit import COLUMNS as AUDIT_COLUMNS
@@ -107,7 +108,7 @@ def test_a_run_stopped_by_its_follower_is_ranked_as_far_as_it_got(league, tmp_pa
         stop_when=lambda: len(seen) >= 6,
     )
     assert s.stopped and not s.complete and 6 <= s.played < 30
-    assert seen == list(range(s.played)) and set(COLUMNS) <= set(RANK_COLUMNS + AUDIT_COLUMNS)
+    assert seen == list(range(s.played)) and set(COLUMNS) <= set(RESULTS_COLUMNS)
     assert s.ranking.to_csv() == serial_ranking(out).to_csv()
 
 

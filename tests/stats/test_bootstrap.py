@@ -4,8 +4,8 @@ with the ranking; head-to-head and per-seat tables add up."""
 import numpy as np
 import pytest
 
-from bohnarena.rating.skill import rank
-from bohnarena.rating.stats import Matches, collect, league_path, league_stats, ranking_of
+from bohnarena.rating.skill import Rater, rank
+from bohnarena.rating.stats import Matches, collect, league_path, league_stats
 
 BOTS = ["a", "b", "c"]
 # Two kinds of deal, equally likely: which bot wins a match depends on the
@@ -94,7 +94,10 @@ def test_collected_rows_and_rating_path_end_where_the_ranking_does():
     m = synthetic(10, np.random.default_rng(3))
     again = collect(rows_of(m), BOTS)
     assert (again.place == m.place).all() and (again.bot == m.bot).all()
-    path = league_path(again, points=7)
+    rater = Rater(BOTS)
+    for row in rows_of(m):
+        rater.add(row)
+    path = league_path(again, rater.curve(), points=7)
     assert path.at[-1] == m.n and len(path.at) == 7
     final = {s.bot: s for s in rank(rows_of(m), BOTS).standings}
     for i, b in enumerate(BOTS):
@@ -111,8 +114,14 @@ def test_no_matches_no_resamples():
     assert all(r["win_rate_low"] is None and r["win_rate"] is not None for r in s.bot_rows())
 
 
-def test_the_ranking_from_the_rating_path_is_the_ranking():
+def test_the_rating_curve_is_rated_once_and_ends_at_the_ranking():
     m = synthetic(8, np.random.default_rng(5))
-    ours = ranking_of(m, league_path(m))
-    theirs = rank(rows_of(m), BOTS)
-    assert ours.rows() == theirs.rows() and ours.seat_rows() == theirs.seat_rows()
+    rater = Rater(BOTS)
+    for row in rows_of(m):
+        rater.add(row)
+    curve = rater.curve()
+    assert curve.mu.shape == curve.sigma.shape == (m.n, len(BOTS))
+    final = {s.bot: s for s in rater.ranking().standings}
+    assert curve.mu[-1].tolist() == [final[b].mu for b in BOTS]
+    with pytest.raises(ValueError, match=f"a curve of {m.n} matches for {m.n - 1}"):
+        league_path(collect(list(rows_of(m))[:-1], BOTS), curve)

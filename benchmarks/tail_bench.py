@@ -1,0 +1,132 @@
+"""What a run costs after its last match, what `rank` costs on the finished
+directory, and what logging moves costs (issue 23, part 2).
+
+    python benchmarks/tail_bench.py                     # 10,000 matches
+    python benchmarks/tail_bench.py --deals 25000       # the issue's 100,000 matches
+    python benchmarks/tail_bench.py --log-cost          # 2,000 matches of four planners at -j 1
+
+The league is the issue's: planner, planner, trader and random at tables of
+four. Prints the play time, the tail (compaction, ranking files, report:
+from the last match to the end of `run`), `rank` and `report` on the
+directory afterwards with their peak memory (each in a fresh process).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+LEAGUE = """name = "tail"
+edition = "classic"
+players = 4
+deals = {deals}
+seed = 1
+{run}
+[bots]
+{bots}
+"""
+
+MIXED = 'p1 = "planner"\np2 = "planner"\ntrader = "trader"\nrandom = "random"\n'
+PLANNERS = "".join(f'p{i} = "planner"\n' for i in range(4))
+
+#: Run in a fresh process: the run (with its report, as the command line
+#: writes it), timed from the last match to the end.
+RUN = """
+import json, sys, time
+from bohnarena.run.dispatch import run_league
+from bohnarena.report.html import write_report
+league, out, workers, moves = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4] == "1"
+start = time.perf_counter()
+summary = run_league(league, out, workers=workers, progress=False, moves=moves)
+ran = time.perf_counter()
+if moves:
+    write_report(out, results=getattr(summary, "results", None))
+end = time.perf_counter()
+print(json.dumps({"play": summary.play_seconds, "run": ran - start, "total": end - start,
+                  "tail": end - start - summary.play_seconds, "report": end - ran}))
+"""
+
+#: A command's wall time and peak memory (ru_maxrss of the child, MB).
+TIMED = """
+import resource, subprocess, sys, time
+start = time.perf_counter()
+subprocess.run(sys.argv[1:], check=True, stdout=subprocess.DEVNULL)
+took = time.perf_counter() - start
+print(took, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024)
+"""
+
+
+def write(tmp: Path, deals: int, bots: str, run: str = "") -> Path:
+    path = tmp / "tail.toml"
+    path.write_text(LEAGUE.format(deals=deals, bots=bots, run=run))
+    return path
+
+
+def play(league: Path, out: Path, workers: int, moves: bool = True) -> dict[str, float]:
+    args = [sys.executable, "-c", RUN, str(league), str(out), str(workers), str(int(moves))]
+    done = subprocess.run(args, check=True, capture_output=True, text=True)
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def timed(*command: str) -> tuple[float, float]:
+    out = subprocess.run([sys.executable, "-c", TIMED, *command], check=True, capture_output=True)
+    took, mb = out.stdout.split()
+    return float(took), float(mb)
+
+
+def tail(deals: int, workers: int) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        league = write(Path(tmp), deals, MIXED)
+        out = Path(tmp) / "out"
+        f = play(league, out, workers)
+        matches = deals * 4
+        print(
+            f"{matches:,} matches at -j {workers}: play {f['play']:.1f} s; after the last "
+            f"match: {f['tail']:.1f} s (ranking files and compaction "
+            f"{f['run'] - f['play']:.1f} s, report {f['report']:.1f} s)"
+        )
+        bohnarena = [sys.executable, "-m", "bohnarena"]
+        took, mb = timed(*bohnarena, "rank", str(out))
+        print(f"rank: {took:.1f} s, peak {mb:.0f} MB")
+        took, mb = timed(*bohnarena, "report", str(out))
+        print(f"report: {took:.1f} s, peak {mb:.0f} MB")
+        size = sum(p.stat().st_size for p in out.rglob("*") if p.is_file()) / 2**20
+        print(f"results directory: {size:.0f} MB")
+
+
+def log_cost(deals: int, repeat: int) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        league = write(Path(tmp), deals, PLANNERS)
+        times: dict[bool, list[float]] = {True: [], False: []}
+        for i in range(repeat):
+            for moves in (True, False):  # alternated: the machine's noise hits both
+                out = Path(tmp) / f"out{i}{moves}"
+                times[moves].append(play(league, out, 1, moves)["run"])
+        on, off = statistics.median(times[True]), statistics.median(times[False])
+        print(
+            f"{deals * 4:,} matches of four planners at -j 1 (median of {repeat}): "
+            f"moves logged {on:.2f} s, not logged {off:.2f} s: logging is "
+            f"{(on - off) / on:.0%} of the run"
+        )
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--deals", type=int, default=2500, help="deals (4 matches each)")
+    p.add_argument("-j", "--workers", type=int, default=2)
+    p.add_argument("--log-cost", action="store_true", help="the cost of logging moves instead")
+    p.add_argument("--repeat", type=int, default=5)
+    a = p.parse_args()
+    if a.log_cost:
+        log_cost(500 if a.deals == 2500 else a.deals, a.repeat)
+    else:
+        tail(a.deals, a.workers)
+
+
+if __name__ == "__main__":
+    main()

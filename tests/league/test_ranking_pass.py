@@ -1,0 +1,106 @@
+"""One ranking pass (issue 23, part 2): a run's matches are rated once, as
+they finish; its report reads nothing back; the rating curve it keeps lets
+`rank` and `report` on the finished directory skip TrueSkill, and only for
+exactly the matches it was rated on."""
+
+import json
+
+import pyarrow.parquet as pq
+import pytest
+from click.testing import CliRunner
+
+from bohnarena.cli import cli
+from bohnarena.rating import results as results_module
+from bohnarena.rating import skill
+from bohnarena.rating.curvefile import _KEY, NAME
+from bohnarena.rating.results import read_results
+from bohnarena.report.html import build
+from bohnarena.run.dispatch import run_league
+
+
+def no_trueskill(monkeypatch):
+    def refuse(*args, **kwargs):
+        raise AssertionError("TrueSkill was replayed")
+
+    monkeypatch.setattr(skill, "rate_table", refuse)
+
+
+@pytest.fixture
+def finished(league, tmp_path):
+    out = tmp_path / "out"
+    summary = run_league(league(deals=4), out, workers=1, progress=False)
+    assert summary.complete and (out / NAME).is_file()
+    return out, summary
+
+
+def test_the_runs_report_and_rank_on_its_directory_rate_nothing_again(finished, monkeypatch):
+    out, summary = finished
+    no_trueskill(monkeypatch)
+    read = read_results(out)  # the kept curve: counted, not rated
+    assert read.ranking.to_csv() == summary.ranking.to_csv()
+    assert (read.curve.mu == summary.results.curve.mu).all()
+    assert (read.matches.match_id == summary.results.matches.match_id).all()
+    build(summary.results, resamples=20)  # the run's own: nothing read, nothing rated
+    ranked = CliRunner().invoke(cli, ["rank", str(out), "--resamples", "20"])
+    assert ranked.exit_code == 0, ranked.output
+
+
+def test_without_the_curve_the_same_ranking_is_rated_again(finished):
+    out, summary = finished
+    kept = read_results(out)
+    (out / NAME).unlink()
+    again = read_results(out)
+    assert again.ranking.to_csv() == kept.ranking.to_csv() == summary.ranking.to_csv()
+    assert (again.curve.mu == kept.curve.mu).all() and (again.curve.sigma == kept.curve.sigma).all()
+
+
+def rewrite(out, change):
+    table = pq.read_table(out / NAME)
+    facts = json.loads(table.schema.metadata[_KEY])
+    table = change(table, facts)
+    pq.write_table(table.replace_schema_metadata({_KEY: json.dumps(facts).encode()}), out / NAME)
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        pytest.param(lambda t, f: f.update(generation=f["generation"] + 1) or t, id="generation"),
+        pytest.param(lambda t, f: f.update(bots=f["bots"][::-1]) or t, id="bots"),
+        pytest.param(lambda t, f: t.slice(1), id="a match missing"),
+    ],
+)
+def test_a_curve_that_is_not_of_these_matches_is_not_used(finished, monkeypatch, change):
+    out, summary = finished
+    rewrite(out, lambda t, f: t.set_column(1, t.field(1), [[99.0] * len(t)]))  # forged ratings
+    rewrite(out, change)
+    rated = []
+    real = results_module.Results.__init__
+
+    def spy(self, bots, kept=None):
+        rated.append(kept is None)
+        real(self, bots, kept)
+
+    monkeypatch.setattr(results_module.Results, "__init__", spy)
+    assert read_results(out).ranking.to_csv() == summary.ranking.to_csv()
+    assert rated[-1]  # rated afresh
+
+
+def test_a_resumed_run_keeps_a_curve_of_all_its_matches(league, tmp_path):
+    path = league(deals=4, extra="[run]\nbatch_size = 2\n")
+    out = tmp_path / "out"
+    seen = []
+    first = run_league(
+        path,
+        out,
+        workers=1,
+        progress=False,
+        follow=lambda row: seen.append(row),
+        stop_when=lambda: len(seen) >= 4,
+    )
+    assert first.stopped and not first.complete
+    whole = run_league(path, out, workers=1, progress=False)
+    assert whole.complete and whole.played < 12
+    kept = read_results(out)
+    assert len(kept.curve.mu) == kept.matches.n == 12
+    (out / NAME).unlink()
+    assert read_results(out).ranking.to_csv() == kept.ranking.to_csv() == whole.ranking.to_csv()
