@@ -130,7 +130,7 @@ def preflight(
     if entry.spec is not None and entry.isolation != "inprocess":
         why = not_allowed(" ".join([fault, *tail]), entry.packages)
         if why is not None:
-            raise BotLoadError(f"bot {entry.name!r} does not start: {why}")
+            raise BotLoadError(f"bot {entry.name!r} does not start: {fault[:300]}; {why}")
     raise BotLoadError(f"bot {entry.name!r} does not start: {fault}{telling(tail)}"[:500])
 
 
