@@ -81,7 +81,7 @@ class LocalPool:
     def executor(self) -> Executor:
         self.close()
         warm_up()  # forked workers inherit loaded Arrow kernels
-        context = multiprocessing.get_context("fork")
+        context = _QuietForkContext()
         cpus = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
         shared = mmap.mmap(-1, pulse.SIZE * self.workers)  # shared with the forked workers
         slots = [
@@ -132,6 +132,20 @@ class LocalPool:
             manager = getattr(pool, "_executor_manager_thread", None)
             if manager is not None:
                 manager.join(CLOSE_SECONDS)
+
+
+class _QuietForkProcess(multiprocessing.context.ForkProcess):
+    """A worker that ignores Ctrl-C from its first line: one that came before
+    the pool's initializer ran printed "Process ForkProcess-N:" and a
+    traceback (the parent stops the run; see :func:`_start_worker`)."""
+
+    def _bootstrap(self, parent_sentinel: Any = None) -> int:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        return super()._bootstrap(parent_sentinel)  # type: ignore[misc]
+
+
+class _QuietForkContext(multiprocessing.context.ForkContext):
+    Process = _QuietForkProcess
 
 
 def _start_worker(
