@@ -44,7 +44,7 @@ from ..store.logbook import LOG_FORMAT
 from ..store.parts import StorageError, part_name, storage_error, write_text
 from .execution import Backend, LocalPool
 from .provenance import check_workers, preflight, run_facts, source_hash
-from .rankfiles import _try_write_errors, errors_json, keep_curve, write_ranking
+from .rankfiles import _try_write_errors, errors_json, keep_curve, rated_before, write_ranking
 from .supervise import BatchLost
 from .worker import BatchTask, play_batch
 
@@ -282,7 +282,9 @@ def _run(
     # Matches are rated as they finish, in id order, merged with those the
     # directory held: the ranking is ready with the last match, and it is
     # what rating the finished directory gives (tests/league/test_streaming.py).
-    results = Results(list(league.bots))  # the ranking, its curve, the report's arrays
+    # A grown league's (or a resumed run's) first matches were rated by the
+    # run that kept their curve: rating goes on from there.
+    results = Results(list(league.bots), rated_before(store, plan, done, ids))
 
     def rate_and_follow(row: Row) -> None:
         if not plan.stands(row["table"], row["deal"]):  # a removed bot's: out of the standings
