@@ -169,11 +169,6 @@ def shard_spans(plan: Schedule, shard: tuple[int, int] | None) -> list[range]:
     ]
 
 
-def standing_ids(plan: Schedule, spans: list[range]) -> frozenset[int]:
-    """The ids of ``spans`` whose matches are the league's as it is now."""
-    return frozenset(i for span in spans for i in span if plan.stands(*plan.locate(i)))
-
-
 def run_league(
     path: str | Path | League,
     out: str | Path | None = None,
@@ -276,7 +271,7 @@ def _run(
     # with the league. A league that grew plays its matches as it is now.
     plan = auditor.schedule
     spans = shard_spans(plan, shard)
-    ids: Collection[int] = spans[0] if len(spans) == 1 else standing_ids(plan, spans)
+    ids: Collection[int] = spans[0] if len(spans) == 1 else plan.standing_ids(spans)
     done = {i for i in done if i in ids}
     summary = RunSummary(store.path, len(ids), len(done))
     # Matches are rated as they finish, in id order, merged with those the

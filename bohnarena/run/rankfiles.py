@@ -82,17 +82,19 @@ def merge_and_rank(
     out: str, dirs: list[str | Path], warn: Callable[[str], None]
 ) -> tuple[Ranking, set[int], int]:
     """Merge shard directories of one league into ``out``, compact it when
-    every match is there, and write its ranking: the ranking, the match ids
-    done and the league's match count."""
+    every match of its standings is there, and write its ranking: the
+    ranking, the match ids of the standings done and their count."""
     from ..league.file import load_league
     from ..store.merge import merge as merge_runs
 
     target = merge_runs(out, dirs, warn)
     league = load_league(target.path / "league.toml")
     plan = AuditedRun.of(target, league).auditor.schedule
-    done = target.done_ids()
-    if len(done) == len(plan):
+    # (a removed bot's matches no shard played are not the league's to play)
+    standing = plan.standing_ids()
+    done = target.done_ids() & standing
+    if len(done) == len(standing):
         for span in plan.spans:  # each generation's parts into one
             if span:
                 target.compact(span.start, span.stop - 1)
-    return write_ranking(target, league), done, len(plan)
+    return write_ranking(target, league), done, len(standing)

@@ -299,6 +299,20 @@ def test_shards_of_a_grown_league_merge_to_the_grown_league(league, grown, tmp_p
     assert s.complete and s.played == 0
 
 
+def test_merge_counts_the_standings_not_a_removed_bots_unplayed_matches(league, tmp_path):
+    path, out = league(bots=BOTS, deals=2, extra="[run]\nbatch_size = 2\n"), tmp_path / "out"
+    run(path, out)
+    grow(path, {**BOTS, "e": "random"}, deals=2)
+    seen = []
+    assert run(path, out, follow=seen.append, stop_when=lambda: len(seen) >= 25).stopped
+    grow(path, BOTS, deals=2)  # e leaves before its matches were all played
+    s = run(path, out)
+    assert s.complete and s.played == 0
+    r = CliRunner().invoke(cli, ["merge", str(tmp_path / "m"), str(out)])
+    assert r.exit_code == 0, r.output
+    assert "merged 24 of 24 matches" in r.output and "to finish it" not in r.output
+
+
 def test_verify_all_report_and_compare_on_a_grown_league(grown, tmp_path):
     path, out, _, _ = grown
     for args in (["replay", str(out), "--verify-all", "-j", "1"], ["report", str(out)]):
