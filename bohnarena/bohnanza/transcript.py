@@ -91,7 +91,11 @@ class Narrator:
         }
 
     def who(self, seat: int) -> str:
-        return f"seat {seat} ({self.names[seat]})" if 0 <= seat < len(self.names) else "everyone"
+        """A seat by number and bot (by number alone where no names are
+        given: a check of the log); -1 is everyone."""
+        if seat < 0:
+            return "everyone"
+        return f"seat {seat} ({self.names[seat]})" if seat < len(self.names) else f"seat {seat}"
 
     def describe(self, rec: Sequence[Any]) -> str | None:
         fmt = self.say.get(rec[0])

@@ -60,6 +60,7 @@ def play(
     from ..referee.limits import Limits
     from ..run.provenance import preflight
     from ..run.seating import make_seat
+    from ..viewer.info import MatchInfo
 
     g = get_game(game)
     rules = g.rules(edition or g.editions()[0], len(bots), parse_options(options))
@@ -76,19 +77,16 @@ def play(
         preflight(g, entry, rules)
         seats.append(make_seat(g, entry, Limits()))
     result, records = g.play(rules, seed, seats)
-    opts = ", ".join(f"{k}={v}" for k, v in parse_options(options).items())
-    echo(
-        f"{g.title}, {rules.edition} edition, {len(bots)} players, seed {seed}"
-        + (f", {opts}" if opts else "")
+    info = MatchInfo.of_result(
+        g, rules.edition, parse_options(options), names, seed, result, len(records)
     )
+    echo(f"{info.rules_text()}, seed {seed}")
     if not quiet:
         for line in g.transcript(records, names):
             echo(line)
     echo("\nResult:")
-    order = sorted(range(len(bots)), key=lambda s: (result.ranks[s], s))
-    for s in order:
-        faults = f"  ({result.faults[s]} faults)" if result.faults[s] else ""
-        echo(f"  {result.ranks[s]:>2}. seat {s} {names[s]:<16} {result.coins[s]:>3} coins{faults}")
+    for line in info.result_lines():
+        echo(line)
     echo(
         f"Winner: {', '.join(f'seat {s} ({names[s]})' for s in result.winners)} "
         f"after {result.turns} turns"

@@ -38,6 +38,20 @@ from .group import (
     metavar="N",
     help="Show the match from the start of turn N on.",
 )
+@click.option(
+    "--turns",
+    type=click.IntRange(min=1),
+    default=None,
+    metavar="K",
+    help="Show K turns (from --turn N, or from the first).",
+)
+@click.option(
+    "--to-turn",
+    type=click.IntRange(min=1),
+    default=None,
+    metavar="M",
+    help="Show up to the end of turn M.",
+)
 @click.option("--seat", type=int, default=None, help="Show only what seat S could see.")
 @click.option("--json", "as_json", is_flag=True, help="JSON lines instead of text.")
 @click.option(
@@ -64,6 +78,8 @@ def replay(
     match_id: int | None,
     at: int | None,
     turn: int | None,
+    turns: int | None,
+    to_turn: int | None,
     seat: int | None,
     as_json: bool,
     verify: bool,
@@ -76,7 +92,7 @@ def replay(
     \b
     Examples:
       bohnarena replay results/quickstart --match 7
-      bohnarena replay results/quickstart --match 7 --turn 12
+      bohnarena replay results/quickstart --match 7 --turn 12 --turns 2
       bohnarena replay results/quickstart --match 7 --at 120 --seat 2
       bohnarena replay results/quickstart --match 7 --verify
       bohnarena replay results/quickstart --verify-all
@@ -85,10 +101,11 @@ def replay(
     from ..run import replay as rp
     from ..store.parts import read_again, unchecked_warning
 
-    if at is not None and turn is not None:
+    if at is not None and (turn or turns or to_turn) is not None:
         raise UsageError(
             "--at shows the table after one move, --turn the moves from a turn on: give one"
         )
+    first, last = rp.turn_range(turn, turns, to_turn)
     if verify_all:
         checked, parts, failures = read_again(lambda: rp.verify_all(results_dir, workers or 0))
         for problem in parts[:10]:
@@ -129,9 +146,11 @@ def replay(
     else:
         try:
             lines = run.game.replay_lines(
-                run.rules, row["seed"], log, names, seat, as_json, numbered=True, from_turn=turn
+                run.rules, row["seed"], log, names, seat, as_json, True, first, last
             )
         except NoSuchTurn as e:
             raise UsageError(f"match {match_id}: {e}") from None
+        if not as_json:
+            lines = [*run.info(row, len(log)).header(), *lines]
     for line in lines:
         echo(line)

@@ -189,10 +189,12 @@ class Game(Protocol):
         as_json: bool = False,
         numbered: bool = False,
         from_turn: int | None = None,
+        to_turn: int | None = None,
     ) -> Iterator[str]:
         """The replayed match, move by move, with the table at each turn's
         start (what ``seat`` saw of it, if given); ``numbered``: each line
-        starts with its move number; ``from_turn``: from that turn's start on."""
+        starts with its move number; ``from_turn``: from that turn's start
+        on; ``to_turn``: to that turn's end."""
         ...
 
     def table_at(

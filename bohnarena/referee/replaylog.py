@@ -22,7 +22,10 @@ from ..core.game import Decision, MatchResult
 
 
 class Divergence(BohnarenaError):
-    """A replayed record that differs from the logged one (its index)."""
+    """The first move where the log and the rules differ: the log's record
+    there and the rules' (either may instead be a note in parentheses, such
+    as ``"(seat 1 answers plant)"``, or None where the log ends).
+    :meth:`Replayer.explain` says it in the game's words."""
 
     def __init__(self, index: int, logged: Any, replayed: Any) -> None:
         super().__init__(index, logged, replayed)
@@ -73,7 +76,7 @@ def apply_log(
 
     def record(rec: tuple[Any, ...]) -> None:
         i = len(made)
-        logged = log[i] if i < len(log) else "(nothing: the log ends)"
+        logged = log[i] if i < len(log) else None  # (the log ends)
         if rec != logged:
             raise Divergence(i, logged, rec)
         made.append(rec)
@@ -138,7 +141,7 @@ def apply_log(
     except Stop:
         return table, None
     if len(made) != len(log):
-        raise Divergence(len(made), log[len(made)], "(nothing: the match is over)")
+        raise Divergence(len(made), log[len(made)], "(nothing, the match is over)")
     result = state.result
     assert result is not None
     return table, replace(result, faults=counted)
@@ -197,14 +200,54 @@ class Replayer:
     def verify(
         self, rules: Any, seed: int, log: Sequence[tuple[Any, ...]]
     ) -> tuple[MatchResult | None, str | None]:
-        """The replayed result, or the first difference from the log."""
+        """The replayed result, or the first difference from the log (in words)."""
         problem = None if self.audit is None else self.audit(rules, log)
         if problem is not None:
             return None, problem
         try:
             return self.replay(rules, seed, log)[1], None
         except Divergence as d:
-            return None, str(d)
+            return None, self.explain(d)
+
+    def words(self, rec: Any, names: Sequence[str] = ()) -> str:
+        """A record (or a divergence's note in its place) in words: the
+        narrator's line, else its kind, seat and values by name. A logged
+        record may be anything an editor wrote: what the narrator cannot
+        read is shown as it is."""
+        if rec is None:
+            return "nothing (the log ends)"
+        if isinstance(rec, str):
+            return rec.strip("()")
+        try:
+            line = self.narrator(names).describe(rec)
+            if line is not None:
+                return f'"{line.strip().strip("=").strip()}"'
+            values = ", ".join(f"{k} {v!r}" for k, v in self.as_dict(rec).items() if k != "kind")
+            return f"{rec[0]} ({values})"
+        except Exception:  # an edited record of the wrong shape or values
+            return repr(rec)
+
+    def explain(self, d: Divergence, names: Sequence[str] = ()) -> str:
+        """``d`` in words, with the move number and, where both sides are
+        records of one kind, the values that differ."""
+        text = (
+            f"move {d.index}: the log has {self.words(d.logged, names)}, "
+            f"the rules give {self.words(d.replayed, names)}"
+        )
+        a, b = d.logged, d.replayed
+        if isinstance(a, tuple) and isinstance(b, tuple) and a[:1] == b[:1] and len(a) == len(b):
+            try:
+                logged, replayed = self.as_dict(a), self.as_dict(b)
+            except Exception:  # an unknown kind
+                return text
+            differ = [
+                f"{k} {logged[k]!r} in the log, {replayed[k]!r} by the rules"
+                for k in logged
+                if logged[k] != replayed.get(k)
+            ]
+            if differ:
+                text += f" ({'; '.join(differ)})"
+        return text
 
     def transcript(self, records: Iterable[Sequence[Any]], names: Sequence[str]) -> Iterator[str]:
         """A line per record that has one (no replay: the records as played)."""
@@ -224,18 +267,22 @@ class Replayer:
         as_json: bool = False,
         numbered: bool = False,
         from_turn: int | None = None,
+        to_turn: int | None = None,
     ) -> Iterator[str]:
         """The replayed match, move by move, with the table at each turn's
         start. ``numbered``: each record's line starts with its move number
         (what ``--at`` takes); ``from_turn``: only from the start of that
-        turn on (the records before it are replayed, not shown). Raises
-        :class:`Divergence` where the log leaves the rules."""
+        turn on (the records before it are replayed, not shown);
+        ``to_turn``: up to the end of that turn (the replay stops there).
+        Raises :class:`Divergence` where the log leaves the rules."""
         narrator = self.narrator(names)
         out: list[str] = []
         showing = from_turn is None
 
         def emit(i: int, rec: tuple[Any, ...], table: Any) -> None:
             nonlocal showing
+            if to_turn is not None and rec[0] == "turn" and rec[2] > to_turn:
+                raise Stop
             if not showing:
                 if rec[0] != "turn" or rec[2] < (from_turn or 0):
                     return

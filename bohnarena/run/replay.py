@@ -29,6 +29,7 @@ from ..store.directory import RunDir
 from ..store.growing import kept_files
 from ..store.logbook import MATCHES_SCHEMA, moves_schema, records_of
 from ..store.parts import Check, Listing, ResultsError, check_schema, read_table
+from ..viewer.info import MatchInfo
 from .execution import LocalPool
 from .seating import make_seat
 
@@ -156,6 +157,10 @@ class Run:
                 return f"the matches table has {key} {value}, the replay gives {replayed[key]}"
         return None
 
+    def info(self, row: dict[str, Any], moves: int) -> MatchInfo:
+        """What the match of ``row`` is and how it ended (a replay's header)."""
+        return MatchInfo.of_row(self.game, self.league.edition, self.league.rules, row, moves)
+
     def rerun(self, row: dict[str, Any], log: Sequence[tuple[Any, ...]]) -> str | None:
         """Play the match again with its bots; None when every move is the same."""
         seats = [
@@ -244,3 +249,17 @@ def parse_seat(seat: int | None, players: int) -> int | None:
     if seat is not None and not 0 <= seat < players:
         raise UsageError(f"--seat must be between 0 and {players - 1}")
     return seat
+
+
+def turn_range(
+    turn: int | None, turns: int | None, to_turn: int | None
+) -> tuple[int | None, int | None]:
+    """``--turn N`` with its stop, ``--turns K`` or ``--to-turn M``, as the
+    first and last turn shown (None: the match's first or last)."""
+    if turns is not None and to_turn is not None:
+        raise UsageError("--turns K counts turns from --turn, --to-turn M names the last: give one")
+    if turns is not None:
+        return turn, (turn or 1) + turns - 1
+    if to_turn is not None and turn is not None and to_turn < turn:
+        raise UsageError(f"--to-turn {to_turn} comes before --turn {turn}")
+    return turn, to_turn

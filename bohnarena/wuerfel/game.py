@@ -88,7 +88,9 @@ class _Narrator:
         self.names = names
 
     def who(self, s: int) -> str:
-        return f"seat {s} ({self.names[s]})" if 0 <= s < len(self.names) else "the table"
+        if s < 0:
+            return "the table"
+        return f"seat {s} ({self.names[s]})" if s < len(self.names) else f"seat {s}"
 
     @staticmethod
     def beans(dice: Sequence[int]) -> str:

@@ -58,9 +58,10 @@ def test_lines_carry_move_numbers_and_turn_jumps_to_a_turn(run_dir):
     r = replay(run_dir, "--match", 4, "--turn", 3)
     assert r.exit_code == 0, r.output
     lines = r.output.splitlines()
-    assert lines[0] == "" and lines[1] == turn3  # from turn 3's start on
+    start = lines.index(turn3)  # from turn 3's start on, after the header
+    assert lines[start - 1] == "" and lines[: start - 1] == full[: start - 1]  # the header
     assert "== Turn 2:" not in r.output and "== Turn 4:" in r.output
-    assert r.output.strip() in "\n".join(full)
+    assert "\n".join(lines[start:]) in "\n".join(full)
     # --at takes the move number shown
     move = int(turn3.split()[0])
     assert f"After move {move}" in replay(run_dir, "-m", 4, "--at", move).output
@@ -68,6 +69,64 @@ def test_lines_carry_move_numbers_and_turn_jumps_to_a_turn(run_dir):
     assert bad.exit_code == 2 and "not turn 9999" in bad.output
     both = replay(run_dir, "--match", 4, "--turn", 3, "--at", move)
     assert both.exit_code == 2 and "give one" in both.output
+
+
+def test_a_replay_starts_with_a_header_naming_the_match_its_seats_and_result(run_dir):
+    lines = replay(run_dir, "--match", 4).output.splitlines()
+    row = pq.read_table(run_dir / "matches").to_pylist()[4]
+    seats = row["seats"]
+    assert lines[0] == "Match 4: Bohnanza, anniversary edition, 3 players, extra_bean=jumping"
+    assert lines[1].startswith(f"  deal {row['deal']}, table 0, rotation {row['rotation']}; seed ")
+    assert lines[2] == f"Seats: 0 {seats[0]}, 1 {seats[1]}, 2 {seats[2]}"
+    assert lines[3].startswith(f"Result ({row['turns']} turns, ")
+    first = row["ranks"].index(1)
+    assert lines[4].split()[:4] == ["1.", "seat", str(first), seats[first]]
+    assert lines[4].split()[4] == str(row["coins"][first])
+    # JSON lines stay records only
+    assert replay(run_dir, "--match", 4, "--json").output.startswith('{"move": 0')
+
+
+def turns_shown(output):
+    return [
+        int(line.split("Turn ")[1].split(":")[0])
+        for line in output.splitlines()
+        if "== Turn" in line
+    ]
+
+
+@pytest.mark.parametrize(
+    "args,shown",
+    [
+        (["--turn", 3, "--turns", 2], [3, 4]),
+        (["--turn", 3, "--to-turn", 3], [3]),
+        (["--turn", 3, "--to-turn", 5], [3, 4, 5]),
+        (["--turns", 2], [1, 2]),
+        (["--to-turn", 1], [1]),
+    ],
+)
+def test_turn_stops_after_turns_or_at_to_turn(run_dir, args, shown):
+    r = replay(run_dir, "--match", 4, *args)
+    assert r.exit_code == 0, r.output
+    assert turns_shown(r.output) == shown
+    full = replay(run_dir, "--match", 4).output.splitlines()
+    after = [x for x in full[full.index(r.output.splitlines()[-1]) + 1 :] if x]
+    assert f"== Turn {shown[-1] + 1}:" in after[0]  # it stops right before the next turn
+    assert "Final coins" not in r.output
+    rows = [json.loads(x) for x in replay(run_dir, "-m", 4, "--json", *args).output.splitlines()]
+    assert [x["n"] for x in rows if x["kind"] == "turn"] == shown
+
+
+@pytest.mark.parametrize(
+    "args,message",
+    [
+        (["--turn", 5, "--to-turn", 3], "--to-turn 3 comes before --turn 5"),
+        (["--turn", 5, "--turns", 1, "--to-turn", 9], "give one"),
+        (["--at", 10, "--turns", 2], "give one"),
+    ],
+)
+def test_bad_turn_ranges(run_dir, args, message):
+    r = replay(run_dir, "--match", 4, *args)
+    assert r.exit_code == 2 and message in r.output, r.output
 
 
 def test_at_shows_the_whole_table_and_seat_shows_only_that_seats_view(run_dir):
@@ -155,10 +214,27 @@ def test_verify_catches_tampering(run_dir, tmp_path, name, change):
     r = replay(out, "-m", 3, "--verify")
     assert r.exit_code == 1, (name, r.output)
     assert r.output.startswith("match 3: move ") and "the log has" in r.output
+    assert "('" not in r.output, r.output  # in words, not a raw tuple
     others = replay(out, "-m", 4, "--verify")
     assert others.exit_code == 0
     r = replay(out, "--verify-all", "-j", "1")
     assert r.exit_code == 1 and "1 do not" in r.output
+
+
+def test_verify_says_in_words_what_differs_and_where(run_dir, tmp_path):
+    log = [json.loads(x) for x in replay(run_dir, "-m", 3, "--json").output.splitlines()]
+    harvest = next(x for x in log if x["kind"] == "harvested" and x["n"] >= 2)
+    change = lambda t: edit(t, 3, "harvested", 0, "coins", lambda c: c + 1)  # noqa: E731
+    first = next(x for x in log if x["kind"] == "harvested")
+    out = tamper(run_dir, tmp_path, change)
+    r = replay(out, "-m", 3, "--verify")
+    assert r.exit_code == 1
+    coins = first["coins"]
+    assert r.output.startswith(f'match 3: move {first["move"]}: the log has "seat {first["seat"]} ')
+    assert f"harvests field {first['field']}: {first['n']} " in r.output
+    assert f"-> {coins + 1} coin(s)" in r.output and f"-> {coins} coin(s)" in r.output
+    assert f"(coins {coins + 1} in the log, {coins} by the rules)" in r.output
+    assert harvest  # (a harvest of two cards or more exists to edit)
 
 
 def test_edited_result_row_is_caught(run_dir, tmp_path):

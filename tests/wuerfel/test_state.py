@@ -154,6 +154,25 @@ def test_replay_names_an_illegal_logged_answer() -> None:
     assert problem is not None and problem.startswith(f"move {i}:") and "illegal" in problem
 
 
+def test_replay_says_in_words_what_differs() -> None:
+    rules = ruleset("standard", 3)
+    match = Match(rules, 3, [GreedyDiceBot() for _ in range(3)])
+    match.play()
+    log = list(match.records)
+    i = next(i for i, r in enumerate(log) if r[0] == "redeemed")
+    _, seat, card, coins = log[i]
+    log[i] = ("redeemed", seat, card, coins + 1)
+    _, problem = GAME.verify(rules, 3, log)
+    assert problem == (
+        f'move {i}: the log has "seat {seat} redeems card {card} for {coins + 1} coin(s)", '
+        f'the rules give "seat {seat} redeems card {card} for {coins} coin(s)" '
+        f"(coins {coins + 1} in the log, {coins} by the rules)"
+    )
+    _, problem = GAME.verify(rules, 3, log[:i])
+    assert problem is not None
+    assert problem.startswith(f"move {i}: the log has nothing (the log ends), the rules give")
+
+
 @settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(config=st.sampled_from(CONFIGS), seed=st.integers(0, 2**32))
 def test_clones_and_samples_never_change_the_match_or_what_a_seat_sees(
