@@ -127,6 +127,7 @@ GAME_MAY_IMPORT = {
     *("core.game", "core.botapi", "core.errors", "core.seeding", "core.untrusted"),
     "core.protocol_schema",
     *("referee.gamestate", "referee.frames", "referee.seats", "referee.replaylog"),
+    "viewer.film",
 }
 
 

@@ -161,3 +161,25 @@ def test_every_folder_is_installed():
         if "templates" not in p.parts
     }
     assert folders <= packages, f"pyproject.toml does not install {sorted(folders - packages)}"
+
+
+def test_every_data_file_is_installed():
+    """A file a module reads beside it (the viewer's script and style, an
+    edition's table, a template) is in pyproject's package-data, so a
+    non-editable install has it too."""
+    import tomllib
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    globs = project["tool"]["setuptools"]["package-data"]
+    missing = []
+    for path in PACKAGE.rglob("*"):
+        if path.is_dir() or path.suffix in (".py", ".pyc") or "__pycache__" in path.parts:
+            continue
+        owner = path.parent
+        while not (owner / "__init__.py").is_file():
+            owner = owner.parent
+        package = ".".join(owner.relative_to(ROOT).parts)
+        rel = path.relative_to(owner)
+        if not any(rel.match(g) for g in globs.get(package, [])):
+            missing.append(str(path.relative_to(PACKAGE)))
+    assert not missing, f"pyproject.toml's package-data leaves out {missing}"

@@ -6,12 +6,19 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..core.game import Capabilities, Config, Game, MatchResult, Record
+from ..viewer.film import Viewer
 from . import records, replay, rules
 from .bot import Bot
 from .decisions import DECISIONS
 from .match import play_match
 from .rules import RuleSet
 from .state import State
+
+
+def _viewer() -> Viewer:
+    from .viewer import VIEWER
+
+    return VIEWER
 
 
 class Bohnanza:
@@ -31,6 +38,7 @@ class Bohnanza:
         # change a match on a busy machine, which check-bot would call the
         # checked bot's nondeterminism).
         sparring_bots=("planner", "trader", "random"),
+        viewer=_viewer,
     )
 
     def editions(self) -> list[str]:

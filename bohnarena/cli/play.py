@@ -34,6 +34,13 @@ from .group import (
     callback=_isolation,
     help="Where spec bots run: in this process, or each in its own sandbox process.",
 )
+@click.option(
+    "--html",
+    type=click.Path(dir_okay=False),
+    default=None,
+    metavar="FILE",
+    help="Also write the match's viewer page (see `bohnarena view`) to FILE.",
+)
 @click.argument("bots", nargs=-1, required=True)
 def play(
     game: str,
@@ -42,6 +49,7 @@ def play(
     seed: int,
     quiet: bool,
     isolation: str,
+    html: str | None,
     bots: tuple[str, ...],
 ) -> None:
     """Play one match and print its transcript.
@@ -56,6 +64,7 @@ def play(
       bohnarena play --edition classic --seed 7 planner trader random random
       bohnarena play planner random 'cmd:bash bots/first_choice.sh'
       bohnarena play --isolation sandbox planner their_bot.py:TheirBot random
+      bohnarena play --seed 7 planner trader random --html match.html
     """
     from ..referee.limits import Limits
     from ..run.provenance import preflight
@@ -91,3 +100,7 @@ def play(
         f"Winner: {', '.join(f'seat {s} ({names[s]})' for s in result.winners)} "
         f"after {result.turns} turns"
     )
+    if html is not None:
+        from .replay import write_viewer
+
+        write_viewer(g, rules, records, info, html)

@@ -1,18 +1,25 @@
-"""``bohnarena replay``: logged matches shown, verified and played again."""
+"""``bohnarena replay``: logged matches shown, verified and played again;
+``bohnarena view``: a match's viewer page."""
 
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from ..core.errors import UsageError
+from ..core.game import Game
 from .group import (
     cli,
     echo,
     one,
 )
+
+if TYPE_CHECKING:
+    from ..viewer.info import MatchInfo
 
 
 @cli.command()
@@ -154,3 +161,54 @@ def replay(
             lines = [*run.info(row, len(log)).header(), *lines]
     for line in lines:
         echo(line)
+
+
+def write_viewer(
+    game: Game, rules: Any, log: Sequence[tuple[Any, ...]], info: MatchInfo, path: str | Path
+) -> None:
+    """Write a match's viewer page to ``path`` and say where it is."""
+    from ..store.parts import write_text
+    from ..viewer.match import viewer_page
+
+    target = Path(path)
+    write_text(target, viewer_page(game, rules, log, info))
+    size = target.stat().st_size / 1024
+    echo(f"viewer: {target} ({size:,.0f} kB; open it in a browser)")
+
+
+@cli.command()
+@click.argument("results_dir", type=click.Path(file_okay=False))
+@click.option(
+    "--match",
+    "-m",
+    "match_id",
+    type=click.IntRange(0, 2**63 - 1),
+    required=True,
+    help="The match id to watch.",
+)
+@click.option(
+    "--output",
+    "-o",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="Where to write the HTML file. Default: RESULTS_DIR/match-ID.html.",
+)
+def view(results_dir: str, match_id: int, output: str | None) -> None:
+    """Write a match's viewer: one self-contained HTML page that draws the
+    table move by move (step with the arrow keys, play with space), from the
+    Parquet logs replayed through the rules. It needs no network.
+
+    \b
+    Examples:
+      bohnarena view results/quickstart --match 7
+      bohnarena view results/quickstart -m 7 -o match7.html
+    """
+    from ..run.replay import Run
+    from ..store.parts import unchecked_warning
+
+    run = Run.open(results_dir)
+    if run.listing.unchecked:
+        click.echo(f"Warning: {unchecked_warning(results_dir)}", err=True)
+    row, log = run.match(match_id)
+    target = output or run.store.path / f"match-{match_id}.html"
+    write_viewer(run.game, run.rules, log, run.info(row, len(log)), target)

@@ -75,6 +75,11 @@ class Capabilities:
     #: Quick, clock-free opponents for ``check-bot`` and ``compare``;
     #: empty: the game's shipped bots.
     sparring_bots: tuple[str, ...] = ()
+    #: ``() -> bohnarena.viewer.film.Viewer``: how ``view`` and ``play
+    #: --html`` draw the game's table move by move (made when first asked:
+    #: it imports the game's drawing, which no other command needs). None:
+    #: the game has no viewer page.
+    viewer: Callable[[], Any] | None = None
 
 
 #: What a game that declares no capabilities supports.

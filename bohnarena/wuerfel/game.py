@@ -9,6 +9,7 @@ from ..core.botapi import FAULT_CHARS, NOTE_CHARS, RecordNames
 from ..core.game import Capabilities, Config, Game, MatchResult, Record
 from ..core.untrusted import one_line
 from ..referee.replaylog import Replayer
+from ..viewer.film import Viewer
 from . import rules as rules_mod
 from .bot import Bot
 from .match import Match
@@ -137,6 +138,12 @@ class _Narrator:
 _REPLAYER = Replayer(State, DECISIONS, _state, as_dict, _Narrator)
 
 
+def _viewer() -> Viewer:
+    from .viewer import VIEWER  # (it imports this module)
+
+    return VIEWER
+
+
 class Wuerfel:
     name = "wuerfel"
     title = "Würfel Bohnanza"
@@ -147,7 +154,7 @@ class Wuerfel:
     decisions = DECISIONS
     wire = "bohnarena.wuerfel.wire"
     shipped_bots = ("wuerfel-greedy", "wuerfel-random")
-    capabilities = Capabilities(new_state=State)
+    capabilities = Capabilities(new_state=State, viewer=_viewer)
 
     def editions(self) -> list[str]:
         return list(rules_mod.EDITIONS)
