@@ -4,9 +4,9 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
@@ -18,47 +18,37 @@ from .group import (
     one,
 )
 
+F = TypeVar("F", bound=Callable[..., Any])
+
 if TYPE_CHECKING:
     from ..viewer.info import MatchInfo
 
 
+def _number(name: str, metavar: str, text: str, low: int = 1) -> Callable[[F], F]:
+    """An option that takes a move or turn number (none by default)."""
+    return click.option(
+        name, type=click.IntRange(min=low), default=None, metavar=metavar, help=text
+    )
+
+
+def _match_option(text: str, required: bool = False) -> Callable[[F], F]:
+    return click.option(
+        "--match",
+        "-m",
+        "match_id",
+        type=click.IntRange(0, 2**63 - 1),
+        required=required,
+        help=text,
+    )
+
+
 @cli.command()
 @click.argument("results_dir", type=click.Path(file_okay=False))
-@click.option(
-    "--match",
-    "-m",
-    "match_id",
-    type=click.IntRange(0, 2**63 - 1),
-    help="The match id to show or check.",
-)
-@click.option(
-    "--at",
-    type=click.IntRange(min=0),
-    default=None,
-    metavar="N",
-    help="Show the whole table as it stood after move N.",
-)
-@click.option(
-    "--turn",
-    type=click.IntRange(min=1),
-    default=None,
-    metavar="N",
-    help="Show the match from the start of turn N on.",
-)
-@click.option(
-    "--turns",
-    type=click.IntRange(min=1),
-    default=None,
-    metavar="K",
-    help="Show K turns (from --turn N, or from the first).",
-)
-@click.option(
-    "--to-turn",
-    type=click.IntRange(min=1),
-    default=None,
-    metavar="M",
-    help="Show up to the end of turn M.",
-)
+@_match_option("The match id to show or check.")
+@_number("--at", "N", "Show the whole table as it stood after move N.", low=0)
+@_number("--turn", "N", "Show the match from the start of turn N on.")
+@_number("--turns", "K", "Show K turns (from --turn N, or from the first).")
+@_number("--to-turn", "M", "Show up to the end of turn M.")
 @click.option("--seat", type=int, default=None, help="Show only what seat S could see.")
 @click.option("--json", "as_json", is_flag=True, help="JSON lines instead of text.")
 @click.option(
@@ -178,14 +168,7 @@ def write_viewer(
 
 @cli.command()
 @click.argument("results_dir", type=click.Path(file_okay=False))
-@click.option(
-    "--match",
-    "-m",
-    "match_id",
-    type=click.IntRange(0, 2**63 - 1),
-    required=True,
-    help="The match id to watch.",
-)
+@_match_option("The match id to watch.", required=True)
 @click.option(
     "--output",
     "-o",
