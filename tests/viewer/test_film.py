@@ -158,19 +158,6 @@ def test_play_html_writes_the_viewer_and_a_bots_note_stays_text(tmp_path):
     assert film["meta"]["seats"] == ["MarkupNoter", "planner", "random"]
 
 
-@pytest.fixture(scope="module")
-def run_dir(tmp_path_factory):
-    base = tmp_path_factory.mktemp("view")
-    league = base / "v.toml"
-    league.write_text(
-        'name = "v"\nedition = "classic"\nplayers = 3\ndeals = 1\nseed = 2\n'
-        '[bots]\ntrader = "trader"\nplanner = "planner"\nrandom = "random"\n'
-    )
-    r = CliRunner().invoke(cli, ["run", str(league), "--out", str(base / "out"), "-j", "1"])
-    assert r.exit_code == 0, r.output
-    return base / "out"
-
-
 def test_view_writes_a_matchs_page_beside_its_results_or_where_asked(run_dir, tmp_path):
     r = CliRunner().invoke(cli, ["view", str(run_dir), "--match", "2"])
     assert r.exit_code == 0, r.output
