@@ -121,13 +121,13 @@ class Painter:
             film.value(
                 "draw_pile",
                 "Draw pile",
-                f"{len(t.deck)} cards",
+                film.plural(len(t.deck), "card"),
                 f"ran out {t.exhaustions} of {runs} times",
             ),
             film.value(
                 "discard",
                 "Discard pile",
-                f"{len(t.discard)} cards",
+                film.plural(len(t.discard), "card"),
                 f"top: {bean(t.discard[-1])}" if t.discard else "",
             ),
             film.cards("revealed", "Face-up cards (phase 2)", map(bean, t.revealed)),

@@ -71,7 +71,7 @@ class Painter:
             else "The deal"
         )
         table = (
-            film.value("draw_pile", "Draw pile", f"{len(t.deck)} harvest cards"),
+            film.value("draw_pile", "Draw pile", film.plural(len(t.deck), "harvest card")),
             film.cards("roll", "Last roll", self.beans(self.roll)),
             film.cards("bean_field", "Bean field (dice set aside)", self.beans(t.field)),
             film.value("dice", "Dice left to roll", len(t.hand) if t.turn else 0),

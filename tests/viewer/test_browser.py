@@ -19,6 +19,7 @@ from bohnarena.cli import cli
 from tests.report.test_report import CHROMIUM
 
 from .hostile_notes import ESCAPE
+from .test_film import cards
 
 pytestmark = [
     pytest.mark.slow,
@@ -136,12 +137,11 @@ def agrees(watched: Watched, state: dict, names: dict[int, str], hands_shown: bo
         if hands_shown:
             assert shown["hand"] == hand and shown["face_down"] is None and not shown["backs"]
         else:
-            count = f"{len(hand)} card" + ("s" if len(hand) != 1 else "")
-            assert shown["hand"] == [] and shown["face_down"] == count
+            assert shown["hand"] == [] and shown["face_down"] == cards(len(hand))
             assert shown["backs"] == len(hand)
         assert shown["trade_area"] == [names[c] for c in seat["trade_area"]]
     pile = watched.page.inner_text('#table-zones [data-zone="draw_pile"] .value')
-    assert pile == f"{state['draw_pile']} cards"
+    assert pile == cards(state["draw_pile"])
 
 
 def test_stepping_with_the_keys_the_page_shows_what_replay_at_says(league, browser, shots):
