@@ -68,13 +68,18 @@ class Pairing:
         self.deal: Deal | None = None
         self.running = {m: Running() for m in METRICS}
         self.decision: str | None = None
-        self.decided_after = 0  # matches read when the SPRT decided
-        self.decided_deals = 0
+        self.llr = 0.0  # the SPRT's log-likelihood ratio on the deals counted
         self.matches = self.pairs = self.unpaired = 0
+        #: Matches read after the SPRT decided (in flight when it did, or
+        #: later in a results directory): no figure counts them.
+        self.after = 0
 
     def add(self, row: Mapping[str, Any]) -> None:
         if self.deal is None or row["deal"] != self.deal.number:
             self.close()
+            if self.decision is not None:
+                self.after += 1
+                return
             self.deal = Deal(row["deal"])
         self.deal.matches += 1
         seats = row["seats"]
@@ -106,10 +111,14 @@ class Pairing:
         means = deal.means()
         for m in METRICS:
             self.running[m].add(means[m])
-        if self.sprt is not None and self.decision is None:
-            self.decision = self.sprt.decision(self.running[self.metric].estimate())
-            if self.decision is not None:
-                self.decided_after, self.decided_deals = self.matches, self.running[self.metric].n
+        if self.sprt is not None:  # the counts stop here once it decides (add)
+            e = self.running[self.metric].estimate()
+            self.llr, self.decision = self.sprt.llr(e), self.sprt.decision(e)
+
+    @property
+    def deals(self) -> int:
+        """Deals with at least one pair (the test's observations)."""
+        return self.running["coins"].n
 
     def estimates(self) -> dict[str, Estimate]:
         return {m: r.estimate() for m, r in self.running.items()}
@@ -197,41 +206,6 @@ def compare_league(
     per_deal = parse_league(tomllib.loads(text), text, "compare").per_deal
     text = league_text(a, b, opponents, settings, rules, min(per_deal, 50), moves)
     return parse_league(tomllib.loads(text), text, "compare")
-
-
-def deals(n: int) -> str:
-    return f"{n} deal" + ("" if n == 1 else "s")
-
-
-def report(pairing: Pairing, sprt: Sprt | None) -> list[str]:
-    """What `bohnarena compare` prints."""
-    lines = [
-        f"{pairing.a} (A) against {pairing.b} (B): {deals(pairing.running['coins'].n)}, "
-        f"{pairing.pairs} pairs of matches ({pairing.unpaired} unpaired matches)",
-        f"{'A - B':<7} {'mean':>8} {'95% interval':>22} {'p':>8}",
-    ]
-    for m, e in pairing.estimates().items():
-        lo, hi = e.interval()
-        lines.append(f"{m:<7} {e.mean:>+8.3f} {f'[{lo:+.3f}, {hi:+.3f}]':>22} {e.p_value:>8.4f}")
-    lines.append("(place: B's place minus A's; positive means A does better)")
-    if sprt is not None:
-        e = pairing.running[pairing.metric].estimate()
-        what = (
-            f"SPRT on {pairing.metric}: H0 A - B = {sprt.h0:g}, H1 A - B = {sprt.h1:g}, "
-            f"alpha {sprt.alpha:g}, beta {sprt.beta:g}: "
-        )
-        if pairing.decision is None:
-            what += (
-                f"no decision after {deals(e.n)} (LLR {sprt.llr(e):+.2f}, bounds "
-                f"{sprt.lower:+.2f} and {sprt.upper:+.2f}): play more deals"
-            )
-        else:
-            what += (
-                f"{pairing.decision} accepted after {deals(pairing.decided_deals)} "
-                f"({pairing.decided_after} matches)"
-            )
-        lines.append(what)
-    return lines
 
 
 def deal_major(results: str | Path) -> bool:
