@@ -47,12 +47,13 @@ def num(v: float | None) -> str:
     return "-" if v is None else f"{v:.2f}"
 
 
-def bootstrap_title(s: LeagueStats) -> str:
+def method_line(s: LeagueStats) -> str:
+    """The one place the intervals' method is named (every table below uses it)."""
     if not s.resamples:
-        return "Per deal (no bootstrap resamples, so no intervals)"
+        return "No bootstrap resamples, so no intervals."
     return (
-        f"95% intervals from a deal bootstrap: {s.resamples} resamples of the "
-        f"{s.deals} deals (all their tables and rotations together), seed {s.seed}"
+        f"Every interval below is 95%, from a deal bootstrap: {s.resamples} resamples of "
+        f"the {s.deals} deals (all their tables and rotations together), seed {s.seed}."
     )
 
 
@@ -61,7 +62,7 @@ def bootstrap_table(s: LeagueStats, order: Sequence[str]) -> Table:
     ordered = [rows[b] for b in order]
     return Table(
         "bootstrap",
-        bootstrap_title(s),
+        "Win rate, mean coins and mean place per seat filled, rank by mean place",
         ordered,
         ["bot", "win rate", "mean coins", "mean place", "P(#1)", "rank"],
         [
@@ -89,7 +90,7 @@ def seat_table(s: LeagueStats, order: Sequence[str]) -> Table:
     by = {(r["bot"], r["seat"]): r for r in rows}
     return Table(
         "by_seat",
-        "Win rate by seat (seat 0 starts), deal-bootstrap 95% intervals",
+        "Win rate by seat (seat 0 starts)",
         sorted(rows, key=lambda r: (list(order).index(r["bot"]), r["seat"])),
         ["bot", *(f"seat {t}" for t in range(s.players))],
         [
@@ -105,7 +106,7 @@ def h2h_table(s: LeagueStats, order: Sequence[str]) -> Table:
     return Table(
         "head_to_head",
         "Head to head: how often the row bot finishes ahead of the column bot at "
-        "the same table (ties count half), deal-bootstrap 95% intervals",
+        "the same table (ties count half)",
         [by[a, b] for a in order for b in order if a != b],
         ["bot", *order],
         [[a, *("" if a == b else span(by[a, b], "ahead", pct) for b in order)] for a in order],
@@ -152,31 +153,37 @@ def render(fmt: str, ranking: Ranking, s: LeagueStats, views: Sequence[str]) -> 
     chosen = tables(ranking, s, views)
     if fmt == "json":
         data = json.loads(ranking.to_json()) if "ranking" in views else {}
-        data["bootstrap_settings"] = {"resamples": s.resamples, "seed": s.seed, "deals": s.deals}
+        data["bootstrap_settings"] = {
+            "method": "deal bootstrap, percentile intervals",
+            "level": 0.95,
+            "resamples": s.resamples,
+            "seed": s.seed,
+            "deals": s.deals,
+        }
         data.update({t.key: t.rows for t in chosen})
         return json.dumps(data, indent=2)
     if fmt == "csv":
         return csv_text(ranking, chosen)
     if fmt == "markdown":
         head = ranking.to_markdown().rstrip("\n") + "\n\n" if "ranking" in views else ""
-        return head + "\n\n".join(map(markdown, chosen))
+        return head + method_line(s) + "\n\n" + "\n\n".join(map(markdown, chosen))
     head = ranking.to_text() + "\n\n" if "ranking" in views else ""
-    return head + "\n\n".join(map(text, chosen))
+    return head + method_line(s) + "\n\n" + "\n\n".join(map(text, chosen))
 
 
-#: Bootstrap columns joined to the ranking's CSV rows (the ranking's own
-#: win-rate interval is Wilson's, per match; these are per deal).
-JOINED = {
-    "win_rate_low": "boot_win_rate_low",
-    "win_rate_high": "boot_win_rate_high",
-    "mean_coins_low": "boot_mean_coins_low",
-    "mean_coins_high": "boot_mean_coins_high",
-    "mean_place_low": "boot_mean_place_low",
-    "mean_place_high": "boot_mean_place_high",
-    "p_first": "p_first",
-    "rank_low": "rank_low",
-    "rank_high": "rank_high",
-}
+#: Bootstrap columns joined to the ranking's CSV rows: the one interval of
+#: each figure.
+JOINED = [
+    "win_rate_low",
+    "win_rate_high",
+    "mean_coins_low",
+    "mean_coins_high",
+    "mean_place_low",
+    "mean_place_high",
+    "p_first",
+    "rank_low",
+    "rank_high",
+]
 
 
 def csv_text(ranking: Ranking, chosen: list[Table]) -> str:
@@ -185,10 +192,7 @@ def csv_text(ranking: Ranking, chosen: list[Table]) -> str:
     t = chosen[0]
     if t.key == "bootstrap":
         boot = {r["bot"]: r for r in t.rows}
-        rows = [
-            {**r, **{new: boot[r["bot"]][old] for old, new in JOINED.items()}}
-            for r in ranking.rows()
-        ]
+        rows = [{**r, **{k: boot[r["bot"]][k] for k in JOINED}} for r in ranking.rows()]
     else:
         rows = t.rows
     out = io.StringIO()
