@@ -1,13 +1,15 @@
 """A paired A/B comparison of two bots (docs/statistics.md).
 
 Two matches are a pair when they share the deal and every seat but the
-ones A holds in the first and B in the second: the same deck, the same
+ones A and B hold, which are swapped: B sits where A sat (with A away, or
+A sitting where B sat at a table of both). The same deck, the same
 opponents in the same seats. The ``paired`` format schedules exactly such
 pairs (schedule.py); any other results directory where both bots played is
-searched for them. Each pair gives a difference A - B in coins, in place
-(B's place minus A's: positive when A finishes ahead) and in wins; the
-observation is a deal's mean difference, since a deal's matches share a deck
-and different deals are independent.
+searched for them, and when its design has none, :func:`why_unpaired`
+says why and which setting would give them. Each pair gives a difference
+A - B in coins, in place (B's place minus A's: positive when A finishes
+ahead) and in wins; the observation is a deal's mean difference, since a
+deal's matches share a deck and different deals are independent.
 """
 
 from __future__ import annotations
@@ -26,6 +28,8 @@ from .paired import Estimate, Running, Sprt
 METRICS = ("coins", "place", "win")
 #: Stands for A or B in a pair's key.
 SWAPPED = "\0"
+#: Stand for A and B in the key of a table where both sit.
+A_SEAT, B_SEAT = "\1", "\2"
 
 
 def side(row: Mapping[str, Any], bot: str) -> dict[str, float]:
@@ -51,7 +55,15 @@ class Deal:
     waiting: dict[bool, dict[Key, list[dict[str, float]]]] = field(
         default_factory=lambda: {True: {}, False: {}}  # by "is A's"
     )
+    #: Tables of both, by seats (A_SEAT, B_SEAT): A's side and B's side.
+    meetings: dict[Key, list[tuple[dict[str, float], dict[str, float]]]] = field(
+        default_factory=dict
+    )
     diffs: dict[str, list[float]] = field(default_factory=lambda: {m: [] for m in METRICS})
+
+    def waiting_count(self) -> int:
+        alone = sum(len(w) for by_key in self.waiting.values() for w in by_key.values())
+        return alone + sum(len(w) for w in self.meetings.values())
 
     def means(self) -> dict[str, float]:
         return {m: sum(d) / len(d) for m, d in self.diffs.items()}
@@ -84,7 +96,10 @@ class Pairing:
         self.deal.matches += 1
         seats = row["seats"]
         is_a = self.a in seats
-        if is_a == (self.b in seats):  # neither, or both at one table: no pair
+        if is_a and self.b in seats:
+            self.meet(row)
+            return
+        if not is_a and self.b not in seats:
             return
         me = self.a if is_a else self.b
         key = tuple(SWAPPED if s == me else s for s in seats)
@@ -95,9 +110,30 @@ class Pairing:
             return
         theirs = twins.pop(0)
         a, b = (mine, theirs) if is_a else (theirs, mine)
+        self.paired(a, b)
+
+    def paired(self, a: Mapping[str, float], b: Mapping[str, float]) -> None:
+        assert self.deal is not None
         for m in METRICS:
             self.deal.diffs[m].append(a[m] - b[m])
         self.pairs += 1
+
+    def meet(self, row: Mapping[str, Any]) -> None:
+        """A table of both: its twin has A and B swapped, so A's seats are
+        compared with B's in the same seats (the mean of the two matches)."""
+        assert self.deal is not None
+        seats, a, b = row["seats"], self.a, self.b
+        key = tuple(A_SEAT if s == a else B_SEAT if s == b else s for s in seats)
+        twin = tuple(B_SEAT if s == a else A_SEAT if s == b else s for s in seats)
+        mine = (side(row, a), side(row, b))
+        found = self.deal.meetings.get(twin)
+        if not found:
+            self.deal.meetings.setdefault(key, []).append(mine)
+            return
+        theirs = found.pop(0)
+        self.paired(
+            *({m: (x[m] + y[m]) / 2 for m in METRICS} for x, y in zip(mine, theirs, strict=True))
+        )
 
     def close(self) -> None:
         """The current deal is over (or the rows are): its differences count."""
@@ -105,7 +141,7 @@ class Pairing:
         if deal is None:
             return
         self.matches += deal.matches
-        self.unpaired += sum(len(w) for by_key in deal.waiting.values() for w in by_key.values())
+        self.unpaired += deal.waiting_count()
         if not deal.diffs["coins"]:
             return
         means = deal.means()
@@ -243,8 +279,58 @@ def compare_results(results: str, a: str, b: str, test: Any, metric: str) -> Any
     pairing = read_again(lambda: pair_up(rows(), a, b, test, metric))
     if not pairing.pairs:
         raise UsageError(
-            f"{a} and {b} never played the same deal in the same seats against the same "
-            f"opponents in {results} (with rotations, a round-robin pairs them only where "
-            'their tables keep the seating order; seatings = "permutations" pairs them all)'
+            f"no pairs of matches of {a} and {b} in {results}: " + why_unpaired(run.league, a, b)
         )
     return pairing
+
+
+def design_pairs(league: League, a: str, b: str, seatings: str) -> int:
+    """Pairs of matches of one deal that ``league``'s tables give under ``seatings``."""
+    from ..league.schedule import format_tables
+    from ..league.schedule import seatings as orders
+
+    tables = format_tables(
+        list(league.bots), league.players, league.format, league.hero, league.challenger
+    )
+    pairing = Pairing(a, b)
+    blank = {"coins": [0] * league.players, "ranks": [1] * league.players, "winners": []}
+    for table in tables:
+        for order in orders(league.players, seatings):
+            pairing.add({**blank, "deal": 0, "seats": [table[p] for p in order]})
+    pairing.close()
+    return pairing.pairs
+
+
+def why_unpaired(league: League, a: str, b: str) -> str:
+    """Why a league's matches hold no pair of A's and B's, and which setting would."""
+    here = design_pairs(league, a, b, league.seatings)
+    if here:
+        return (
+            f"its design gives {here} pairs of matches a deal, but no pair has finished "
+            "yet: run the league on"
+        )
+    if league.players < 2 or a == b:
+        return "a bot is only compared with another one"
+    from ..league.schedule import format_tables
+
+    tables = format_tables(
+        list(league.bots), league.players, league.format, league.hero, league.challenger
+    )
+    apart = [t for t in tables if (a in t) != (b in t)]
+    if not apart:
+        why = f"{a} and {b} sit at the same table in every match"
+    else:
+        why = (
+            f"the tables of {a} without {b} and of {b} without {a} hold their opponents in "
+            f"different orders ({a} and {b} stand apart in the league file's order of bots)"
+        )
+    why += f" ({league.format}, {len(league.bots)} bots for {league.players} seats)"
+    if league.seatings == "rotations":
+        why += (
+            ", and rotations never seat a table with two bots swapped (they keep its "
+            "order, the league file's)"
+        )
+        other = design_pairs(league, a, b, "permutations")
+        if other:
+            return why + f'; seatings = "permutations" gives {other} pairs of matches a deal'
+    return why + "; no seating of this format pairs them: compare them with `compare A B`"

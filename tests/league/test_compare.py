@@ -81,17 +81,19 @@ def test_pairs_are_the_same_deal_and_seats_with_a_swapped_for_b():
         row(1, 0, ["x", "y", "a"], [4, 6, 8], [3, 2, 1]),
         row(2, 0, ["b", "x", "y"], [7, 5, 9], [2, 3, 1]),
         row(3, 0, ["x", "y", "b"], [4, 6, 8], [3, 2, 1]),
-        row(4, 0, ["a", "b", "x"], [1, 2, 3], [3, 2, 1]),  # both at one table: no pair
+        row(4, 0, ["a", "b", "x"], [1, 2, 3], [3, 2, 1]),  # both at one table: its twin is
         row(5, 0, ["y", "x", "b"], [1, 2, 3], [3, 2, 1]),  # no twin of a
-        row(6, 1, ["a", "x", "y"], [5, 5, 5], [1, 2, 3]),
-        row(7, 1, ["b", "x", "y"], [4, 5, 5], [1, 2, 3]),
+        row(6, 0, ["b", "a", "x"], [3, 1, 2], [1, 3, 2]),  # this one, a and b swapped
+        row(7, 1, ["a", "x", "y"], [5, 5, 5], [1, 2, 3]),
+        row(8, 1, ["b", "x", "y"], [4, 5, 5], [1, 2, 3]),
     ]
     p = pair_up(rows, "a", "b")
-    assert (p.pairs, p.unpaired, p.matches) == (3, 1, 8)
+    assert (p.pairs, p.unpaired, p.matches) == (4, 1, 9)
     e = p.estimates()
-    # deal 0: coins +3 and 0 -> 1.5; place +1 and 0 -> 0.5; win +1 and 0 -> 0.5; deal 1: +1, 0, 0
-    assert e["coins"].n == 2 and e["coins"].mean == pytest.approx(1.25)
-    assert e["place"].mean == pytest.approx(0.25) and e["win"].mean == pytest.approx(0.25)
+    # deal 0: coins +3, 0 and (1 + 1 - 2 - 3) / 2 = -1.5 -> 0.5; deal 1: +1
+    assert e["coins"].n == 2 and e["coins"].mean == pytest.approx(0.75)
+    # place: +1, 0, (-3 - 3 + 2 + 1) / 2 -> -1/6; 0.  win: +1, 0, -0.5 -> 1/6; 0
+    assert e["place"].mean == pytest.approx(-1 / 12) and e["win"].mean == pytest.approx(1 / 12)
 
 
 def test_names_of_specs():
@@ -140,8 +142,9 @@ def test_compare_on_a_round_robin_with_permutations(league, tmp_path):
     r = CliRunner().invoke(cli, ["run", str(path), "--out", str(out), "-j", "1", "--no-moves"])
     assert r.exit_code == 0, r.output
     text = compare("planner", "edge", "--results", str(out))
-    # tables without the other: {r1, r2} with planner or edge, 6 seatings each
-    assert "1 deal, 6 pairs of matches" in text
+    # tables without the other: {r1, r2} with planner or edge, 6 seatings each;
+    # tables of both, {r1} or {r2} with them: 6 seatings, 3 swapped pairs each
+    assert "1 deal, 12 pairs of matches" in text
     bad = CliRunner().invoke(cli, ["compare", "planner", "nobody", "--results", str(out)])
     assert bad.exit_code == 2 and "'nobody' is not a bot" in bad.output
 
