@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -113,6 +114,40 @@ def h2h_table(s: LeagueStats, order: Sequence[str]) -> Table:
     )
 
 
+def signed(v: float) -> str:
+    """An Elo difference: whole points, signed, +-inf when one bot is always ahead."""
+    if math.isnan(v):
+        return "-"
+    return f"{v:+.0f}" if math.isfinite(v) else ("+inf" if v > 0 else "-inf")
+
+
+def elo_cell(s: LeagueStats, i: int, j: int) -> str:
+    e = s.elo
+    v, lo, hi = (float(x[i, j]) for x in (e.value, e.low, e.high))
+    if math.isnan(lo):
+        return signed(v)
+    return f"{signed(v)} [{signed(lo)}, {signed(hi)}]"
+
+
+def elo_table(s: LeagueStats, order: Sequence[str]) -> Table:
+    """Each pair once (the first in ranking order as the row bot): its
+    head-to-head score and Elo-style difference."""
+    at = {b: i for i, b in enumerate(s.bots)}
+    by = {(r["bot"], r["opponent"]): r for r in s.h2h_rows()}
+    pairs = [(a, b) for k, a in enumerate(order) for b in order[k + 1 :]]
+    return Table(
+        "elo",
+        "Each pair: the first bot's head-to-head score over the second and the Elo-style "
+        "difference it means, 400 log10(score / (1 - score)) (docs/statistics.md)",
+        [by[a, b] for a, b in pairs],
+        ["bot", "opponent", "seat pairs", "score", "Elo difference"],
+        [
+            [a, b, str(by[a, b]["pairs"]), span(by[a, b], "ahead", pct), elo_cell(s, at[a], at[b])]
+            for a, b in pairs
+        ],
+    )
+
+
 def tables(ranking: Ranking, s: LeagueStats, views: Sequence[str]) -> list[Table]:
     order = [st.bot for st in ranking.standings]
     out: list[Table] = []
@@ -121,7 +156,7 @@ def tables(ranking: Ranking, s: LeagueStats, views: Sequence[str]) -> list[Table
     if "seat" in views:
         out.append(seat_table(s, order))
     if "head-to-head" in views:
-        out.append(h2h_table(s, order))
+        out += [h2h_table(s, order), elo_table(s, order)]
     return out
 
 
@@ -151,6 +186,8 @@ def render(fmt: str, ranking: Ranking, s: LeagueStats, views: Sequence[str]) -> 
     """The ranking plus the chosen views in ``fmt``. CSV is one table: the
     ranking joined with its bootstrap columns, or the one other view asked."""
     chosen = tables(ranking, s, views)
+    if fmt in ("json", "csv"):  # the head-to-head rows hold the Elo table's fields
+        chosen = [t for t in chosen if t.key != "elo"]
     if fmt == "json":
         data = json.loads(ranking.to_json()) if "ranking" in views else {}
         data["bootstrap_settings"] = {

@@ -25,6 +25,7 @@ from ..rating.stats import (
     quantiles,
 )
 from ..rating.stats import per_bot_matches as by_match
+from ..rating.statstables import elo_table
 from ..store.parts import write_text
 from . import svg
 
@@ -194,7 +195,21 @@ def head_to_head(s: LeagueStats, order: list[int]) -> str:
             ),
         )
         + '<p class="note">Over every pair of seats the two bots held in one match; a tie '
-        "counts half. Below the share: its 95% deal-bootstrap interval.</p>"
+        "counts half. Below the share: its 95% deal-bootstrap interval.</p>" + elo_pairs(s, names)
+    )
+
+
+def elo_pairs(s: LeagueStats, names: list[str]) -> str:
+    """Each pair once: the head-to-head score and its Elo-style difference."""
+    t = elo_table(s, names)
+    rows = [[html_text(c) for c in cells] for cells in t.cells]
+    return (
+        "<h3>Score and Elo-style difference of each pair</h3>"
+        + table(t.head, rows, "pairs")
+        + '<p class="note">The first bot\'s head-to-head score over the second (the share '
+        "above) and the Elo difference whose logistic expected score it is, "
+        "400&nbsp;log<sub>10</sub>(score&nbsp;/&nbsp;(1&nbsp;&minus;&nbsp;score)), with the "
+        "score's interval mapped; &plusmn;inf when one bot always finished ahead.</p>"
     )
 
 

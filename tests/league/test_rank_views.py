@@ -73,7 +73,7 @@ def test_head_to_head_in_every_format(out):
     data = json.loads(rank(out, "--head-to-head", "--by", "seat", "--format", "json"))
     assert len(data["head_to_head"]) == 6 and len(data["by_seat"]) == 9
     md = rank(out, "--head-to-head", "--format", "markdown")
-    assert md.count("\n| ") == 4  # header and one row per bot
+    assert md.count("\n| ") == 4 + 4  # header and one row per bot; header and one per pair
     assert "Head to head" in rank(out, "--head-to-head")
 
 
