@@ -138,46 +138,18 @@ def test_a_recorded_comparison_reports_the_decision_it_took(tmp_path):
     after = len(rows) - matches
     assert (f"{after} matches finished after the decision" in r.output) == (after > 0)
     # the same directory read back as JSON, and a test that cannot decide yet
-    again = CliRunner().invoke(
-        cli,
-        [
-            "compare",
-            "planner",
-            "Squanderer",
-            "--results",
-            str(out),
-            "--sprt",
-            "--min-deals",
-            "5",
-            "--format",
-            "json",
-        ],
-    )
-    data = json.loads(again.output)
+
+    def again(a, b, *more):
+        return CliRunner().invoke(cli, ["compare", a, b, "--results", str(out), "--sprt", *more])
+
+    data = json.loads(again("planner", "Squanderer", "--min-deals", "5", "--format", "json").output)
     jsonschema.validate(data, json.loads(PUBLISHED.read_text()))
     assert (data["sprt"]["decision"], data["deals"], data["matches"]) == ("H1", n, matches)
     assert data["sprt"]["llr"] == pytest.approx(llr) and data["after_decision"] == after
-    wide = CliRunner().invoke(
-        cli,
-        [
-            "compare",
-            "planner",
-            "Squanderer",
-            "--results",
-            str(out),
-            "--sprt",
-            "--min-deals",
-            "500",
-            "--h1",
-            "0.1",
-        ],
-    )
+    wide = again("planner", "Squanderer", "--min-deals", "500", "--h1", "0.1")
     undecided = re.search(r"LLR [+-]\d+\.\d\d \(bounds .*\): no decision", wide.output)
     assert wide.exit_code == 4 and undecided
-    worse = CliRunner().invoke(
-        cli,
-        ["compare", "Squanderer", "planner", "--results", str(out), "--sprt", "--min-deals", "5"],
-    )
+    worse = again("Squanderer", "planner", "--min-deals", "5")
     assert worse.exit_code == 3 and "H0 accepted on coins" in worse.output
 
 
