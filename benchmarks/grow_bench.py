@@ -9,8 +9,9 @@ Ten planner bots at three seats (C(10, 3) = 120 tables, 3 rotations) play
 the league; an eleventh joins (45 new tables). Prints, for each run, the
 matches it played, its wall time, the CPU time of its workers (playing:
 it follows the matches played) and of the parent (dispatch, the audit of
-the matches already there, TrueSkill over every match of the standings,
-as every resume does), and what `rank` takes over the grown results. The
+the matches already there, the standings' counts, TrueSkill over the new
+matches: it goes on from the ratings the first run kept), the matches it
+rated with TrueSkill, and what `rank` takes over the grown results. The
 machine is shared: CPU seconds mean more than wall seconds here. With
 --fresh, what --restart would have cost instead.
 """
@@ -22,8 +23,11 @@ import resource
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
+from bohnarena.rating import skill
 from bohnarena.rating.results import read_results
 from bohnarena.run.dispatch import RunSummary, run_league
 
@@ -44,22 +48,37 @@ def cpu() -> tuple[float, float]:
     return me.ru_utime + me.ru_stime, kids.ru_utime + kids.ru_stime
 
 
-def timed(path: Path, out: Path, workers: int) -> tuple[RunSummary, float, float, float]:
-    """The run's summary, wall seconds, and CPU seconds of the parent
-    (dispatch, audit, rating) and of the workers (playing)."""
+Timed = tuple[RunSummary, float, float, float, int]
+
+
+def timed(path: Path, out: Path, workers: int) -> Timed:
+    """The run's summary, wall seconds, CPU seconds of the parent (dispatch,
+    audit, rating) and of the workers (playing), and the matches it rated."""
+    rated = 0
+    real = skill.rate_table
+
+    def counting(env: Any, ratings: Sequence[Any], places: Sequence[int]) -> list[Any]:
+        nonlocal rated
+        rated += 1
+        return real(env, ratings, places)
+
+    skill.rate_table = counting  # (the parent rates: a count in this process)
     (me, kids), start = cpu(), time.perf_counter()
-    summary = run_league(path, out, workers=workers, progress=False)
+    try:
+        summary = run_league(path, out, workers=workers, progress=False)
+    finally:
+        skill.rate_table = real
     wall = time.perf_counter() - start
     me2, kids2 = cpu()
-    return summary, wall, me2 - me, kids2 - kids
+    return summary, wall, me2 - me, kids2 - kids, rated
 
 
-def line(what: str, run: tuple[RunSummary, float, float, float]) -> str:
-    s, wall, parent, playing = run
+def line(what: str, run: Timed) -> str:
+    s, wall, parent, playing, rated = run
     return (
         f"{what:<22} {s.played:>7,} played {s.done_before:>7,} before {wall:6.1f} s wall; "
         f"CPU: workers {playing:6.1f} s ({1000 * playing / max(s.played, 1):4.2f} ms/match "
-        f"played), parent {parent:5.1f} s"
+        f"played), parent {parent:5.1f} s; {rated:,} rated"
     )
 
 
@@ -84,11 +103,12 @@ def main() -> None:
         if a.fresh:
             print(line("the grown file afresh", timed(path, Path(tmp) / "fresh", a.workers)))
         rated = time.perf_counter()
-        read_results(out)  # what rank does: every match of the standings audited and rated
-        print(
-            f"rank (audit and TrueSkill over all {grown[0].total:,} matches of the "
-            f"standings): {time.perf_counter() - rated:.1f} s"
-        )
+        read_results(out)  # what rank does: every match of the standings audited, counted
+        print(f"rank over all {grown[0].total:,} matches: {time.perf_counter() - rated:.1f} s")
+        (out / "ratings.parquet").unlink()
+        rated = time.perf_counter()
+        read_results(out)  # and without the kept ratings: TrueSkill over all of them
+        print(f"rank without ratings.parquet: {time.perf_counter() - rated:.1f} s")
     sys.stdout.flush()
 
 

@@ -55,7 +55,8 @@ def test_grow_bench_runs() -> None:
         text=True,
         check=True,
     ).stdout
-    assert "135 played     360 before" in out and "rank (audit and TrueSkill" in out
+    assert "135 played     360 before" in out and "rank over all 495 matches" in out
+    assert "parent" in out.splitlines()[1] and out.splitlines()[1].endswith("; 135 rated")
 
 
 def test_league_bench_standings_runs() -> None:

@@ -34,7 +34,7 @@ the matches table's ``rotation`` column.
 from __future__ import annotations
 
 from bisect import bisect_right
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from itertools import combinations, pairwise
@@ -193,6 +193,12 @@ class Schedule:
         """Whether the match of ``table`` and ``deal`` is one of the league
         as it is now: its standings count it."""
         return deal < self.deals and (self.standing is None or table in self.standing)
+
+    def standing_ids(self, spans: Iterable[range] | None = None) -> frozenset[int]:
+        """The ids (of ``spans``; None: all) whose matches are the league's
+        as it is now."""
+        ids = (i for span in (self.spans if spans is None else spans) for i in span)
+        return frozenset(i for i in ids if self.stands(*self.locate(i)))
 
     def __iter__(self) -> Iterator[MatchSpec]:
         return (self.spec(i) for i in range(len(self)))

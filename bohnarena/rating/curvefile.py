@@ -1,10 +1,12 @@
 """The rating curve a run kept (``ratings.parquet``): every bot's TrueSkill
 after each match, in match-id order, so that ``rank`` and ``report`` on a
 finished directory need not replay TrueSkill (about 0.4 ms a match, nearly
-all of their cost). It is used only for exactly the matches it was rated
-on: the same bots, the same match ids, written at the manifest generation
-the directory still has (any commit, compaction or edit since makes it
-stale, and the matches are rated again)."""
+all of their cost). It is used only for the matches it was rated on:
+written at the manifest generation the directory still has (a compaction,
+a merge or a dropped part since makes it stale), for the first matches of
+the standings, exactly (same ids), of bots the league still has. Then the
+matches after them, a grown league's or a resumed run's, are rated from its
+last row on, and the rest are rated again."""
 
 from __future__ import annotations
 
@@ -46,22 +48,24 @@ def write_curve(
     part.replace(run / NAME)
 
 
-def read_curve(run: Path, bots: Sequence[str], generation: int | None) -> Kept | None:
-    """The kept curve, if it was kept at ``generation`` for ``bots``."""
+def read_curve(run: Path, generation: int | None) -> Kept | None:
+    """The kept curve, if it was kept at ``generation``."""
     path = run / NAME
     if generation is None or not path.is_file():
         return None
     try:
         table = pq.ParquetFile(path).read()  # (read_table loads the datasets library: 40 MB)
         facts = json.loads((table.schema.metadata or {})[_KEY])
-        if facts != {"generation": generation, "bots": list(bots)}:
+        if facts["generation"] != generation:
             return None
+        bots = [str(b) for b in facts["bots"]]
         ids = np.array(table.column("match_id").to_pylist(), np.int64)
         mu = np.column_stack([_floats(table, f"mu:{b}") for b in bots])
         sigma = np.column_stack([_floats(table, f"sigma:{b}") for b in bots])
     except (OSError, KeyError, ValueError, TypeError, pa.ArrowException):
         return None  # damaged or foreign: rated again
-    return Kept(ids, Curve(mu.reshape(len(ids), len(bots)), sigma.reshape(len(ids), len(bots))))
+    n = len(ids)
+    return Kept(bots, ids, Curve(mu.reshape(n, len(bots)), sigma.reshape(n, len(bots))))
 
 
 def _floats(table: pa.Table, name: str) -> npt.NDArray[np.float64]:
@@ -70,10 +74,37 @@ def _floats(table: pa.Table, name: str) -> npt.NDArray[np.float64]:
 
 
 class Kept:
-    """A kept curve and the match ids it was rated on."""
+    """A kept curve, its bots (its columns) and the match ids it was rated on."""
 
-    def __init__(self, match_ids: npt.NDArray[np.int64], curve: Curve) -> None:
-        self.match_ids, self.curve = match_ids, curve
+    def __init__(self, bots: list[str], match_ids: npt.NDArray[np.int64], curve: Curve) -> None:
+        self.bots, self.match_ids, self.curve = bots, match_ids, curve
 
-    def fits(self, match_ids: npt.NDArray[np.int64]) -> bool:
-        return bool(np.array_equal(self.match_ids, match_ids))
+    def __len__(self) -> int:
+        return len(self.match_ids)
+
+    def for_bots(self, bots: Sequence[str], mu: float, sigma: float) -> Kept | None:
+        """The curve with a column per bot of ``bots`` (in that order): a bot
+        it does not know has played none of its matches, so it is at
+        (``mu``, ``sigma``) throughout. None when it has a bot ``bots`` lack
+        (a removed bot's matches left the standings: all are rated again)."""
+        if not set(self.bots) <= set(bots) or not len(self):
+            return None
+        at = {b: i for i, b in enumerate(self.bots)}
+        n = len(self)
+
+        def column(of: npt.NDArray[np.float64], b: str, fresh: float) -> npt.NDArray[np.float64]:
+            return of[:, at[b]] if b in at else np.full(n, fresh)
+
+        return Kept(
+            list(bots),
+            self.match_ids,
+            Curve(
+                np.column_stack([column(self.curve.mu, b, mu) for b in bots]),
+                np.column_stack([column(self.curve.sigma, b, sigma) for b in bots]),
+            ),
+        )
+
+    def leads(self, match_ids: Sequence[int] | npt.NDArray[np.int64]) -> bool:
+        """Whether its matches are exactly the first of ``match_ids``."""
+        n = len(self)
+        return len(match_ids) >= n and bool(np.array_equal(self.match_ids, match_ids[:n]))

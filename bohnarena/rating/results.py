@@ -14,8 +14,8 @@ from ..league.file import League
 from ..store.audit import COLUMNS as AUDIT_COLUMNS
 from ..store.audited import open_run
 from ..store.parts import read_again
-from .curvefile import read_curve
-from .skill import RANK_COLUMNS, Curve, Ranking, Rater
+from .curvefile import Kept, read_curve
+from .skill import FRESH, RANK_COLUMNS, Curve, Ranking, Rater
 from .stats import COLUMNS as STATS_COLUMNS
 from .stats import Collector, Matches
 
@@ -43,19 +43,31 @@ class LeagueResults:
 
 class Results:
     """Rates and collects rows fed in match-id order (one pass for both);
-    ``kept``: their rating curve, kept by the run, so only counted here."""
+    ``kept``: the rating curve of the first of them, kept by a run, so they
+    are only counted here and rating goes on from its last row."""
 
-    def __init__(self, bots: list[str], kept: Curve | None = None) -> None:
-        self.rater, self.collector = Rater(bots, rate=kept is None), Collector(bots)
+    def __init__(self, bots: list[str], kept: Kept | None = None) -> None:
+        if kept is not None:
+            kept = kept.for_bots(bots, *FRESH)
+        self.rater = Rater(bots, None if kept is None else kept.curve)
+        self.collector = Collector(bots)
         self.kept = kept
+        self.fits = True  # the rows so far are the kept curve's matches
 
     def add(self, row: Mapping[str, Any]) -> None:
+        n = self.rater.count
+        if self.kept is not None and n < len(self.kept):
+            self.fits = self.fits and row["match_id"] == self.kept.match_ids[n]
         self.rater.add(row)
         self.collector.add(row)
 
+    @property
+    def trusted(self) -> bool:
+        """Whether the kept curve was of the first rows, all of them in."""
+        return self.kept is None or (self.fits and self.rater.count >= len(self.kept))
+
     def of(self, path: Path, league: League, meta: dict[str, Any]) -> LeagueResults:
-        ranking = self.rater.ranking(self.kept)
-        curve = self.kept if self.kept is not None else self.rater.curve()
+        ranking, curve = self.rater.ranking(), self.rater.curve()
         return LeagueResults(path, league, meta, ranking, self.collector.matches(), curve)
 
 
@@ -65,21 +77,21 @@ COLUMNS = list(dict.fromkeys([*RANK_COLUMNS, *AUDIT_COLUMNS, *STATS_COLUMNS]))
 
 def read_results(results_dir: str | Path) -> LeagueResults:
     """The directory's matches, audited, rated and collected in one pass
-    (rated by the run that played them, when it kept their curve)."""
+    (those the run that played them rated and kept the curve of are only
+    counted)."""
     run = open_run(results_dir)
     store, league, meta = run.store, run.league, run.meta
     bots = list(league.bots)
 
     def once(trust: bool = True) -> tuple[LeagueResults, bool]:
         listing = store.listing().require()  # every part as its run committed it
-        kept = read_curve(store.path, bots, listing.generation) if trust else None
-        results = Results(bots, None if kept is None else kept.curve)
+        kept = read_curve(store.path, listing.generation) if trust else None
+        results = Results(bots, kept)
         for row in run.standings(COLUMNS, listing):
             results.add(row)
-        found = results.of(store.path, league, meta)
-        if kept is not None and not kept.fits(found.matches.match_id):
+        if not results.trusted:
             return once(trust=False)  # not the matches it was rated on
-        return found, listing.unchecked
+        return results.of(store.path, league, meta), listing.unchecked
 
     found: tuple[LeagueResults, bool] = read_again(once)
     results, unchecked = found

@@ -22,6 +22,8 @@ import numpy.typing as npt
 import trueskill
 
 RANK_COLUMNS = ["seats", "ranks", "coins", "winners", "faults"]  # what rank() reads
+#: A bot's rating before its first match (the library's defaults).
+FRESH = (trueskill.MU, trueskill.SIGMA)
 
 
 @dataclass
@@ -176,16 +178,18 @@ class Rater:
     rates matches as they finish (run/dispatch.py), ``rank`` and ``report``
     rate a directory. The one place standings and ratings are made."""
 
-    def __init__(self, bots: Sequence[str], rate: bool = True) -> None:
-        """``rate=False``: standings only, for matches whose curve was kept
-        (:meth:`ranking` then takes it)."""
+    def __init__(self, bots: Sequence[str], after: Curve | None = None) -> None:
+        """``after``: the curve of the first matches, rated before (a run's
+        kept curve, its columns in ``bots``' order): they are counted, not
+        rated again, and rating goes on from its last row."""
         # The library's defaults: mu 25, sigma 25/3, draw probability 0.1.
         self.env = trueskill.TrueSkill()
         self.ratings = {b: self.env.create_rating() for b in bots}
         self.standing = {b: BotStanding(b) for b in bots}
         self.seat_wins: list[int] = []
         self.count = 0
-        self.rate = rate
+        self.after = after
+        self._unrated = 0 if after is None else len(after.mu)
         self._mu, self._sigma = array.array("d"), array.array("d")  # the curve, row by row
 
     def add(self, row: Mapping[str, Any]) -> None:
@@ -202,7 +206,10 @@ class Rater:
             st.coins += row["coins"][s]
             st.places += ranks[s]
             st.faults += row["faults"][s]
-        if not self.rate:
+        if self._unrated:
+            self._unrated -= 1
+            if not self._unrated:
+                self._go_on_from_kept()
             return
         # Teams are seats; a bot may fill two seats of one table (fewer bots than seats).
         new = rate_table(self.env, [self.ratings[b] for b in seats], ranks)
@@ -211,23 +218,38 @@ class Rater:
         self._mu.extend([r.mu for r in self.ratings.values()])
         self._sigma.extend([r.sigma for r in self.ratings.values()])
 
+    def _go_on_from_kept(self) -> None:
+        assert self.after is not None
+        last = zip(self.ratings, self.after.mu[-1], self.after.sigma[-1], strict=True)
+        self.ratings = {b: self.env.create_rating(float(mu), float(sg)) for b, mu, sg in last}
+
     def curve(self) -> Curve:
-        """The ratings after each match rated so far (copies)."""
+        """The ratings after each match rated so far (copies), the kept
+        curve's rows first."""
         b = len(self.ratings)
+        mu = np.frombuffer(self._mu, dtype=np.float64).reshape(-1, b)
+        sigma = np.frombuffer(self._sigma, dtype=np.float64).reshape(-1, b)
+        if self.after is None:
+            return Curve(mu.copy(), sigma.copy())
+        kept = len(self.after.mu) - self._unrated  # (all of it once its matches are in)
         return Curve(
-            np.frombuffer(self._mu, dtype=np.float64).reshape(-1, b).copy(),
-            np.frombuffer(self._sigma, dtype=np.float64).reshape(-1, b).copy(),
+            np.concatenate([self.after.mu[:kept], mu]),
+            np.concatenate([self.after.sigma[:kept], sigma]),
         )
 
-    def ranking(self, kept: Curve | None = None) -> Ranking:
+    @property
+    def ready(self) -> bool:
+        """Whether :meth:`ranking` may be asked: every kept match counted."""
+        return not self._unrated
+
+    def ranking(self) -> Ranking:
         """The standings so far (copies: rating more matches does not change
-        them); their ratings ``kept``'s last, when given."""
-        last = {b: (r.mu, r.sigma) for b, r in self.ratings.items()}
-        if kept is not None and len(kept.mu):
-            last = {
-                b: (float(kept.mu[-1, i]), float(kept.sigma[-1, i])) for i, b in enumerate(last)
-            }
-        standings = [replace(self.standing[b], mu=mu, sigma=sg) for b, (mu, sg) in last.items()]
+        them)."""
+        if self._unrated:  # (fewer matches than the kept curve: not its last row)
+            raise ValueError(f"{self._unrated} matches of the kept curve were not counted")
+        standings = [
+            replace(self.standing[b], mu=r.mu, sigma=r.sigma) for b, r in self.ratings.items()
+        ]
         order = sorted(standings, key=lambda s: (-s.score, s.bot))
         return Ranking(order, list(self.seat_wins), self.count)
 

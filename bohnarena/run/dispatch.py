@@ -44,7 +44,7 @@ from ..store.logbook import LOG_FORMAT
 from ..store.parts import StorageError, part_name, storage_error, write_text
 from .execution import Backend, LocalPool
 from .provenance import check_workers, preflight, run_facts, source_hash
-from .rankfiles import _try_write_errors, errors_json, keep_curve, write_ranking
+from .rankfiles import _try_write_errors, errors_json, keep_curve, rated_before, write_ranking
 from .standings import Standings
 from .supervise import BatchLost
 from .worker import BatchTask, play_batch
@@ -170,11 +170,6 @@ def shard_spans(plan: Schedule, shard: tuple[int, int] | None) -> list[range]:
     ]
 
 
-def standing_ids(plan: Schedule, spans: list[range]) -> frozenset[int]:
-    """The ids of ``spans`` whose matches are the league's as it is now."""
-    return frozenset(i for span in spans for i in span if plan.stands(*plan.locate(i)))
-
-
 def run_league(
     path: str | Path | League,
     out: str | Path | None = None,
@@ -283,13 +278,15 @@ def _run(
     # with the league. A league that grew plays its matches as it is now.
     plan = auditor.schedule
     spans = shard_spans(plan, shard)
-    ids: Collection[int] = spans[0] if len(spans) == 1 else standing_ids(plan, spans)
+    ids: Collection[int] = spans[0] if len(spans) == 1 else plan.standing_ids(spans)
     done = {i for i in done if i in ids}
     summary = RunSummary(store.path, len(ids), len(done))
     # Matches are rated as they finish, in id order, merged with those the
     # directory held: the ranking is ready with the last match, and it is
     # what rating the finished directory gives (tests/league/test_streaming.py).
-    results = Results(list(league.bots))  # the ranking, its curve, the report's arrays
+    # A grown league's (or a resumed run's) first matches were rated by the
+    # run that kept their curve: rating goes on from there.
+    results = Results(list(league.bots), rated_before(store, plan, done, ids))
     standings = Standings(results.rater, summary.total, standings_every)
 
     def rate_and_follow(row: Row) -> None:

@@ -1,17 +1,21 @@
 """What a run leaves beside its parts: ``ranking.csv``, ``ranking.json``
-and ``ranking.md`` (every row audited against the league), and
-``errors.json``; shard directories merged into one ranked run."""
+and ``ranking.md`` (every row audited against the league), the rating curve
+(and what a later run may go on from) and ``errors.json``; shard
+directories merged into one ranked run."""
 
 from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import pyarrow as pa
+
 from ..league.file import League
-from ..rating.curvefile import write_curve
+from ..league.schedule import Schedule
+from ..rating.curvefile import Kept, read_curve, write_curve
 from ..rating.results import LeagueResults
 from ..rating.skill import RANK_COLUMNS, Ranking, rank
 from ..store.audited import AuditedRun
@@ -53,25 +57,44 @@ def keep_curve(store: RunDir, results: LeagueResults) -> None:
         generation = store.listing("off").generation
         m = results.matches
         write_curve(store.path, m.bots, m.match_id, results.curve, generation)
-    except (OSError, StorageError):  # a convenience: nothing is lost without it
+    except (OSError, StorageError, pa.ArrowException):  # a convenience: nothing is lost without it
         log.warning("the rating curve could not be kept; rank will rate the matches again")
+
+
+def rated_before(
+    store: RunDir, plan: Schedule, done: Collection[int], ids: Collection[int]
+) -> Kept | None:
+    """The curve a run kept, when its matches are the first the standings
+    will have: the first of those done, and every match still to play after
+    them (a grown league's new ids come after the old ones)."""
+    kept = read_curve(store.path, store.listing("off").generation)
+    if kept is None or not len(kept):
+        return None
+    standing = sorted(i for i in done if plan.stands(*plan.locate(i)))
+    last = int(kept.match_ids[-1])
+    before = (i for i in ids if i <= last and i not in done)
+    if not kept.leads(standing) or any(plan.stands(*plan.locate(i)) for i in before):
+        return None
+    return kept
 
 
 def merge_and_rank(
     out: str, dirs: list[str | Path], warn: Callable[[str], None]
 ) -> tuple[Ranking, set[int], int]:
     """Merge shard directories of one league into ``out``, compact it when
-    every match is there, and write its ranking: the ranking, the match ids
-    done and the league's match count."""
+    every match of its standings is there, and write its ranking: the
+    ranking, the match ids of the standings done and their count."""
     from ..league.file import load_league
     from ..store.merge import merge as merge_runs
 
     target = merge_runs(out, dirs, warn)
     league = load_league(target.path / "league.toml")
     plan = AuditedRun.of(target, league).auditor.schedule
-    done = target.done_ids()
-    if len(done) == len(plan):
+    # (a removed bot's matches no shard played are not the league's to play)
+    standing = plan.standing_ids()
+    done = target.done_ids() & standing
+    if len(done) == len(standing):
         for span in plan.spans:  # each generation's parts into one
             if span:
                 target.compact(span.start, span.stop - 1)
-    return write_ranking(target, league), done, len(plan)
+    return write_ranking(target, league), done, len(standing)

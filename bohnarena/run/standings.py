@@ -79,6 +79,8 @@ class Standings:
         self.draw()
 
     def rated(self) -> None:
+        if not self.rater.ready:  # still counting the matches a kept curve rated
+            return
         count = self.rater.count
         if self.log_every and (count % self.log_every == 0 or count == self.total):
             log.info("%s", line(self.rater, self.total))
@@ -87,6 +89,8 @@ class Standings:
 
     def draw(self) -> None:
         self.due = time.monotonic() + REFRESH_SECONDS
+        if not self.rater.ready:
+            return
         ranked = self.rater.ranking().standings[: len(self.lines) - 1]
         texts = [HEAD, *(row(i, st) for i, st in enumerate(ranked, 1))]
         for bar, text in zip(self.lines, texts, strict=False):

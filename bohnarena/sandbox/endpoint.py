@@ -16,6 +16,7 @@ match's :class:`~.channel.Channel`, ``close()`` ends the match's processes.
 from __future__ import annotations
 
 import atexit
+import functools
 import json
 import os
 import resource
@@ -26,8 +27,10 @@ import subprocess
 import sys
 import tempfile
 import weakref
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from multiprocessing.util import Finalize
 from pathlib import Path
+from types import MappingProxyType
 from typing import IO, Any, Protocol
 
 from ..core.errors import BohnarenaError
@@ -436,15 +439,8 @@ def endpoint(
     if isolation == "process":
         if command:
             return ProcessEndpoint(list(command), limits, log)
-        target, code, bot_file = python_target(spec or "", packages)
-        if bot_file is not None:  # its own path here, not the sandbox's
-            target = f"{bot_file}:{target.rpartition(':')[2]}"
-        # -P: not the working directory, -S -s: no site-packages (nor its
-        # entry points: the bot goes by module:Class); what it may import
-        # comes through PYTHONPATH alone.
-        argv = [sys.executable, "-P", "-S", "-s", "-m", "bohnarena.sandbox.host", wire, target]
-        env = {**os.environ, "PYTHONPATH": str(importable(code)), "PYTHONNOUSERSITE": "1"}
-        return ProcessEndpoint(argv, limits, log, framed=True, env=env)
+        started, env = process_python(wire, spec or "", packages)
+        return ProcessEndpoint(list(started), limits, log, framed=True, env=dict(env))
     jail.bwrap()
     if command:
         argv, dirs = jail.command_files(command, own)
@@ -476,17 +472,36 @@ def python_target(
     return f"{found.module}:{found.attr}", {**allowed, **found.paths}, None
 
 
+@functools.cache
+def process_python(
+    wire: str, spec: str, packages: tuple[str, ...]
+) -> tuple[tuple[str, ...], Mapping[str, str]]:
+    """How a Python bot with ``process`` isolation is started: its command
+    line and environment, found once per process (not for every match)."""
+    target, code, bot_file = python_target(spec, packages)
+    if bot_file is not None:  # its own path here, not the sandbox's
+        target = f"{bot_file}:{target.rpartition(':')[2]}"
+    # -P: not the working directory, -S -s: no site-packages (nor its entry
+    # points: the bot goes by module:Class); what it may import comes
+    # through PYTHONPATH alone.
+    argv = (sys.executable, "-P", "-S", "-s", "-m", "bohnarena.sandbox.host", wire, target)
+    env = {**os.environ, "PYTHONPATH": str(importable(code)), "PYTHONNOUSERSITE": "1"}
+    return argv, MappingProxyType(env)
+
+
 _IMPORTABLE: dict[tuple[tuple[str, Path], ...], Path] = {}
 
 
 def importable(code: dict[str, Path]) -> Path:
     """A directory that shows ``code`` (and bohnarena) by top-level name,
-    as links: a process bot's PYTHONPATH. One per set, removed at exit."""
+    as links: a process bot's PYTHONPATH. One per set, removed when the
+    process that made it exits: a pool worker too, which ends without
+    running ``atexit`` (multiprocessing runs its finalizers)."""
     key = tuple(sorted({**code, "bohnarena": jail.PACKAGE}.items()))
     found = _IMPORTABLE.get(key)
     if found is None:
         found = Path(tempfile.mkdtemp(prefix="bohnarena-lib-"))
-        atexit.register(shutil.rmtree, found, True)
+        Finalize(None, shutil.rmtree, (found, True), exitpriority=0)
         for name, path in key:
             (found / (path.name if path.is_file() else name)).symlink_to(path)
         _IMPORTABLE[key] = found

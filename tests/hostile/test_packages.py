@@ -5,8 +5,10 @@ fails before the league starts, with one line that names the module and the
 setting. And command bots as the docs show them (part 3): ``node bot.js``
 in check-bot and in a league, a failing one's first error line shown."""
 
+import multiprocessing
 import shutil
 import textwrap
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -182,3 +184,24 @@ def test_check_bot_passes_node_bot_js(tmp_path, monkeypatch):
     (tmp_path / "bot.js").write_text(NODE_BOT)
     checked = run("check-bot", "--command", "node bot.js")
     assert checked.exit_code == 0 and "PASS" in checked.output, checked.output
+
+
+def made_in_a_child(queue):
+    from bohnarena.sandbox import endpoint
+
+    queue.put(str(endpoint.importable(dict(allowed_code(DEFAULT_PACKAGES)))))
+
+
+def test_a_process_bots_import_directory_goes_with_the_worker_that_made_it(monkeypatch):
+    # A pool worker ends in os._exit: no atexit handler runs there.
+    from bohnarena.sandbox import endpoint
+
+    monkeypatch.setattr(endpoint, "_IMPORTABLE", {})
+    fork = multiprocessing.get_context("fork")
+    queue = fork.Queue()
+    child = fork.Process(target=made_in_a_child, args=(queue,))
+    child.start()
+    made = Path(queue.get(timeout=60))
+    child.join(60)
+    assert child.exitcode == 0 and made.name.startswith("bohnarena-lib-")
+    assert not made.exists()

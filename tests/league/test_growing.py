@@ -16,6 +16,7 @@ from click.testing import CliRunner
 
 from bohnarena.cli import cli
 from bohnarena.league.file import load_league
+from bohnarena.rating import skill
 from bohnarena.rating.compare import compare_results
 from bohnarena.rating.results import read_results
 from bohnarena.rating.skill import rank
@@ -212,6 +213,66 @@ def test_the_run_rates_a_grown_league_as_rank_does(grown):
     assert second.ranking.rows() == read_results(out).ranking.rows()
 
 
+def count_ratings(monkeypatch):
+    """The matches the parent rates with TrueSkill from now on."""
+    rated = []
+    real = skill.rate_table
+
+    def counting(*args):
+        rated.append(1)
+        return real(*args)
+
+    monkeypatch.setattr(skill, "rate_table", counting)
+    return rated
+
+
+def test_growing_rates_only_the_added_matches(league, tmp_path, monkeypatch):
+    path, out = league(bots=BOTS, deals=2), tmp_path / "out"
+    assert run(path, out).complete
+    grow(path, {**BOTS, "e": "random"}, deals=4)
+    rated = count_ratings(monkeypatch)
+    second = run(path, out)
+    assert second.played == 96 and len(rated) == 96  # the kept curve's 24 go on as they were
+    assert second.results is not None and len(second.results.curve.mu) == 120
+    # what rating every match again in id order gives, to the last bit
+    (out / "ratings.parquet").unlink()
+    again = read_results(out)
+    assert len(rated) == 96 + 120
+    assert second.ranking is not None and second.ranking.rows() == again.ranking.rows()
+    assert (second.results.curve.mu == again.curve.mu).all()
+    assert (second.results.curve.sigma == again.curve.sigma).all()
+
+
+def test_a_removed_bot_or_a_stale_curve_rates_the_standings_again(league, tmp_path, monkeypatch):
+    path, out = league(bots=BOTS, deals=2), tmp_path / "out"
+    run(path, out)
+    grow(path, {k: v for k, v in BOTS.items() if k != "d"}, deals=3)
+    rated = count_ratings(monkeypatch)
+    s = run(path, out)
+    assert s.played == 3 and len(rated) == 3 * 3  # the matches of a, b and c: rated afresh
+    assert s.ranking is not None and s.ranking.rows() == read_results(out).ranking.rows()
+    grow(path, BOTS, deals=4)
+    (out / "ratings.parquet").write_bytes(b"not a curve")
+    rated.clear()
+    s = run(path, out)
+    assert s.played == 4 * 3 * 2 - 3 and len(rated) == 48
+
+
+def test_a_grown_run_stopped_and_resumed_rates_each_match_once(league, tmp_path, monkeypatch):
+    path, out = league(bots=BOTS, deals=2, extra="[run]\nbatch_size = 2\n"), tmp_path / "out"
+    run(path, out)
+    grow(path, {**BOTS, "e": "random"}, deals=2)
+    seen = []
+    stopped = run(path, out, follow=seen.append, stop_when=lambda: len(seen) >= 30)
+    assert stopped.stopped and not stopped.complete
+    rated = count_ratings(monkeypatch)
+    whole = run(path, out)
+    # the stopped run kept the curve of what it finished: only the rest is rated
+    assert whole.complete and whole.done_before > 24 and len(rated) == whole.played
+    (out / "ratings.parquet").unlink()
+    assert whole.ranking is not None and whole.ranking.rows() == read_results(out).ranking.rows()
+
+
 def test_shards_of_a_grown_league_merge_to_the_grown_league(league, grown, tmp_path):
     path, out, _, _ = grown
     first = path.with_name("first.toml")
@@ -236,6 +297,20 @@ def test_shards_of_a_grown_league_merge_to_the_grown_league(league, grown, tmp_p
     assert len(list((merged / "matches").glob("*.parquet"))) == 2  # a part per generation
     s = run(path, merged)
     assert s.complete and s.played == 0
+
+
+def test_merge_counts_the_standings_not_a_removed_bots_unplayed_matches(league, tmp_path):
+    path, out = league(bots=BOTS, deals=2, extra="[run]\nbatch_size = 2\n"), tmp_path / "out"
+    run(path, out)
+    grow(path, {**BOTS, "e": "random"}, deals=2)
+    seen = []
+    assert run(path, out, follow=seen.append, stop_when=lambda: len(seen) >= 25).stopped
+    grow(path, BOTS, deals=2)  # e leaves before its matches were all played
+    s = run(path, out)
+    assert s.complete and s.played == 0
+    r = CliRunner().invoke(cli, ["merge", str(tmp_path / "m"), str(out)])
+    assert r.exit_code == 0, r.output
+    assert "merged 24 of 24 matches" in r.output and "to finish it" not in r.output
 
 
 def test_verify_all_report_and_compare_on_a_grown_league(grown, tmp_path):

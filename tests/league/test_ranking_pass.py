@@ -65,7 +65,13 @@ def rewrite(out, change):
     "change",
     [
         pytest.param(lambda t, f: f.update(generation=f["generation"] + 1) or t, id="generation"),
-        pytest.param(lambda t, f: f.update(bots=f["bots"][::-1]) or t, id="bots"),
+        pytest.param(
+            lambda t, f: (
+                f.update(bots=["x", *f["bots"][1:]])
+                or t.rename_columns(["match_id", "mu:x", "sigma:x", *t.column_names[3:]])
+            ),
+            id="a bot the league lacks",
+        ),
         pytest.param(lambda t, f: t.slice(1), id="a match missing"),
     ],
 )
@@ -77,8 +83,8 @@ def test_a_curve_that_is_not_of_these_matches_is_not_used(finished, monkeypatch,
     real = results_module.Results.__init__
 
     def spy(self, bots, kept=None):
-        rated.append(kept is None)
         real(self, bots, kept)
+        rated.append(self.kept is None)
 
     monkeypatch.setattr(results_module.Results, "__init__", spy)
     assert read_results(out).ranking.to_csv() == summary.ranking.to_csv()
