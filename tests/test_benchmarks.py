@@ -57,3 +57,16 @@ def test_grow_bench_runs() -> None:
     ).stdout
     assert "135 played     360 before" in out and "rank over all 495 matches" in out
     assert "parent" in out.splitlines()[1] and out.splitlines()[1].endswith("; 135 rated")
+
+
+def test_league_bench_standings_runs() -> None:
+    out = subprocess.run(
+        [
+            *(sys.executable, str(BENCH / "league_bench.py"), "--standings", "--only", "1:nomoves"),
+            *("--deals", "1", "--repeat", "1", "--bot", "random"),
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    assert "standings' own cost" in out and "standings live" in out

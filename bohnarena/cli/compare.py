@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
@@ -82,6 +83,14 @@ from .group import (
     show_default=True,
     help="SPRT: deals before it may decide.",
 )
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "json"]),
+    default="text",
+    show_default=True,
+    help="json: the report as data (schema: docs/compare.schema.json, bohnarena schema --compare).",
+)
 def compare(
     a: str,
     b: str,
@@ -105,6 +114,7 @@ def compare(
     alpha: float,
     beta: float,
     min_deals: int,
+    fmt: str,
 ) -> None:
     """A paired A/B test of two bots (two versions of one, say).
 
@@ -112,12 +122,16 @@ def compare(
     (format "paired": the schedule swaps A for B, nothing else); the mean
     per-deal difference A - B in coins, place and wins is printed with its
     95% interval and p-value. With --sprt the matches stop as soon as a
-    sequential probability ratio test decides between H0 and H1.
+    sequential probability ratio test decides between H0 and H1; every
+    figure is then the one at its decision, and the exit code says which:
+    0 H1 accepted, 3 H0 accepted, 4 undecided (1 error, 2 usage, 130
+    interrupted).
     A and B are bot specs ([NAME=]SPEC), or with --results the league names
     of two bots of a finished (or partial) results directory. See
     docs/statistics.md.
     """
     from ..rating import compare as cmp
+    from ..rating import verdict
     from ..rating.paired import Sprt
     from ..run.dispatch import run_league
 
@@ -161,9 +175,15 @@ def compare(
             sys.exit(summary.exit_code)
         if not cmp.deal_major(summary.out):  # grown by opponents: a deal's matches, paired whole
             pairing = cmp.compare_results(str(summary.out), na, nb, test, metric)
-        echo(
-            f"{summary.played} matches played now, {summary.done_before} before; "
-            f"results in {summary.out}"
-        )
-    for line in cmp.report(pairing, test):
-        echo(line)
+        if fmt == "text":
+            echo(
+                f"{summary.played} matches played now, {summary.done_before} before; "
+                f"results in {summary.out}"
+            )
+    if fmt == "json":
+        echo(json.dumps(verdict.to_json(pairing, test), indent=2))
+    else:
+        for line in verdict.report(pairing, test):
+            echo(line)
+    if test is not None:
+        sys.exit(verdict.exit_code(pairing))

@@ -42,6 +42,14 @@ from .group import (
     help="Progress bar. Default: only when stderr is a terminal.",
 )
 @click.option(
+    "--standings-every",
+    type=click.IntRange(min=0),
+    default=None,
+    metavar="N",
+    help="A standings line in the run log every N matches (0: none). "
+    "Default: ten a run, at least every 1000 matches.",
+)
+@click.option(
     "--backend",
     type=click.Choice(["local", "dask"]),
     default="local",
@@ -74,6 +82,7 @@ def run(
     no_moves: bool,
     no_report: bool,
     progress: bool | None,
+    standings_every: int | None,
     backend: str,
     scheduler: str | None,
     shared_dir: bool | None,
@@ -82,7 +91,8 @@ def run(
     """Run a league: every table, deal and seat rotation, across processes.
 
     Running it again on the same results directory plays only what is
-    missing (after Ctrl-C, SIGTERM, a crash or kill -9). Exit code 0 when
+    missing (after Ctrl-C, SIGTERM, a crash or kill -9). On a terminal the
+    top of the standings shows under the progress bar as matches finish. Exit code 0 when
     every match was played, 1 when some could not be, 130 when interrupted
     by Ctrl-C (143 by SIGTERM, 129 by SIGHUP).
     """
@@ -109,6 +119,7 @@ def run(
         backend=pool,
         shard=part,
         warn=lambda text: echo(f"Warning: {text}", err=True),
+        standings_every=standings_every,
     )
     if summary.interrupted:
         echo(

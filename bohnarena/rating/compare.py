@@ -1,13 +1,15 @@
 """A paired A/B comparison of two bots (docs/statistics.md).
 
 Two matches are a pair when they share the deal and every seat but the
-ones A holds in the first and B in the second: the same deck, the same
+ones A and B hold, which are swapped: B sits where A sat (with A away, or
+A sitting where B sat at a table of both). The same deck, the same
 opponents in the same seats. The ``paired`` format schedules exactly such
 pairs (schedule.py); any other results directory where both bots played is
-searched for them. Each pair gives a difference A - B in coins, in place
-(B's place minus A's: positive when A finishes ahead) and in wins; the
-observation is a deal's mean difference, since a deal's matches share a deck
-and different deals are independent.
+searched for them, and when its design has none, :func:`why_unpaired`
+says why and which setting would give them. Each pair gives a difference
+A - B in coins, in place (B's place minus A's: positive when A finishes
+ahead) and in wins; the observation is a deal's mean difference, since a
+deal's matches share a deck and different deals are independent.
 """
 
 from __future__ import annotations
@@ -26,6 +28,8 @@ from .paired import Estimate, Running, Sprt
 METRICS = ("coins", "place", "win")
 #: Stands for A or B in a pair's key.
 SWAPPED = "\0"
+#: Stand for A and B in the key of a table where both sit.
+A_SEAT, B_SEAT = "\1", "\2"
 
 
 def side(row: Mapping[str, Any], bot: str) -> dict[str, float]:
@@ -51,7 +55,15 @@ class Deal:
     waiting: dict[bool, dict[Key, list[dict[str, float]]]] = field(
         default_factory=lambda: {True: {}, False: {}}  # by "is A's"
     )
+    #: Tables of both, by seats (A_SEAT, B_SEAT): A's side and B's side.
+    meetings: dict[Key, list[tuple[dict[str, float], dict[str, float]]]] = field(
+        default_factory=dict
+    )
     diffs: dict[str, list[float]] = field(default_factory=lambda: {m: [] for m in METRICS})
+
+    def waiting_count(self) -> int:
+        alone = sum(len(w) for by_key in self.waiting.values() for w in by_key.values())
+        return alone + sum(len(w) for w in self.meetings.values())
 
     def means(self) -> dict[str, float]:
         return {m: sum(d) / len(d) for m, d in self.diffs.items()}
@@ -68,18 +80,26 @@ class Pairing:
         self.deal: Deal | None = None
         self.running = {m: Running() for m in METRICS}
         self.decision: str | None = None
-        self.decided_after = 0  # matches read when the SPRT decided
-        self.decided_deals = 0
+        self.llr = 0.0  # the SPRT's log-likelihood ratio on the deals counted
         self.matches = self.pairs = self.unpaired = 0
+        #: Matches read after the SPRT decided (in flight when it did, or
+        #: later in a results directory): no figure counts them.
+        self.after = 0
 
     def add(self, row: Mapping[str, Any]) -> None:
         if self.deal is None or row["deal"] != self.deal.number:
             self.close()
+            if self.decision is not None:
+                self.after += 1
+                return
             self.deal = Deal(row["deal"])
         self.deal.matches += 1
         seats = row["seats"]
         is_a = self.a in seats
-        if is_a == (self.b in seats):  # neither, or both at one table: no pair
+        if is_a and self.b in seats:
+            self.meet(row)
+            return
+        if not is_a and self.b not in seats:
             return
         me = self.a if is_a else self.b
         key = tuple(SWAPPED if s == me else s for s in seats)
@@ -90,9 +110,30 @@ class Pairing:
             return
         theirs = twins.pop(0)
         a, b = (mine, theirs) if is_a else (theirs, mine)
+        self.paired(a, b)
+
+    def paired(self, a: Mapping[str, float], b: Mapping[str, float]) -> None:
+        assert self.deal is not None
         for m in METRICS:
             self.deal.diffs[m].append(a[m] - b[m])
         self.pairs += 1
+
+    def meet(self, row: Mapping[str, Any]) -> None:
+        """A table of both: its twin has A and B swapped, so A's seats are
+        compared with B's in the same seats (the mean of the two matches)."""
+        assert self.deal is not None
+        seats, a, b = row["seats"], self.a, self.b
+        key = tuple(A_SEAT if s == a else B_SEAT if s == b else s for s in seats)
+        twin = tuple(B_SEAT if s == a else A_SEAT if s == b else s for s in seats)
+        mine = (side(row, a), side(row, b))
+        found = self.deal.meetings.get(twin)
+        if not found:
+            self.deal.meetings.setdefault(key, []).append(mine)
+            return
+        theirs = found.pop(0)
+        self.paired(
+            *({m: (x[m] + y[m]) / 2 for m in METRICS} for x, y in zip(mine, theirs, strict=True))
+        )
 
     def close(self) -> None:
         """The current deal is over (or the rows are): its differences count."""
@@ -100,16 +141,20 @@ class Pairing:
         if deal is None:
             return
         self.matches += deal.matches
-        self.unpaired += sum(len(w) for by_key in deal.waiting.values() for w in by_key.values())
+        self.unpaired += deal.waiting_count()
         if not deal.diffs["coins"]:
             return
         means = deal.means()
         for m in METRICS:
             self.running[m].add(means[m])
-        if self.sprt is not None and self.decision is None:
-            self.decision = self.sprt.decision(self.running[self.metric].estimate())
-            if self.decision is not None:
-                self.decided_after, self.decided_deals = self.matches, self.running[self.metric].n
+        if self.sprt is not None:  # the counts stop here once it decides (add)
+            e = self.running[self.metric].estimate()
+            self.llr, self.decision = self.sprt.llr(e), self.sprt.decision(e)
+
+    @property
+    def deals(self) -> int:
+        """Deals with at least one pair (the test's observations)."""
+        return self.running["coins"].n
 
     def estimates(self) -> dict[str, Estimate]:
         return {m: r.estimate() for m, r in self.running.items()}
@@ -199,41 +244,6 @@ def compare_league(
     return parse_league(tomllib.loads(text), text, "compare")
 
 
-def deals(n: int) -> str:
-    return f"{n} deal" + ("" if n == 1 else "s")
-
-
-def report(pairing: Pairing, sprt: Sprt | None) -> list[str]:
-    """What `bohnarena compare` prints."""
-    lines = [
-        f"{pairing.a} (A) against {pairing.b} (B): {deals(pairing.running['coins'].n)}, "
-        f"{pairing.pairs} pairs of matches ({pairing.unpaired} unpaired matches)",
-        f"{'A - B':<7} {'mean':>8} {'95% interval':>22} {'p':>8}",
-    ]
-    for m, e in pairing.estimates().items():
-        lo, hi = e.interval()
-        lines.append(f"{m:<7} {e.mean:>+8.3f} {f'[{lo:+.3f}, {hi:+.3f}]':>22} {e.p_value:>8.4f}")
-    lines.append("(place: B's place minus A's; positive means A does better)")
-    if sprt is not None:
-        e = pairing.running[pairing.metric].estimate()
-        what = (
-            f"SPRT on {pairing.metric}: H0 A - B = {sprt.h0:g}, H1 A - B = {sprt.h1:g}, "
-            f"alpha {sprt.alpha:g}, beta {sprt.beta:g}: "
-        )
-        if pairing.decision is None:
-            what += (
-                f"no decision after {deals(e.n)} (LLR {sprt.llr(e):+.2f}, bounds "
-                f"{sprt.lower:+.2f} and {sprt.upper:+.2f}): play more deals"
-            )
-        else:
-            what += (
-                f"{pairing.decision} accepted after {deals(pairing.decided_deals)} "
-                f"({pairing.decided_after} matches)"
-            )
-        lines.append(what)
-    return lines
-
-
 def deal_major(results: str | Path) -> bool:
     """Whether a results directory's ids run deal by deal (not so once its
     league grew by bots: their new tables play the earlier deals)."""
@@ -269,8 +279,58 @@ def compare_results(results: str, a: str, b: str, test: Any, metric: str) -> Any
     pairing = read_again(lambda: pair_up(rows(), a, b, test, metric))
     if not pairing.pairs:
         raise UsageError(
-            f"{a} and {b} never played the same deal in the same seats against the same "
-            f"opponents in {results} (with rotations, a round-robin pairs them only where "
-            'their tables keep the seating order; seatings = "permutations" pairs them all)'
+            f"no pairs of matches of {a} and {b} in {results}: " + why_unpaired(run.league, a, b)
         )
     return pairing
+
+
+def design_pairs(league: League, a: str, b: str, seatings: str) -> int:
+    """Pairs of matches of one deal that ``league``'s tables give under ``seatings``."""
+    from ..league.schedule import format_tables
+    from ..league.schedule import seatings as orders
+
+    tables = format_tables(
+        list(league.bots), league.players, league.format, league.hero, league.challenger
+    )
+    pairing = Pairing(a, b)
+    blank = {"coins": [0] * league.players, "ranks": [1] * league.players, "winners": []}
+    for table in tables:
+        for order in orders(league.players, seatings):
+            pairing.add({**blank, "deal": 0, "seats": [table[p] for p in order]})
+    pairing.close()
+    return pairing.pairs
+
+
+def why_unpaired(league: League, a: str, b: str) -> str:
+    """Why a league's matches hold no pair of A's and B's, and which setting would."""
+    here = design_pairs(league, a, b, league.seatings)
+    if here:
+        return (
+            f"its design gives {here} pairs of matches a deal, but no pair has finished "
+            "yet: run the league on"
+        )
+    if league.players < 2 or a == b:
+        return "a bot is only compared with another one"
+    from ..league.schedule import format_tables
+
+    tables = format_tables(
+        list(league.bots), league.players, league.format, league.hero, league.challenger
+    )
+    apart = [t for t in tables if (a in t) != (b in t)]
+    if not apart:
+        why = f"{a} and {b} sit at the same table in every match"
+    else:
+        why = (
+            f"the tables of {a} without {b} and of {b} without {a} hold their opponents in "
+            f"different orders ({a} and {b} stand apart in the league file's order of bots)"
+        )
+    why += f" ({league.format}, {len(league.bots)} bots for {league.players} seats)"
+    if league.seatings == "rotations":
+        why += (
+            ", and rotations never seat a table with two bots swapped (they keep its "
+            "order, the league file's)"
+        )
+        other = design_pairs(league, a, b, "permutations")
+        if other:
+            return why + f'; seatings = "permutations" gives {other} pairs of matches a deal'
+    return why + "; no seating of this format pairs them: compare them with `compare A B`"

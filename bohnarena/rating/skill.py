@@ -13,7 +13,6 @@ import array
 import csv
 import io
 import json
-import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -22,7 +21,6 @@ import numpy as np
 import numpy.typing as npt
 import trueskill
 
-Z95 = 1.959963984540054
 RANK_COLUMNS = ["seats", "ranks", "coins", "winners", "faults"]  # what rank() reads
 #: A bot's rating before its first match (the library's defaults).
 FRESH = (trueskill.MU, trueskill.SIGMA)
@@ -48,19 +46,7 @@ class BotStanding:
     def win_rate(self) -> float:
         return self.wins / self.matches if self.matches else 0.0
 
-    @property
-    def win_interval(self) -> tuple[float, float]:
-        """Wilson 95% interval of the win rate."""
-        n = self.matches
-        if not n:
-            return 0.0, 0.0
-        p = self.win_rate
-        centre = (p + Z95**2 / (2 * n)) / (1 + Z95**2 / n)
-        half = Z95 * math.sqrt(p * (1 - p) / n + Z95**2 / (4 * n * n)) / (1 + Z95**2 / n)
-        return max(0.0, centre - half), min(1.0, centre + half)
-
     def row(self) -> dict[str, Any]:
-        lo, hi = self.win_interval
         n = self.matches or 1
         return {
             "bot": self.bot,
@@ -70,8 +56,6 @@ class BotStanding:
             "matches": self.matches,
             "wins": self.wins,
             "win_rate": round(self.win_rate, 4),
-            "win_rate_low": round(lo, 4),
-            "win_rate_high": round(hi, 4),
             "mean_coins": round(self.coins / n, 3),
             "mean_place": round(self.places / n, 3),
             "faults": self.faults,
@@ -116,14 +100,13 @@ class Ranking:
             "sigma",
             "matches",
             "wins",
-            "win rate (95% CI)",
+            "win rate",
             "mean coins",
             "mean place",
             "faults",
         ]
         lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
         for i, r in enumerate(self.rows(), 1):
-            ci = f"{r['win_rate']:.1%} ({r['win_rate_low']:.1%}-{r['win_rate_high']:.1%})"
             lines.append(
                 "| "
                 + " | ".join(
@@ -137,7 +120,7 @@ class Ranking:
                             f"{r['sigma']:.2f}",
                             r["matches"],
                             r["wins"],
-                            ci,
+                            f"{r['win_rate']:.1%}",
                             f"{r['mean_coins']:.2f}",
                             f"{r['mean_place']:.2f}",
                             r["faults"],
@@ -160,14 +143,13 @@ class Ranking:
         rows = self.rows()
         out = [
             f"{'#':>2}  {'bot':<16} {'score':>7} {'mu':>7} {'sigma':>6} {'matches':>7} "
-            f"{'win rate (95% CI)':>22} {'coins':>6} {'place':>6} {'faults':>6}"
+            f"{'win rate':>8} {'coins':>6} {'place':>6} {'faults':>6}"
         ]
         for i, r in enumerate(rows, 1):
-            ci = f"{r['win_rate']:.1%} ({r['win_rate_low']:.0%}-{r['win_rate_high']:.0%})"
             out.append(
                 f"{i:>2}  {r['bot']:<16} {r['score']:>7.2f} {r['mu']:>7.2f} {r['sigma']:>6.2f} "
-                f"{r['matches']:>7} {ci:>22} {r['mean_coins']:>6.2f} {r['mean_place']:>6.2f} "
-                f"{r['faults']:>6}"
+                f"{r['matches']:>7} {r['win_rate']:>8.1%} {r['mean_coins']:>6.2f} "
+                f"{r['mean_place']:>6.2f} {r['faults']:>6}"
             )
         seats = "  ".join(f"{r['seat']}: {r['win_rate']:.1%}" for r in self.seat_rows())
         out.append(f"Win rate by seat: {seats}")
@@ -254,6 +236,11 @@ class Rater:
             np.concatenate([self.after.mu[:kept], mu]),
             np.concatenate([self.after.sigma[:kept], sigma]),
         )
+
+    @property
+    def ready(self) -> bool:
+        """Whether :meth:`ranking` may be asked: every kept match counted."""
+        return not self._unrated
 
     def ranking(self) -> Ranking:
         """The standings so far (copies: rating more matches does not change

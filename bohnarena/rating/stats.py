@@ -250,6 +250,13 @@ class LeagueStats:
             for s in range(self.players)
         ]
 
+    @property
+    def elo(self) -> Estimate:
+        """(B, B) the Elo-style difference of the row bot over the column bot
+        (docs/statistics.md): the head-to-head score s as 400 log10(s / (1 - s)),
+        its interval the score's mapped (the map is monotone)."""
+        return Estimate(*(elo(x) for x in (self.h2h.value, self.h2h.low, self.h2h.high)))
+
     def h2h_rows(self) -> list[dict[str, Any]]:
         return [
             {
@@ -257,6 +264,7 @@ class LeagueStats:
                 "opponent": b,
                 "pairs": int(self.h2h_n[i, j]),
                 **_cells("ahead", self.h2h, (i, j), 4),
+                **_cells("elo", self.elo, (i, j), 1),
             }
             for i, a in enumerate(self.bots)
             for j, b in enumerate(self.bots)
@@ -264,10 +272,17 @@ class LeagueStats:
         ]
 
 
+def elo(score: Floats) -> Floats:
+    """The Elo difference whose logistic expected score is ``score``: +-inf
+    at 1 and 0 (one bot always ahead), NaN where there is no score."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.asarray(400 * np.log10(score / (1 - score)), dtype=np.float64)
+
+
 def _num(x: Any, digits: int) -> float | int | None:
-    """A JSON-friendly number: None for NaN."""
+    """A JSON-friendly number: None for NaN and for an infinite Elo difference."""
     v = float(x)
-    if math.isnan(v):
+    if not math.isfinite(v):
         return None
     return int(v) if digits == 0 else round(v, digits)
 

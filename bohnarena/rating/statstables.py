@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -47,12 +48,13 @@ def num(v: float | None) -> str:
     return "-" if v is None else f"{v:.2f}"
 
 
-def bootstrap_title(s: LeagueStats) -> str:
+def method_line(s: LeagueStats) -> str:
+    """The one place the intervals' method is named (every table below uses it)."""
     if not s.resamples:
-        return "Per deal (no bootstrap resamples, so no intervals)"
+        return "No bootstrap resamples, so no intervals."
     return (
-        f"95% intervals from a deal bootstrap: {s.resamples} resamples of the "
-        f"{s.deals} deals (all their tables and rotations together), seed {s.seed}"
+        f"Every interval below is 95%, from a deal bootstrap: {s.resamples} resamples of "
+        f"the {s.deals} deals (all their tables and rotations together), seed {s.seed}."
     )
 
 
@@ -61,7 +63,7 @@ def bootstrap_table(s: LeagueStats, order: Sequence[str]) -> Table:
     ordered = [rows[b] for b in order]
     return Table(
         "bootstrap",
-        bootstrap_title(s),
+        "Win rate, mean coins and mean place per seat filled, rank by mean place",
         ordered,
         ["bot", "win rate", "mean coins", "mean place", "P(#1)", "rank"],
         [
@@ -89,7 +91,7 @@ def seat_table(s: LeagueStats, order: Sequence[str]) -> Table:
     by = {(r["bot"], r["seat"]): r for r in rows}
     return Table(
         "by_seat",
-        "Win rate by seat (seat 0 starts), deal-bootstrap 95% intervals",
+        "Win rate by seat (seat 0 starts)",
         sorted(rows, key=lambda r: (list(order).index(r["bot"]), r["seat"])),
         ["bot", *(f"seat {t}" for t in range(s.players))],
         [
@@ -105,10 +107,44 @@ def h2h_table(s: LeagueStats, order: Sequence[str]) -> Table:
     return Table(
         "head_to_head",
         "Head to head: how often the row bot finishes ahead of the column bot at "
-        "the same table (ties count half), deal-bootstrap 95% intervals",
+        "the same table (ties count half)",
         [by[a, b] for a in order for b in order if a != b],
         ["bot", *order],
         [[a, *("" if a == b else span(by[a, b], "ahead", pct) for b in order)] for a in order],
+    )
+
+
+def signed(v: float) -> str:
+    """An Elo difference: whole points, signed, +-inf when one bot is always ahead."""
+    if math.isnan(v):
+        return "-"
+    return f"{v:+.0f}" if math.isfinite(v) else ("+inf" if v > 0 else "-inf")
+
+
+def elo_cell(s: LeagueStats, i: int, j: int) -> str:
+    e = s.elo
+    v, lo, hi = (float(x[i, j]) for x in (e.value, e.low, e.high))
+    if math.isnan(lo):
+        return signed(v)
+    return f"{signed(v)} [{signed(lo)}, {signed(hi)}]"
+
+
+def elo_table(s: LeagueStats, order: Sequence[str]) -> Table:
+    """Each pair once (the first in ranking order as the row bot): its
+    head-to-head score and Elo-style difference."""
+    at = {b: i for i, b in enumerate(s.bots)}
+    by = {(r["bot"], r["opponent"]): r for r in s.h2h_rows()}
+    pairs = [(a, b) for k, a in enumerate(order) for b in order[k + 1 :]]
+    return Table(
+        "elo",
+        "Each pair: the first bot's head-to-head score over the second and the Elo-style "
+        "difference it means, 400 log10(score / (1 - score)) (docs/statistics.md)",
+        [by[a, b] for a, b in pairs],
+        ["bot", "opponent", "seat pairs", "score", "Elo difference"],
+        [
+            [a, b, str(by[a, b]["pairs"]), span(by[a, b], "ahead", pct), elo_cell(s, at[a], at[b])]
+            for a, b in pairs
+        ],
     )
 
 
@@ -120,7 +156,7 @@ def tables(ranking: Ranking, s: LeagueStats, views: Sequence[str]) -> list[Table
     if "seat" in views:
         out.append(seat_table(s, order))
     if "head-to-head" in views:
-        out.append(h2h_table(s, order))
+        out += [h2h_table(s, order), elo_table(s, order)]
     return out
 
 
@@ -150,33 +186,41 @@ def render(fmt: str, ranking: Ranking, s: LeagueStats, views: Sequence[str]) -> 
     """The ranking plus the chosen views in ``fmt``. CSV is one table: the
     ranking joined with its bootstrap columns, or the one other view asked."""
     chosen = tables(ranking, s, views)
+    if fmt in ("json", "csv"):  # the head-to-head rows hold the Elo table's fields
+        chosen = [t for t in chosen if t.key != "elo"]
     if fmt == "json":
         data = json.loads(ranking.to_json()) if "ranking" in views else {}
-        data["bootstrap_settings"] = {"resamples": s.resamples, "seed": s.seed, "deals": s.deals}
+        data["bootstrap_settings"] = {
+            "method": "deal bootstrap, percentile intervals",
+            "level": 0.95,
+            "resamples": s.resamples,
+            "seed": s.seed,
+            "deals": s.deals,
+        }
         data.update({t.key: t.rows for t in chosen})
         return json.dumps(data, indent=2)
     if fmt == "csv":
         return csv_text(ranking, chosen)
     if fmt == "markdown":
         head = ranking.to_markdown().rstrip("\n") + "\n\n" if "ranking" in views else ""
-        return head + "\n\n".join(map(markdown, chosen))
+        return head + method_line(s) + "\n\n" + "\n\n".join(map(markdown, chosen))
     head = ranking.to_text() + "\n\n" if "ranking" in views else ""
-    return head + "\n\n".join(map(text, chosen))
+    return head + method_line(s) + "\n\n" + "\n\n".join(map(text, chosen))
 
 
-#: Bootstrap columns joined to the ranking's CSV rows (the ranking's own
-#: win-rate interval is Wilson's, per match; these are per deal).
-JOINED = {
-    "win_rate_low": "boot_win_rate_low",
-    "win_rate_high": "boot_win_rate_high",
-    "mean_coins_low": "boot_mean_coins_low",
-    "mean_coins_high": "boot_mean_coins_high",
-    "mean_place_low": "boot_mean_place_low",
-    "mean_place_high": "boot_mean_place_high",
-    "p_first": "p_first",
-    "rank_low": "rank_low",
-    "rank_high": "rank_high",
-}
+#: Bootstrap columns joined to the ranking's CSV rows: the one interval of
+#: each figure.
+JOINED = [
+    "win_rate_low",
+    "win_rate_high",
+    "mean_coins_low",
+    "mean_coins_high",
+    "mean_place_low",
+    "mean_place_high",
+    "p_first",
+    "rank_low",
+    "rank_high",
+]
 
 
 def csv_text(ranking: Ranking, chosen: list[Table]) -> str:
@@ -185,10 +229,7 @@ def csv_text(ranking: Ranking, chosen: list[Table]) -> str:
     t = chosen[0]
     if t.key == "bootstrap":
         boot = {r["bot"]: r for r in t.rows}
-        rows = [
-            {**r, **{new: boot[r["bot"]][old] for old, new in JOINED.items()}}
-            for r in ranking.rows()
-        ]
+        rows = [{**r, **{k: boot[r["bot"]][k] for k in JOINED}} for r in ranking.rows()]
     else:
         rows = t.rows
     out = io.StringIO()

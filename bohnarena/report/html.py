@@ -25,8 +25,10 @@ from ..rating.stats import (
     quantiles,
 )
 from ..rating.stats import per_bot_matches as by_match
+from ..rating.statstables import elo_table
 from ..store.parts import write_text
 from . import svg
+from .hero import hero_figures
 
 REPORT = "report.html"
 
@@ -194,7 +196,74 @@ def head_to_head(s: LeagueStats, order: list[int]) -> str:
             ),
         )
         + '<p class="note">Over every pair of seats the two bots held in one match; a tie '
-        "counts half. Below the share: its 95% deal-bootstrap interval.</p>"
+        "counts half. Below the share: its 95% deal-bootstrap interval.</p>" + elo_pairs(s, names)
+    )
+
+
+def elo_pairs(s: LeagueStats, names: list[str]) -> str:
+    """Each pair once: the head-to-head score and its Elo-style difference."""
+    t = elo_table(s, names)
+    rows = [[html_text(c) for c in cells] for cells in t.cells]
+    return (
+        "<h3>Score and Elo-style difference of each pair</h3>"
+        + table(t.head, rows, "pairs")
+        + '<p class="note">The first bot\'s head-to-head score over the second (the share '
+        "above) and the Elo difference whose logistic expected score it is, "
+        "400&nbsp;log<sub>10</sub>(score&nbsp;/&nbsp;(1&nbsp;&minus;&nbsp;score)), with the "
+        "score's interval mapped; &plusmn;inf when one bot always finished ahead.</p>"
+    )
+
+
+def hero_section(r: LeagueResults, s: LeagueStats) -> str:
+    """A gauntlet's hero: against each opponent, by seat, its worst deals."""
+    hero = r.league.hero
+    if r.league.format != "gauntlet" or hero is None or hero not in s.bots:
+        return ""
+    f = hero_figures(r.matches, s, hero, r.path)
+    h = s.bots.index(hero)
+    against = [
+        [html_text(o.bot), o.pairs, span(o.score, o.low, o.high, True), html_text(o.elo)]
+        for o in f.opponents
+    ]
+    by_seat = [
+        [
+            t,
+            int(s.seat_n[h, t]),
+            span(s.seat_win.value[h, t], s.seat_win.low[h, t], s.seat_win.high[h, t], True),
+            span(s.seat_coins.value[h, t], s.seat_coins.low[h, t], s.seat_coins.high[h, t]),
+        ]
+        for t in range(s.players)
+    ]
+    worst = [
+        [
+            w.deal,
+            w.matches,
+            fmt(w.place),
+            fmt(w.coins),
+            w.match_id,
+            html_text(", ".join(w.seats)),
+            f"<code>{html_text(w.command)}</code>",
+        ]
+        for w in f.worst
+    ]
+    name = html_text(hero)
+    return (
+        f"<h2>The hero: {name}</h2>"
+        + f"<h3>{name} against each opponent</h3>"
+        + table(["opponent", "seat pairs", "score", "Elo-style difference"], against)
+        + f'<p class="note">How often {name} finished ahead of the opponent at one table '
+        "(ties half; weakest first), with its 95% interval, and the Elo difference that "
+        "score means (docs/statistics.md).</p>"
+        + f"<h3>{name} by seat</h3>"
+        + table(["seat", "matches", "win rate", "mean coins"], by_seat)
+        + f"<h3>{name}'s worst deals</h3>"
+        + table(
+            ["deal", "matches", "mean place", "mean coins", "worst match", "seats", "replay it"],
+            worst,
+        )
+        + f'<p class="note">The deals where {name}\'s mean place was worst (then fewest '
+        "coins), each with the match of the deal where it did worst and the command that "
+        "replays it (the league must log moves: moves = true, the default).</p>"
     )
 
 
@@ -338,6 +407,7 @@ def build(r: LeagueResults, resamples: int = RESAMPLES, seed: int = SEED) -> str
     if done:
         body += (
             leaderboard(r, s)
+            + hero_section(r, s)
             + convergence(r, path)
             + head_to_head(s, order)
             + seats(s, order)

@@ -45,6 +45,7 @@ from ..store.parts import StorageError, part_name, storage_error, write_text
 from .execution import Backend, LocalPool
 from .provenance import check_workers, preflight, run_facts, source_hash
 from .rankfiles import _try_write_errors, errors_json, keep_curve, rated_before, write_ranking
+from .standings import Standings
 from .supervise import BatchLost
 from .worker import BatchTask, play_batch
 
@@ -181,12 +182,15 @@ def run_league(
     warn: Callable[[str], None] | None = None,
     follow: Callable[[Row], None] | None = None,
     stop_when: Callable[[], bool] | None = None,
+    standings_every: int | None = None,
 ) -> RunSummary:
     """Run (or resume) the league of ``path`` (a file, or a parsed league).
 
     ``follow`` gets every finished match of the directory in match-id order
     as the run goes (the ranking is built the same way); once ``stop_when()``
-    is true no new batch starts, and the run ends when those playing finish."""
+    is true no new batch starts, and the run ends when those playing finish.
+    ``standings_every``: a standings line in the run log every this many
+    matches (None: standings.every; 0: none)."""
     league = path if isinstance(path, League) else load_league(path)
     if moves is not None:
         league = replace(league, moves=moves)
@@ -243,7 +247,9 @@ def run_league(
                 if league.seed is None:  # the run's own, kept in run.json (a resume reads it)
                     league = replace(league, seed=store.meta().get("seed", meta["seed"]))
                 check_workers(backend, league)
-                return _run(league, store, backend, progress, shard, follow, stop_when)
+                return _run(
+                    league, store, backend, progress, shard, follow, stop_when, standings_every
+                )
             finally:
                 backend.close()
     finally:
@@ -258,6 +264,7 @@ def _run(
     shard: tuple[int, int] | None,
     follow: Callable[[Row], None] | None = None,
     stop_when: Callable[[], bool] | None = None,
+    standings_every: int | None = None,
 ) -> RunSummary:
     for part in store.drop_damaged(league.moves):
         log.warning("part %s does not read: its matches are played again", part)
@@ -280,11 +287,13 @@ def _run(
     # A grown league's (or a resumed run's) first matches were rated by the
     # run that kept their curve: rating goes on from there.
     results = Results(list(league.bots), rated_before(store, plan, done, ids))
+    standings = Standings(results.rater, summary.total, standings_every)
 
     def rate_and_follow(row: Row) -> None:
         if not plan.stands(row["table"], row["deal"]):  # a removed bot's: out of the standings
             return
         results.add(row)
+        standings.rated()
         if follow is not None:
             follow(row)
 
@@ -327,6 +336,7 @@ def _run(
         file=sys.stderr,
         dynamic_ncols=True,
     )
+    standings.under(bar)
     try:
         Dispatcher(backend, store, summary, bar, inorder, stop_when).run(tasks)
         inorder.finish()
@@ -339,6 +349,7 @@ def _run(
         summary.exit_code = exit_code(stop)
         log.warning("interrupted after %d matches", summary.played)
     finally:
+        standings.close()
         bar.close()
         if summary.interrupted:
             backend.close(now=True)

@@ -81,17 +81,19 @@ def test_pairs_are_the_same_deal_and_seats_with_a_swapped_for_b():
         row(1, 0, ["x", "y", "a"], [4, 6, 8], [3, 2, 1]),
         row(2, 0, ["b", "x", "y"], [7, 5, 9], [2, 3, 1]),
         row(3, 0, ["x", "y", "b"], [4, 6, 8], [3, 2, 1]),
-        row(4, 0, ["a", "b", "x"], [1, 2, 3], [3, 2, 1]),  # both at one table: no pair
+        row(4, 0, ["a", "b", "x"], [1, 2, 3], [3, 2, 1]),  # both at one table: its twin is
         row(5, 0, ["y", "x", "b"], [1, 2, 3], [3, 2, 1]),  # no twin of a
-        row(6, 1, ["a", "x", "y"], [5, 5, 5], [1, 2, 3]),
-        row(7, 1, ["b", "x", "y"], [4, 5, 5], [1, 2, 3]),
+        row(6, 0, ["b", "a", "x"], [3, 1, 2], [1, 3, 2]),  # this one, a and b swapped
+        row(7, 1, ["a", "x", "y"], [5, 5, 5], [1, 2, 3]),
+        row(8, 1, ["b", "x", "y"], [4, 5, 5], [1, 2, 3]),
     ]
     p = pair_up(rows, "a", "b")
-    assert (p.pairs, p.unpaired, p.matches) == (3, 1, 8)
+    assert (p.pairs, p.unpaired, p.matches) == (4, 1, 9)
     e = p.estimates()
-    # deal 0: coins +3 and 0 -> 1.5; place +1 and 0 -> 0.5; win +1 and 0 -> 0.5; deal 1: +1, 0, 0
-    assert e["coins"].n == 2 and e["coins"].mean == pytest.approx(1.25)
-    assert e["place"].mean == pytest.approx(0.25) and e["win"].mean == pytest.approx(0.25)
+    # deal 0: coins +3, 0 and (1 + 1 - 2 - 3) / 2 = -1.5 -> 0.5; deal 1: +1
+    assert e["coins"].n == 2 and e["coins"].mean == pytest.approx(0.75)
+    # place: +1, 0, (-3 - 3 + 2 + 1) / 2 -> -1/6; 0.  win: +1, 0, -0.5 -> 1/6; 0
+    assert e["place"].mean == pytest.approx(-1 / 12) and e["win"].mean == pytest.approx(1 / 12)
 
 
 def test_names_of_specs():
@@ -103,9 +105,9 @@ def test_names_of_specs():
     ]
 
 
-def compare(*args):
+def compare(*args, code=0):
     r = CliRunner().invoke(cli, ["compare", *args])
-    assert r.exit_code == 0, r.output
+    assert r.exit_code == code, r.output
     return r.output
 
 
@@ -114,7 +116,7 @@ def test_compare_finds_a_planted_difference_and_reads_it_back(tmp_path):
     out = tmp_path / "out"
     common = ["--against", "random", "-p", "3", "-j", "1", "--no-progress", "--out", str(out)]
     text = compare("planner", SQUANDERER, "--sprt", "--min-deals", "8", "-n", "60", *common)
-    decided = re.search(r"SPRT on coins: .* H1 accepted after (\d+) deals \((\d+) matches\)", text)
+    decided = re.search(r"H1 accepted on coins after (\d+) deals, (\d+) matches", text)
     assert decided and 8 <= int(decided[1]) < 60 and int(decided[2]) == 6 * int(decided[1])
     again = compare("planner", "Squanderer", "--results", str(out))
     assert "pairs of matches (0 unpaired matches)" in again
@@ -127,9 +129,9 @@ def test_compare_finds_a_planted_difference_and_reads_it_back(tmp_path):
 @pytest.mark.slow
 def test_compare_accepts_the_null_for_identical_bots_and_h0_for_a_worse_one(tmp_path):
     common = ["--against", "random", "-p", "3", "-j", "1", "--no-progress"]
-    same = compare("planner", "planner", "--sprt", "--out", str(tmp_path / "a"), *common)
-    assert "H0 accepted after 20 deals" in same and "+0.000" in same
-    worse = compare(SQUANDERER, "planner", "--sprt", "--out", str(tmp_path / "b"), *common)
+    same = compare("planner", "planner", "--sprt", "--out", str(tmp_path / "a"), *common, code=3)
+    assert "H0 accepted on coins after 20 deals" in same and "+0.000" in same
+    worse = compare(SQUANDERER, "planner", "--sprt", "--out", str(tmp_path / "b"), *common, code=3)
     assert "H0 accepted" in worse
 
 
@@ -140,8 +142,9 @@ def test_compare_on_a_round_robin_with_permutations(league, tmp_path):
     r = CliRunner().invoke(cli, ["run", str(path), "--out", str(out), "-j", "1", "--no-moves"])
     assert r.exit_code == 0, r.output
     text = compare("planner", "edge", "--results", str(out))
-    # tables without the other: {r1, r2} with planner or edge, 6 seatings each
-    assert "1 deal, 6 pairs of matches" in text
+    # tables without the other: {r1, r2} with planner or edge, 6 seatings each;
+    # tables of both, {r1} or {r2} with them: 6 seatings, 3 swapped pairs each
+    assert "1 deal, 12 pairs of matches" in text
     bad = CliRunner().invoke(cli, ["compare", "planner", "nobody", "--results", str(out)])
     assert bad.exit_code == 2 and "'nobody' is not a bot" in bad.output
 

@@ -3,11 +3,15 @@
 import csv
 import io
 import json
+import re
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
 from bohnarena.cli import cli
+from bohnarena.rating.results import read_results
+from bohnarena.rating.stats import league_stats
 from bohnarena.run.dispatch import run_league
 
 
@@ -32,6 +36,7 @@ def rank(*args):
 def test_text_shows_the_ranking_then_the_bootstrap_intervals(out):
     text = rank(out)
     assert "deal bootstrap: 1000 resamples of the 3 deals" in text and "P(#1)" in text
+    assert text.count("deal bootstrap") == 1  # the method named once
     assert text == rank(out)  # seeded: the same numbers every time
     assert rank(out, "--bootstrap-seed", "3") != text
 
@@ -39,9 +44,15 @@ def test_text_shows_the_ranking_then_the_bootstrap_intervals(out):
 def test_json_and_csv_keep_the_ranking_and_add_the_bootstrap(out):
     data = json.loads(rank(out, "--format", "json"))
     assert [b["bot"] for b in data["bots"]] == [b["bot"] for b in data["bootstrap"]]
-    assert data["bootstrap_settings"] == {"resamples": 1000, "seed": 0, "deals": 3}
+    assert data["bootstrap_settings"] == {
+        "method": "deal bootstrap, percentile intervals",
+        "level": 0.95,
+        "resamples": 1000,
+        "seed": 0,
+        "deals": 3,
+    }
     row = next(csv.DictReader(io.StringIO(rank(out, "--format", "csv"))))
-    assert {"score", "boot_win_rate_low", "p_first", "rank_low"} <= set(row)
+    assert {"score", "win_rate_low", "p_first", "rank_low"} <= set(row)
 
 
 def test_by_seat_in_every_format(out):
@@ -62,10 +73,48 @@ def test_head_to_head_in_every_format(out):
     data = json.loads(rank(out, "--head-to-head", "--by", "seat", "--format", "json"))
     assert len(data["head_to_head"]) == 6 and len(data["by_seat"]) == 9
     md = rank(out, "--head-to-head", "--format", "markdown")
-    assert md.count("\n| ") == 4  # header and one row per bot
+    assert md.count("\n| ") == 4 + 4  # header and one row per bot; header and one per pair
     assert "Head to head" in rank(out, "--head-to-head")
 
 
 def test_csv_of_two_tables_is_a_usage_error(out):
     r = CliRunner().invoke(cli, ["rank", out, "--head-to-head", "--by", "seat", "--format", "csv"])
     assert r.exit_code == 2 and "CSV holds one table" in r.output
+
+
+#: A win rate with an interval in parentheses: how the Wilson interval was shown.
+PARENTHESISED = re.compile(r"\d%\s*\(\d+(\.\d)?%-\d+(\.\d)?%\)")
+
+
+def bootstrap_intervals(out):
+    figures = league_stats(read_results(out).matches)
+    return {
+        b: (round(float(figures.win_rate.low[i]), 4), round(float(figures.win_rate.high[i]), 4))
+        for i, b in enumerate(figures.bots)
+    }
+
+
+def intervals_in(data):
+    """(bot, low, high) of every win-rate interval anywhere in a JSON document."""
+    if isinstance(data, dict):
+        if "win_rate_low" in data:
+            yield data["bot"], data["win_rate_low"], data["win_rate_high"], "seat" in data
+        for v in data.values():
+            yield from intervals_in(v)
+    elif isinstance(data, list):
+        for v in data:
+            yield from intervals_in(v)
+
+
+def test_one_interval_per_figure_and_no_wilson_left(out):
+    """Every win-rate interval shown is the deal bootstrap's (issue 25, part 3)."""
+    boot = bootstrap_intervals(out)
+    found = list(intervals_in(json.loads(rank(out, "--format", "json"))))
+    assert sorted(b for b, *_, seat in found if not seat) == sorted(boot)  # once per bot
+    assert all((lo, hi) == boot[b] for b, lo, hi, seat in found if not seat)
+    for row in csv.DictReader(io.StringIO(rank(out, "--format", "csv"))):
+        assert (float(row["win_rate_low"]), float(row["win_rate_high"])) == boot[row["bot"]]
+    texts = [rank(out, *args) for args in ([], ["--format", "markdown"], ["--by", "seat"])]
+    texts.append((Path(out) / "ranking.md").read_text())
+    for text in texts:
+        assert not PARENTHESISED.search(text), text
