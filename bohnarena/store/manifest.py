@@ -178,7 +178,7 @@ def parse(text: str) -> Manifest:
             if at not in (None, MERGED + name):
                 raise ValueError(f"'at' {at!r} is not its merged file")
             if matches is None and (moves is None or at is not None):
-                raise ValueError("a part with no matches file has a moves file, and no 'at'")
+                raise ValueError("a part without a matches file needs a moves file and no 'at'")
             entry = Entry(
                 name,
                 None if matches is None else _half(matches),
