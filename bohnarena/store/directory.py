@@ -264,7 +264,7 @@ class RunDir(RunReader):
                 if entry.half(table) is None:
                     continue
                 d = self.table_dir(table)
-                pending = [d / entry.at] if entry.at and table == "matches" else []
+                pending = [d / entry.at] if entry.at else []
                 if not (d / entry.name).exists():
                     pending.append(d / (PENDING + entry.name))
                 for p in pending:
@@ -389,17 +389,23 @@ class RunDir(RunReader):
         again: a part's two files together; a matches file with the moves
         files a compaction left beside it; a moves file left beside a merged
         matches file with the rows of its matches, which the merged file is
-        written again without. Returns what went. A directory written
-        before manifests gets its manifest here (after its own damage check)."""
+        written again without. Records of a match without a row leave
+        their moves file (:meth:`_drop_moves_without_rows`). Returns what
+        went. A directory written before manifests gets its manifest here
+        (after its own damage check)."""
         m = self._manifest()
         if m is None:
             from .legacy import drop_damaged_inferred
 
             dropped = drop_damaged_inferred(self, moves)
             self._adopt()
+            adopted = self._manifest()
+            assert adopted is not None
+            self._drop_moves_without_rows(adopted)
             return dropped
         damaged = {e.name: why for e in m.live.values() if (why := self._damage(e))}
         if not damaged:
+            self._drop_moves_without_rows(m)
             return []
         gone = {n for n in damaged if m.live[n].matches is not None}
         owners = {e.name: m.owner(e) for e in m.live.values() if e.matches is None}
@@ -424,14 +430,49 @@ class RunDir(RunReader):
             for table in self.TABLES:
                 if entry.half(table) is not None:
                     for file in {entry.name, PENDING + entry.name, entry.at}:
-                        if file and (file != entry.at or table == "matches"):
+                        if file:
                             (self.table_dir(table) / file).unlink(missing_ok=True)
         self._rewrite(manifest.rewritten(m, live.values()))
         self.clean()  # a rewritten matches file into place
+        new = self._manifest()
+        assert new is not None
+        self._drop_moves_without_rows(new)
         return [
             f"{n} ({damaged.get(n, 'its matches went with a damaged file')})"
             for n in sorted(gone | damaged.keys())
         ]
+
+    def _drop_moves_without_rows(self, m: Manifest) -> None:
+        """Records of a match without a row (its row was lost) leave the
+        moves file that holds them, written again beside it (its line says
+        where): played again, the match is logged once. Only a moves file
+        whose range holds a match without a row is read (an errored match
+        has none either, and no records)."""
+        done: set[int] = set()
+        for e in m.live.values():
+            where = self._where("matches", e) if e.matches is not None else None
+            if where is not None:
+                done |= ids_of(where)
+        live = dict(m.live)
+        for e in m.live.values():
+            first, last = e.span
+            where = self._where("moves", e) if e.moves is not None else None
+            if where is None or all(i in done for i in range(first, last + 1)):
+                continue
+            rows = pq.read_table(where)
+            keep = pc.is_in(rows["match_id"], pa.array(sorted(done), pa.int64()))
+            if pc.all(keep).as_py():
+                continue
+            path = self.moves_dir / (MERGED + e.name)
+            try:
+                write_part(path, rows.filter(keep))
+                live[e.name] = replace(e, moves=describe(path), at=MERGED + e.name)
+            except OSError as err:
+                path.unlink(missing_ok=True)
+                raise storage_error(path, err) from None
+        if live != m.live:
+            self._rewrite(manifest.rewritten(m, live.values()))
+            self.clean()
 
     def _logged_only_in(self, m: Manifest, name: str, damaged: dict[str, str]) -> set[int]:
         """The ids of the merged matches file that holds the matches of the

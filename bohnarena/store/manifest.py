@@ -67,8 +67,9 @@ class Entry:
     #: None: a moves file whose matches are in a merged matches file (a compaction's)
     matches: Half | None
     moves: Half | None  # None: played without move logs, or its moves are in other parts
-    #: Where its matches file is until it is renamed to ``name`` (a
-    #: compaction's merged file); a reader looks there first.
+    #: Where its file is until it is renamed to ``name`` (a compaction's
+    #: merged matches file, a moves file written again without the records
+    #: of a lost row); a reader looks there first, in each table.
     at: str | None = None
 
     @property
@@ -177,8 +178,8 @@ def parse(text: str) -> Manifest:
             )
             if at not in (None, MERGED + name):
                 raise ValueError(f"'at' {at!r} is not its merged file")
-            if matches is None and (moves is None or at is not None):
-                raise ValueError("a part without a matches file needs a moves file and no 'at'")
+            if matches is None and moves is None:
+                raise ValueError("a part with neither a matches file nor a moves file")
             entry = Entry(
                 name,
                 None if matches is None else _half(matches),

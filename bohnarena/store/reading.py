@@ -113,7 +113,7 @@ class RunReader:
         rename, the committed name, or (a commit's renames under way, or cut
         short by a crash) its pending name."""
         d = self.table_dir(table)
-        names = [entry.at] if entry.at and table == "matches" else []
+        names = [entry.at] if entry.at else []
         names += [entry.name, PENDING + entry.name, entry.name]
         for name in names:
             if (d / name).exists():
