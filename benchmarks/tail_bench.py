@@ -37,18 +37,22 @@ PLANNERS = "".join(f'p{i} = "planner"\n' for i in range(4))
 #: Run in a fresh process: the run (with its report, as the command line
 #: writes it), timed from the last match to the end.
 RUN = """
-import json, sys, time
+import json, resource, sys, time
 from bohnarena.run.dispatch import run_league
 from bohnarena.report.html import write_report
+def cpu():  # this process and its reaped children (the pool's workers)
+    usage = [resource.getrusage(who) for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)]
+    return sum(r.ru_utime + r.ru_stime for r in usage)
 league, out, workers, moves = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4] == "1"
-start = time.perf_counter()
+start, cpu_start = time.perf_counter(), cpu()
 summary = run_league(league, out, workers=workers, progress=False, moves=moves)
-ran = time.perf_counter()
+ran, cpu_run = time.perf_counter(), cpu() - cpu_start
 if moves:
     write_report(out, results=getattr(summary, "results", None))
 end = time.perf_counter()
 print(json.dumps({"play": summary.play_seconds, "run": ran - start, "total": end - start,
-                  "tail": end - start - summary.play_seconds, "report": end - ran}))
+                  "tail": end - start - summary.play_seconds, "report": end - ran,
+                  "cpu": cpu_run}))
 """
 
 #: A command's wall time and peak memory (ru_maxrss of the child, MB).
@@ -100,19 +104,24 @@ def tail(deals: int, workers: int) -> None:
 
 
 def log_cost(deals: int, repeat: int) -> None:
+    """Wall time, and the CPU time of the run's processes (parent and
+    workers), which another load on a shared machine disturbs far less."""
     with tempfile.TemporaryDirectory() as tmp:
         league = write(Path(tmp), deals, PLANNERS)
-        times: dict[bool, list[float]] = {True: [], False: []}
+        times: dict[tuple[bool, str], list[float]] = {}
         for i in range(repeat):
             for moves in (True, False):  # alternated: the machine's noise hits both
                 out = Path(tmp) / f"out{i}{moves}"
-                times[moves].append(play(league, out, 1, moves)["run"])
-        on, off = statistics.median(times[True]), statistics.median(times[False])
-        print(
-            f"{deals * 4:,} matches of four planners at -j 1 (median of {repeat}): "
-            f"moves logged {on:.2f} s, not logged {off:.2f} s: logging is "
-            f"{(on - off) / on:.0%} of the run"
-        )
+                f = play(league, out, 1, moves)
+                for key in ("run", "cpu"):
+                    times.setdefault((moves, key), []).append(f[key])
+        for key, what in (("run", "wall time"), ("cpu", "CPU time")):
+            on, off = (statistics.median(times[moves, key]) for moves in (True, False))
+            print(
+                f"{deals * 4:,} matches of four planners at -j 1 ({what}, median of "
+                f"{repeat}): moves logged {on:.2f} s, not logged {off:.2f} s: logging is "
+                f"{(on - off) / on:.0%} of the run"
+            )
 
 
 def main() -> None:

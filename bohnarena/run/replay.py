@@ -82,14 +82,14 @@ class Run:
         from the parts whose id range meets it (no moves part at all reads
         as no moves: each match then has no move log)."""
         table = sub.name
-        if not any(p.file(table) for p in self.listing.parts) and table == "matches":
+        files = self.listing.files(table)
+        if not files and table == "matches":
             raise ResultsError(f"{sub} holds no finished matches")
         schema = MATCHES_SCHEMA if table == "matches" else moves_schema(self.game.columns)
         where = [("match_id", ">=", first), ("match_id", "<=", last)]
         tables = [schema.empty_table()]
-        for part in self.listing.parts:
-            path = part.file(table)
-            if path is not None and part.span[0] <= last and first <= part.span[1]:
+        for span, path in files:
+            if span[0] <= last and first <= span[1]:
                 check_schema(path, schema)
                 tables.append(read_table(path, filters=where).select(schema.names))
         return pa.concat_tables(tables)

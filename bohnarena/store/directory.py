@@ -7,8 +7,8 @@ Layout::
     run.json           bohnarena version, log format, bot source hashes, generations
     manifest.jsonl     every committed part: rows, size and hash of each file
     run.log            the run log (all processes)
-    matches/part-FIRST-LAST.parquet   one row per finished match
-    moves/part-FIRST-LAST.parquet     every record of those matches
+    matches/part-FIRST-LAST.parquet   one row per finished match (one file once compacted)
+    moves/part-FIRST-LAST.parquet     every record of a batch's matches (never compacted)
     errors.json        matches that could not be played in the last run
     ranking.csv|json|md
     ratings.parquet    the rating curve of its matches (rating/curvefile.py)
@@ -22,9 +22,11 @@ manifest lists, each checked against its line (bohnarena/store/manifest.py); a
 part edited, missing, or not listed (a copy) is refused by name. A match
 played again by a later run (it errored, or its part was damaged) has a
 part of its own inside an older part's id range; compaction sorts such
-overlaps into id order. A directory written before manifests existed is
-read as it was then (its parts inferred from their names) and gets its
-manifest from the next run on it.
+overlaps into id order. Compaction merges the matches files only: each
+moves file stays where its batch wrote it, under a line of its own. A
+directory written before manifests existed is read as it was then (its
+parts inferred from their names) and gets its manifest from the next run
+on it.
 """
 
 from __future__ import annotations
@@ -259,6 +261,8 @@ class RunDir(RunReader):
             return clean_inferred(self)
         for entry in m.live.values():
             for table in self.TABLES:
+                if entry.half(table) is None:
+                    continue
                 d = self.table_dir(table)
                 pending = [d / entry.at] if entry.at else []
                 if not (d / entry.name).exists():
@@ -269,16 +273,23 @@ class RunDir(RunReader):
         for table in self.TABLES:
             for tmp in self.table_dir(table).glob(".tmp-*"):
                 tmp.unlink()
-            for name in m.retired - set(m.live):
-                (self.table_dir(table) / name).unlink(missing_ok=True)
+            for name in m.retired:
+                if m.leftover(table, name):
+                    (self.table_dir(table) / name).unlink(missing_ok=True)
         if m.torn or m.retired or any(e.at for e in m.live.values()):
             live = [replace(e, at=None) for e in m.live.values()]
             self._rewrite(manifest.rewritten(m, live))
 
     def commit(
-        self, first: int, last: int, matches: pa.Table | Path, moves: pa.Table | Path | None
+        self,
+        first: int,
+        last: int,
+        matches: pa.Table | Path | None,
+        moves: pa.Table | Path | None,
     ) -> None:
-        """Commit a batch's tables, or files a worker spooled into this directory."""
+        """Commit a batch's tables, or files a worker spooled into this
+        directory (a merge also commits moves files without their matches:
+        those a compaction left in place)."""
         name = part_name(first, last)
         pending: dict[str, Path] = {}
         for table, data in (("moves", moves), ("matches", matches)):
@@ -288,7 +299,7 @@ class RunDir(RunReader):
             halves = {t: describe(p) for t, p in pending.items()}
         except OSError as e:
             raise storage_error(self.path / name, e) from None
-        self._append(Entry(name, halves["matches"], halves.get("moves")))  # the commit point
+        self._append(Entry(name, halves.get("matches"), halves.get("moves")))  # the commit point
         for table, path in pending.items():  # moves first: a reader may meet either name
             try:
                 os.replace(path, self.table_dir(table) / name)
@@ -322,106 +333,186 @@ class RunDir(RunReader):
         return paths
 
     def compact(self, first: int, last: int) -> None:
-        """Merge the parts of ids first..last (a league that grew: one
-        generation's; those of others stay as they are) into one file per
-        table in match-id order, streaming: part by part, except where a
-        retried match's part overlaps another's range, whose rows are sorted
-        together. The merged files get their line (and the old parts theirs
-        as retired) before they are renamed into place; the old files go after."""
+        """Merge the matches parts of ids first..last (a league that grew:
+        one generation's; those of others stay as they are) into one file in
+        match-id order, streaming: part by part, except where a retried
+        match's part overlaps another's range, whose rows are sorted
+        together. The moves files stay where they were written, each under a
+        line of its own. The merged file gets its line (and the old matches
+        parts theirs as retired) before it is renamed into place; the old
+        files go after."""
         listing = self.listing("off").require()
         parts = [p for p in listing.parts if first <= p.span[0] and p.span[1] <= last]
         if len(parts) <= 1:
             return
         target = part_name(first, last)
-        groups = overlapping(parts)
-        merged: dict[str, Path] = {}
-        for table, keys in (
-            ("moves", [("match_id", "ascending"), ("seq", "ascending")]),
-            ("matches", [("match_id", "ascending")]),
-        ):
-            # A batch played with --no-moves has no moves part.
-            with_file = [g for g in ([p for p in g if p.file(table)] for g in groups) if g]
-            if with_file:
-                merged[table] = self.table_dir(table) / (MERGED + target)
-                self._merge(merged[table], table, keys, with_file)
+        merged = self.matches_dir / (MERGED + target)
+        self._merge(merged, overlapping(parts))
         try:
-            halves = {t: describe(p) for t, p in merged.items()}
+            half = describe(merged)
         except OSError as e:
-            raise storage_error(self.path / target, e) from None
-        retired = [p.name for p in parts if p.name != target]
-        entry = Entry(target, halves["matches"], halves.get("moves"), at=MERGED + target)
+            raise storage_error(merged, e) from None
         m = self._manifest()
+        assert m is not None, "a listing without a manifest has no parts to merge"
         merged_away = {p.name for p in parts}
-        others = [] if m is None else [e for e in m.live.values() if e.name not in merged_away]
-        self._rewrite(manifest.rewritten(m, [*others, entry], retired))  # the commit point
-        for table, path in merged.items():
-            try:
-                os.replace(path, self.table_dir(table) / target)
-            except OSError as e:
-                raise storage_error(self.table_dir(table) / target, e) from None
+        others = [e for e in m.live.values() if e.name not in merged_away]
+        moves = {e.name: e.moves for e in m.live.values() if e.name in merged_away and e.moves}
+        entry = Entry(target, half, moves.pop(target, None), at=MERGED + target)
+        left = [Entry(name, None, h) for name, h in moves.items()]
+        retired = [p.name for p in parts if p.name != target]
+        self._rewrite(manifest.rewritten(m, [*others, *left, entry], retired))  # the commit point
+        try:
+            os.replace(merged, self.matches_dir / target)
+        except OSError as e:
+            raise storage_error(self.matches_dir / target, e) from None
         self.clean()
 
-    def _merge(
-        self, path: Path, table: str, keys: list[tuple[str, str]], groups: list[list[Part]]
-    ) -> None:
+    def _merge(self, path: Path, groups: list[list[Part]]) -> None:
         try:
             with pq.ParquetWriter(
-                path, pq.read_schema(groups[0][0].file(table)), compression=COMPRESSION
+                path, pq.read_schema(groups[0][0].matches), compression=COMPRESSION
             ) as out:
                 for group in groups:
-                    tables = [self._rows_of(table, part) for part in group]
+                    tables = [pq.read_table(part.matches) for part in group]
                     merged = tables[0] if len(tables) == 1 else pa.concat_tables(tables)
                     out.write_table(
-                        merged.sort_by(keys) if len(tables) > 1 else merged,
+                        merged.sort_by("match_id") if len(tables) > 1 else merged,
                         row_group_size=MOVES_ROW_GROUP,
                     )
         except OSError as e:
             path.unlink(missing_ok=True)
             raise storage_error(path, e) from None
 
-    @staticmethod
-    def _rows_of(table: str, part: Part) -> pa.Table:
-        """A part's rows; of a moves part only those of matches its matches
-        part holds (a match played again after its row was lost is logged once)."""
-        path = part.file(table)
-        assert path is not None
-        rows = pq.read_table(path)
-        if table == "moves":
-            rows = rows.filter(
-                pc.is_in(rows["match_id"], pa.array(sorted(ids_of(part.matches)), pa.int64()))
-            )
-        return rows
-
     def drop_damaged(self, moves: bool) -> list[str]:
         """Before a resume: parts whose files are missing or do not read (a
-        truncated or garbage file) are removed, both halves, so their matches
-        are played again. Returns what went. A directory written before
-        manifests gets its manifest here (after its own damage check)."""
+        truncated or garbage file) are removed, so their matches are played
+        again: a part's two files together; a matches file with the moves
+        files a compaction left beside it; a moves file left beside a merged
+        matches file with the rows of its matches, which the merged file is
+        written again without. Records of a match without a row leave
+        their moves file (:meth:`_drop_moves_without_rows`). Returns what
+        went. A directory written before manifests gets its manifest here
+        (after its own damage check)."""
         m = self._manifest()
         if m is None:
             from .legacy import drop_damaged_inferred
 
             dropped = drop_damaged_inferred(self, moves)
             self._adopt()
+            adopted = self._manifest()
+            assert adopted is not None
+            self._drop_moves_without_rows(adopted)
             return dropped
-        keep, dropped = [], []
-        for entry in m.live.values():
-            why = self._damage(entry)
-            if why is None:
-                keep.append(entry)
-                continue
+        damaged = {e.name: why for e in m.live.values() if (why := self._damage(e))}
+        if not damaged:
+            self._drop_moves_without_rows(m)
+            return []
+        gone = {n for n in damaged if m.live[n].matches is not None}
+        owners = {e.name: m.owner(e) for e in m.live.values() if e.matches is None}
+        # a moves file left beside a matches file that goes, goes with it
+        gone |= {n for n, o in owners.items() if o is None or o.name in gone}
+        trim: dict[str, set[int]] = {}
+        for name in damaged.keys() - gone:  # a moves file left beside a merged matches file
+            owner = owners[name]
+            assert owner is not None
+            trim.setdefault(owner.name, set()).update(self._logged_only_in(m, name, damaged))
+        live = {n: e for n, e in m.live.items() if n not in gone and n not in damaged}
+        for name, ids in trim.items():
+            entry = self._without(m.live[name], ids)
+            if entry is None:  # no row left: its moves files hold none of its matches
+                gone.add(name)
+                gone |= {n for n, o in owners.items() if o is not None and o.name == name}
+                live = {n: e for n, e in live.items() if n not in gone}
+            else:
+                live[name] = entry
+        for name in gone | damaged.keys():  # the files first: a file in place always has its line
+            entry = m.live[name]
             for table in self.TABLES:
-                for name in {entry.name, PENDING + entry.name, entry.at}:
-                    if name:
-                        (self.table_dir(table) / name).unlink(missing_ok=True)
-            dropped.append(f"{entry.name} ({why})")
-        if dropped:  # the files first: a file in place always has its line
-            self._rewrite(manifest.rewritten(m, keep))
-        return dropped
+                if entry.half(table) is not None:
+                    for file in {entry.name, PENDING + entry.name, entry.at}:
+                        if file:
+                            (self.table_dir(table) / file).unlink(missing_ok=True)
+        self._rewrite(manifest.rewritten(m, live.values()))
+        self.clean()  # a rewritten matches file into place
+        new = self._manifest()
+        assert new is not None
+        self._drop_moves_without_rows(new)
+        return [
+            f"{n} ({damaged.get(n, 'its matches went with a damaged file')})"
+            for n in sorted(gone | damaged.keys())
+        ]
+
+    def _drop_moves_without_rows(self, m: Manifest) -> None:
+        """Records of a match without a row (its row was lost) leave the
+        moves file that holds them, written again beside it (its line says
+        where): played again, the match is logged once. Only a moves file
+        whose range holds a match without a row is read (an errored match
+        has none either, and no records)."""
+        done: set[int] = set()
+        for e in m.live.values():
+            where = self._where("matches", e) if e.matches is not None else None
+            if where is not None:
+                done |= ids_of(where)
+        live = dict(m.live)
+        for e in m.live.values():
+            first, last = e.span
+            where = self._where("moves", e) if e.moves is not None else None
+            if where is None or all(i in done for i in range(first, last + 1)):
+                continue
+            rows = pq.read_table(where)
+            keep = pc.is_in(rows["match_id"], pa.array(sorted(done), pa.int64()))
+            if pc.all(keep).as_py():
+                continue
+            path = self.moves_dir / (MERGED + e.name)
+            try:
+                write_part(path, rows.filter(keep))
+                live[e.name] = replace(e, moves=describe(path), at=MERGED + e.name)
+            except OSError as err:
+                path.unlink(missing_ok=True)
+                raise storage_error(path, err) from None
+        if live != m.live:
+            self._rewrite(manifest.rewritten(m, live.values()))
+            self.clean()
+
+    def _logged_only_in(self, m: Manifest, name: str, damaged: dict[str, str]) -> set[int]:
+        """The ids of the merged matches file that holds the matches of the
+        moves file ``name`` (which does not read) that no other moves file
+        holds: those are the matches whose moves it held."""
+        owner = m.owner(m.live[name])
+        assert owner is not None and owner.matches is not None
+        first, last = m.live[name].span
+        where = self._where("matches", owner)
+        ids = {i for i in ids_of(where) if first <= i <= last} if where else set()
+        for other in m.live.values():
+            if other.name == name or other.name in damaged or other.moves is None:
+                continue
+            if other.span[0] <= last and first <= other.span[1]:
+                path = self._where("moves", other)
+                if path is not None:
+                    ids -= ids_of(path)
+        return ids
+
+    def _without(self, entry: Entry, ids: set[int]) -> Entry | None:
+        """``entry``'s matches file written again without the rows of
+        ``ids``, beside it (its line says where), or None if no row is left."""
+        where = self._where("matches", entry)
+        assert where is not None
+        rows = pq.read_table(where)
+        rows = rows.filter(pc.invert(pc.is_in(rows["match_id"], pa.array(sorted(ids), pa.int64()))))
+        if rows.num_rows == 0:
+            return None
+        path = self.matches_dir / (MERGED + entry.name)
+        try:
+            write_part(path, rows)
+            half = describe(path)
+        except OSError as e:
+            path.unlink(missing_ok=True)
+            raise storage_error(path, e) from None
+        return Entry(entry.name, half, entry.moves, at=MERGED + entry.name)
 
     def _damage(self, entry: Entry) -> str | None:
-        for table, half in (("matches", entry.matches), ("moves", entry.moves)):
-            if half is None:
+        for table in self.TABLES:
+            if entry.half(table) is None:
                 continue
             where = self._where(table, entry)
             if where is None:

@@ -8,10 +8,8 @@ a column a record kind does not use is null. See docs/logs.md.
 from __future__ import annotations
 
 import array
-from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from itertools import accumulate, chain
-from operator import itemgetter
 from typing import Any
 
 import pyarrow as pa
@@ -86,33 +84,32 @@ def moves_table(
 ) -> pa.Table:
     """Records of several matches as one table, in (match_id, seq) order.
 
-    The records are sorted by kind (a stable C++ sort of kind codes) so that
-    each kind's values become columns by one transpose (zip) and buffer
-    copies, not a Python step per value; the inverse permutation then puts
-    the rows back in log order.
+    One pass puts each record in its kind's list (and notes its kind's
+    code), so that each kind's values become columns by one transpose (zip)
+    and buffer copies, not a Python step per value; a stable sort of the
+    codes then gives the permutation that puts the rows back in log order.
     """
     kinds = list(layout)
     code = {kind: i for i, kind in enumerate(kinds)}
-    records: list[tuple[Any, ...]] = []
+    by_kind: dict[str, list[tuple[Any, ...]]] = {kind: [] for kind in kinds}
+    codes: list[int] = []
     ids, seqs = array.array("q"), array.array("i")
     for match_id, recs in matches:
         n = len(recs)
-        records.extend(recs)
+        for rec in recs:
+            by_kind[rec[0]].append(rec)
+            codes.append(code[rec[0]])
         ids.extend(array.array("q", (match_id,)) * n)
         seqs.extend(_seq(n))
-    if not records:
+    if not codes:
         return moves_schema(columns).empty_table()
-    codes = array.array("b", map(code.__getitem__, map(itemgetter(0), records)))
-    kind_codes = _buffer(codes, pa.int8())
-    order = pc.sort_indices(kind_codes)
-    grouped = itemgetter(*order.to_pylist())(records) if len(records) > 1 else (records[0],)
-    counts = Counter(codes)
-    parts, at = [], 0
-    for c in sorted(counts):
-        rows = grouped[at : at + counts[c]]
-        at += counts[c]
+    parts = []
+    for kind in kinds:
+        rows = by_kind[kind]
+        if not rows:
+            continue
         cols = list(zip(*rows, strict=False))
-        named = dict(zip(layout[kinds[c]], cols[2:], strict=False))
+        named = dict(zip(layout[kind], cols[2:], strict=False))
         arrays = [_ints(cols[1])]
         for name, kind_of in columns.items():
             values = named.get(name)
@@ -123,6 +120,9 @@ def moves_table(
             )
         parts.append(arrays)
     merged = [pa.concat_arrays([p[j] for p in parts]) for j in range(len(parts[0]))]
+    kind_codes = _buffer(array.array("b", codes), pa.int8())
+    # grouped row j is log row order[j] (a stable sort: log order within a kind)
+    order = pc.sort_indices(kind_codes)
     values = pa.table(merged, names=["seat", *columns]).take(pc.sort_indices(order))
     kind_col = pa.DictionaryArray.from_arrays(kind_codes, pa.array(kinds, pa.string()))
     head = [_buffer(ids, pa.int64()), _buffer(seqs, _I32), kind_col.cast(pa.string())]

@@ -9,6 +9,11 @@ whole and bump the header's generation, which tells a reader that parts it
 listed may have moved. Readers check the parts on disk against it: a part
 edited, missing, or on disk without a line (a copy) is refused by name.
 
+The two halves of a part need not share a line (version 2): a compaction
+merges the matches files of a generation into one and leaves every moves
+file where its batch wrote it, under a line of its own with no matches
+half (its matches are in the merged file whose range holds it).
+
 The check catches any edit made without rewriting the manifest. Whoever
 rewrites it as well is caught by ``replay --verify-all`` where results and
 moves disagree (docs/logs.md).
@@ -33,7 +38,11 @@ from ..core.errors import BohnarenaError
 
 NAME = "manifest.jsonl"
 #: The manifest's own version (run.json's "manifest" says a run keeps one).
-VERSION = 1
+#: 2: a line may have no matches half (a moves file a compaction left in place).
+VERSION = 2
+#: The versions this bohnarena reads (a version 1 manifest is rewritten as 2).
+READS = (1, 2)
+TABLES = ("matches", "moves")
 PART = re.compile(r"^part-(\d{9})-(\d{9})\.parquet$")
 MERGED = ".tmp-merged-"  # a compaction's merged part before its renames
 
@@ -52,19 +61,30 @@ class Half:
 
 @dataclass(frozen=True)
 class Entry:
-    """A committed part: ``name`` is part-FIRST-LAST.parquet in both tables."""
+    """A committed part: ``name`` is part-FIRST-LAST.parquet in each table it has a file in."""
 
     name: str
-    matches: Half
-    moves: Half | None  # None: played without move logs
-    #: Where its files are until they are renamed to ``name`` (a compaction's
-    #: merged part); a reader looks there first.
+    #: None: a moves file whose matches are in a merged matches file (a compaction's)
+    matches: Half | None
+    moves: Half | None  # None: played without move logs, or its moves are in other parts
+    #: Where its file is until it is renamed to ``name`` (a compaction's
+    #: merged matches file, a moves file written again without the records
+    #: of a lost row); a reader looks there first, in each table.
     at: str | None = None
+
+    @property
+    def span(self) -> tuple[int, int]:
+        m = PART.match(self.name)
+        assert m is not None
+        return int(m[1]), int(m[2])
+
+    def half(self, table: str) -> Half | None:
+        return self.matches if table == "matches" else self.moves
 
     def line(self) -> str:
         body: dict[str, Any] = {
             "part": self.name,
-            "matches": self.matches.as_json(),
+            "matches": None if self.matches is None else self.matches.as_json(),
             "moves": None if self.moves is None else self.moves.as_json(),
         }
         if self.at is not None:
@@ -81,13 +101,35 @@ class Manifest:
     #: The last line was cut short (an append a crash interrupted): not committed.
     torn: bool = False
 
-    def known(self, name: str) -> bool:
-        return name in self.live or name in self.retired
+    def known(self, table: str, name: str) -> bool:
+        """A file ``name`` in ``table`` that some line accounts for."""
+        entry = self.live.get(name)
+        return name in self.retired or (entry is not None and entry.half(table) is not None)
+
+    def leftover(self, table: str, name: str) -> bool:
+        """A file a compaction replaced (never read; the next run removes it)."""
+        entry = self.live.get(name)
+        return name in self.retired and (entry is None or entry.half(table) is None)
+
+    def owner(self, entry: Entry) -> Entry | None:
+        """The matches file that holds the matches of a moves file without
+        one of its own: the widest whose range holds it (its compaction's)."""
+        first, last = entry.span
+        holding = [
+            e
+            for e in self.live.values()
+            if e.matches is not None and e.span[0] <= first and last <= e.span[1]
+        ]
+        return max(holding, key=lambda e: e.span[1] - e.span[0], default=None)
 
     def text(self) -> str:
         head = json.dumps({"manifest": VERSION, "generation": self.generation}) + "\n"
         lines = [e.line() for e in self.live.values()]
-        lines += [json.dumps({"retired": n}) + "\n" for n in sorted(self.retired - set(self.live))]
+        lines += [
+            json.dumps({"retired": n}) + "\n"
+            for n in sorted(self.retired)
+            if any(self.leftover(t, n) for t in TABLES)
+        ]
         return head + "".join(lines)
 
 
@@ -114,9 +156,10 @@ def parse(text: str) -> Manifest:
         raise ManifestError("it is empty")
     try:
         head = json.loads(lines[0])
-        if head.get("manifest") != VERSION:
+        if head.get("manifest") not in READS:
             raise ManifestError(
-                f"it is version {head.get('manifest')}; this bohnarena reads version {VERSION}"
+                f"it is version {head.get('manifest')}; this bohnarena reads versions"
+                f" {', '.join(map(str, READS))}"
             )
         manifest = Manifest(int(head["generation"]), torn=torn)
     except (ValueError, KeyError, TypeError, AttributeError) as e:
@@ -127,10 +170,22 @@ def parse(text: str) -> Manifest:
             if "retired" in body:
                 manifest.retired.add(_part(body["retired"]))
                 continue
-            name, moves, at = _part(body["part"]), body["moves"], body.get("at")
+            name, matches, moves, at = (
+                _part(body["part"]),
+                body["matches"],
+                body["moves"],
+                body.get("at"),
+            )
             if at not in (None, MERGED + name):
                 raise ValueError(f"'at' {at!r} is not its merged file")
-            entry = Entry(name, _half(body["matches"]), None if moves is None else _half(moves), at)
+            if matches is None and moves is None:
+                raise ValueError("a part with neither a matches file nor a moves file")
+            entry = Entry(
+                name,
+                None if matches is None else _half(matches),
+                None if moves is None else _half(moves),
+                at,
+            )
         except (ValueError, KeyError, TypeError, AttributeError) as e:
             raise ManifestError(f"line {number} does not read ({e})") from None
         manifest.live[entry.name] = entry

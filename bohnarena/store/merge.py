@@ -10,10 +10,7 @@ from pathlib import Path
 
 from .directory import RunDir
 from .growing import KEPT
-from .parts import (
-    ResultsError,
-    unchecked_warning,
-)
+from .parts import ResultsError, part_name, unchecked_warning
 
 
 def merge(
@@ -61,14 +58,18 @@ def merge(
             if KEPT.match(kept.name):
                 shutil.copyfile(kept, aside.path / kept.name)
         for listing in listings:
-            for part in listing.parts:
+            # each part's files, and the moves files a compaction left beside its matches
+            files: list[tuple[tuple[int, int], dict[str, Path | None]]] = [
+                (p.span, {"matches": p.matches, "moves": p.moves}) for p in listing.parts
+            ]
+            files += [(m.span, {"moves": m.moves}) for m in listing.loose]
+            for span, held in files:
                 copies = {}
-                for table in ("moves", "matches"):
-                    source = part.file(table)
+                for table, source in held.items():
                     if source is not None:
-                        copies[table] = aside.table_dir(table) / f".tmp-copy-{part.name}"
+                        copies[table] = aside.table_dir(table) / f".tmp-copy-{part_name(*span)}"
                         shutil.copyfile(source, copies[table])
-                aside.commit(*part.span, copies["matches"], copies.get("moves"))
+                aside.commit(*span, copies.get("matches"), copies.get("moves"))
         aside.close()
         if final.exists():
             final.rmdir()  # empty, checked above

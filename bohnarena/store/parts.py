@@ -8,7 +8,7 @@ import errno
 import os
 import stat
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, Literal
 
@@ -94,15 +94,14 @@ def check_schema(path: Path, expected: pa.Schema, columns: list[str] | None = No
             found = pq.read_schema(f)
     except (pa.ArrowException, OSError) as e:
         raise unreadable(path, e) from None
-    for field in expected:
-        if columns is not None and field.name not in columns:
+    for column in expected:
+        if columns is not None and column.name not in columns:
             continue
-        if found.get_field_index(field.name) < 0:
-            raise ResultsError(f"{path} has no column {field.name!r}")
-        if not found.field(field.name).type.equals(field.type):
-            raise ResultsError(
-                f"{path}: column {field.name!r} is {found.field(field.name).type}, not {field.type}"
-            )
+        if found.get_field_index(column.name) < 0:
+            raise ResultsError(f"{path} has no column {column.name!r}")
+        kind = found.field(column.name).type
+        if not kind.equals(column.type):
+            raise ResultsError(f"{path}: column {column.name!r} is {kind}, not {column.type}")
 
 
 def _span(name: str) -> tuple[int, int]:
@@ -168,13 +167,37 @@ class Part:
 
 
 @dataclass(frozen=True)
+class Loose:
+    """A moves file whose matches are in a merged matches file: a
+    compaction merges the matches files and leaves the moves where they were
+    written."""
+
+    name: str
+    moves: Path
+
+    @property
+    def span(self) -> tuple[int, int]:
+        return _span(self.name)
+
+
+@dataclass(frozen=True)
 class Listing:
     """The parts a reader reads, in id order, and what is wrong with them."""
 
+    #: The matches files (each with its moves file of the same name, if any).
     parts: list[Part]
     #: The manifest's generation when listed; None: a directory without one.
     generation: int | None
     problems: list[str]
+    #: The moves files without a matches file of their own, in id order.
+    loose: list[Loose] = field(default_factory=list)
+
+    def files(self, table: str) -> list[tuple[tuple[int, int], Path]]:
+        """Every file of ``table`` with its id range, in id order."""
+        found = [(p.span, f) for p in self.parts if (f := p.file(table)) is not None]
+        if table == "moves":
+            found += [(m.span, m.moves) for m in self.loose]
+        return sorted(found)
 
     @property
     def unchecked(self) -> bool:

@@ -20,6 +20,7 @@ from .parts import (
     PENDING,
     Check,
     Listing,
+    Loose,
     Part,
     PartsError,
     ResultsChanged,
@@ -134,10 +135,11 @@ class RunReader:
         m = self._manifest()
         if m is None or m.generation != before.generation:
             raise ResultsChanged(f"{self.path} changed while it was read; try again")
-        parts, problems = [], []
+        parts, loose, problems = [], [], []
         for entry in m.live.values():
             found: dict[str, Path] = {}
-            for table, half in (("matches", entry.matches), ("moves", entry.moves)):
+            for table in self.TABLES:
+                half = entry.half(table)
                 if half is not None:
                     where, problem = self._look(table, entry, half, check, on_disk[table])
                     problems += [problem] if problem else []
@@ -145,16 +147,23 @@ class RunReader:
                         found[table] = where
             if "matches" in found:
                 parts.append(Part(entry.name, found["matches"], found.get("moves")))
+            elif entry.matches is None and "moves" in found:
+                loose.append(Loose(entry.name, found["moves"]))
         for table, names in on_disk.items():
             for name in sorted(names):
-                if not m.known(name) and (self.table_dir(table) / name).exists():
+                if not m.known(table, name) and (self.table_dir(table) / name).exists():
                     problems.append(
                         f"{self.table_dir(table) / name} is not a part its run committed (a copy, "
                         "or from another directory): remove it"
                     )
         if problems and self._generation() != m.generation:
             raise ResultsChanged(f"{self.path} changed while it was read; try again")
-        return Listing(sorted(parts, key=lambda p: p.span), m.generation, problems)
+        return Listing(
+            sorted(parts, key=lambda p: p.span),
+            m.generation,
+            problems,
+            sorted(loose, key=lambda p: p.span),
+        )
 
     def _look(
         self, table: str, entry: Entry, half: manifest.Half, check: Check, seen: set[str]

@@ -58,12 +58,13 @@ def reseal(out) -> None:
     forger's way past the manifest (which replay --verify-all must catch)."""
     out = Path(out)
     entries = []
-    for part in sorted((out / "matches").glob("part-*.parquet")):
-        moves = out / "moves" / part.name
+    names = {p.name for sub in ("matches", "moves") for p in (out / sub).glob("part-*.parquet")}
+    for name in sorted(names):  # (a moves file a compaction left has no matches file)
+        matches, moves = out / "matches" / name, out / "moves" / name
         entries.append(
             manifest.Entry(
-                part.name,
-                manifest.describe(part),
+                name,
+                manifest.describe(matches) if matches.exists() else None,
                 manifest.describe(moves) if moves.exists() else None,
             )
         )

@@ -196,15 +196,22 @@ def test_the_documented_queries_give_each_bot_its_own_coins(runs: dict[str, Path
     assert dict(con.sql(per_bot).fetchall()) == expected
 
 
-def test_merged_files_keep_each_batch_in_row_groups_of_its_own(runs: dict[str, Path]) -> None:
-    d = runs["jumping"]
-    (part,) = (d / "moves").glob("*.parquet")
-    meta = pq.ParquetFile(part).metadata
-    assert meta.num_row_groups == 4  # 12 matches in batches of 3
+def test_the_merged_matches_keep_each_batch_in_a_row_group_and_its_moves_in_a_file(
+    runs: dict[str, Path],
+) -> None:
+    d = runs["jumping"]  # 12 matches in batches of 3
+    (part,) = (d / "matches").glob("*.parquet")
     file = pq.ParquetFile(part)
-    for i in range(meta.num_row_groups):
-        ids = file.read_row_group(i, columns=["match_id"]).column(0).unique().to_pylist()
+    assert file.metadata.num_row_groups == 4
+    for i in range(file.metadata.num_row_groups):
+        ids = file.read_row_group(i, columns=["match_id"]).column(0).to_pylist()
         assert len(ids) == 3 and max(ids) - min(ids) == 2
+    moves = sorted((d / "moves").glob("*.parquet"))
+    assert len(moves) == 4
+    for f in moves:
+        ids = pq.read_table(f, columns=["match_id"]).column(0).unique().to_pylist()
+        first, last = map(int, f.stem.split("-")[1:])
+        assert sorted(ids) == list(range(first, last + 1))
 
 
 def test_the_logged_runs_verify(runs: dict[str, Path]) -> None:

@@ -29,6 +29,10 @@ def run_dir(tmp_path_factory):
     return out
 
 
+def ids_in(part):
+    return set(pq.read_table(part, columns=["match_id"])["match_id"].to_pylist())
+
+
 def replay(*args):
     return CliRunner().invoke(cli, ["replay", *map(str, args)])
 
@@ -175,9 +179,11 @@ def tamper(run_dir, tmp_path, change):
     rewritten to match (what replay alone must catch)."""
     out = tmp_path / "tampered"
     shutil.copytree(run_dir, out)
-    (part,) = (out / "moves").glob("*.parquet")
-    table = pq.read_table(part)
-    pq.write_table(change(table), part)
+    table = pq.read_table(out / "moves")  # (each batch's moves file: one file for the forger)
+    for part in (out / "moves").glob("*.parquet"):
+        part.unlink()
+    (part,) = (out / "matches").glob("*.parquet")
+    pq.write_table(change(table), out / "moves" / part.name)
     reseal(out)
     return out
 
@@ -277,7 +283,7 @@ def test_not_a_run_and_corrupt_files(run_dir, tmp_path):
     assert r.exit_code == 2 and "not a bohnarena results directory" in r.output
     out = tmp_path / "corrupt"
     shutil.copytree(run_dir, out)
-    (part,) = (out / "moves").glob("*.parquet")
+    (part,) = (p for p in (out / "moves").glob("*.parquet") if 1 in ids_in(p))
     part.write_bytes(part.read_bytes()[:200])  # truncated
     r = replay(out, "-m", 1)
     assert r.exit_code == 2 and "corrupt or truncated" in r.output and "Traceback" not in r.output

@@ -60,7 +60,8 @@ def test_run_writes_matches_moves_ranking_and_frozen_league(league, tmp_path):
     assert set(moves.column("match_id").to_pylist()) == set(range(6))
     for name in ("ranking.csv", "ranking.json", "ranking.md", "run.log", "errors.json"):
         assert (out / name).is_file()
-    assert len(list((out / "moves").glob("*.parquet"))) == 1  # compacted when complete
+    assert len(list((out / "matches").glob("*.parquet"))) == 1  # compacted when complete
+    assert len(list((out / "moves").glob("*.parquet"))) > 1  # the moves where they were written
     assert not list(out.rglob(".tmp-*"))
 
 
@@ -83,10 +84,10 @@ def test_resume_plays_only_what_is_missing_and_counts_nothing_twice(league, tmp_
     run_league(path, out, workers=1, progress=False)
     store = RunDir(out)
     (part,) = store.matches_dir.glob("*.parquet")
-    (moves_part,) = store.moves_dir.glob("*.parquet")
-    full, moves = pq.read_table(part), pq.read_table(moves_part)
+    full, moves = pq.read_table(part), pq.read_table(store.moves_dir)
     part.unlink()
-    moves_part.unlink()
+    for moves_part in store.moves_dir.glob("*.parquet"):
+        moves_part.unlink()
     reseal(out)
 
     # What a kill leaves: three committed batches, a batch killed between its

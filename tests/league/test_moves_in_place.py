@@ -1,0 +1,153 @@
+"""Each move is written once (issue 23, part 2): a compaction merges the
+matches files and leaves every moves file where its batch wrote it, byte for
+byte; the manifest (version 2) gives each such file a line of its own.
+Readers, resumes after damage, merges and version-1 manifests work with it."""
+
+import json
+import os
+import shutil
+
+import pyarrow.parquet as pq
+import pytest
+from click.testing import CliRunner
+
+import bohnarena.store.directory as store
+from bohnarena.cli import cli
+from bohnarena.run.dispatch import run_league
+from bohnarena.store import manifest
+from bohnarena.store.directory import RunDir
+
+N = 18  # matches: 6 deals of three seats, in batches of 3
+
+
+@pytest.fixture
+def parts(league, tmp_path):
+    """A finished league never compacted: (league file, directory)."""
+    path = league(deals=6, extra="[run]\nbatch_size = 3\n")
+    out = tmp_path / "parts"
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(store.RunDir, "compact", lambda self, first, last: None)
+        assert run_league(path, out, workers=1, progress=False).complete
+    return path, out
+
+
+def moves_files(out):
+    """Each moves file: its bytes and its inode (the same inode: never rewritten)."""
+    return {
+        p.name: (p.read_bytes(), p.stat().st_ino) for p in sorted((out / "moves").glob("part-*"))
+    }
+
+
+def invoke(*args):
+    return CliRunner().invoke(cli, [str(a) for a in args])
+
+
+def verified(out, n=N):
+    v = invoke("replay", out, "--verify-all", "-j", "1")
+    return v.exit_code == 0 and f"verified {n} matches" in v.output
+
+
+def test_compaction_leaves_every_moves_file_byte_identical_and_in_place(parts):
+    path, out = parts
+    before = moves_files(out)
+    assert len(before) == N // 3
+    rank = invoke("rank", out, "--format", "json").output
+    RunDir(out).compact(0, N - 1)
+    assert moves_files(out) == before
+    assert len(list((out / "matches").glob("part-*"))) == 1
+    lines = [json.loads(line) for line in (out / manifest.NAME).read_text().splitlines()]
+    assert lines[0]["manifest"] == 2
+    assert sorted(line["part"] for line in lines[1:] if line["matches"] is None) == sorted(before)
+    assert verified(out) and invoke("rank", out, "--format", "json").output == rank
+    again = run_league(path, out, workers=1, progress=False)  # a complete run compacts again
+    assert again.played == 0 and moves_files(out) == before
+
+
+def test_a_run_writes_each_move_once(league, tmp_path, monkeypatch):
+    """Its worker writes a batch's moves file; the run only renames it
+    into place (spooled, pending, committed) and never writes moves again."""
+    path = league(deals=6, extra="[run]\nbatch_size = 3\n")
+    out = tmp_path / "out"
+    written, renamed = [], []
+
+    def noting(fn, notes):
+        def noted(where, *args, **kwargs):
+            notes.append(str(where))
+            return fn(where, *args, **kwargs)
+
+        return noted
+
+    # the parent's writes (a compaction's among them; the worker's are in its process)
+    monkeypatch.setattr(store.pq, "ParquetWriter", noting(store.pq.ParquetWriter, written))
+    monkeypatch.setattr(store, "write_part", noting(store.write_part, written))
+    monkeypatch.setattr(store.os, "replace", noting(os.replace, renamed))
+    assert run_league(path, out, workers=1, progress=False).complete
+    assert not [w for w in written if "/moves/" in w]
+    assert len([r for r in renamed if "/moves/" in r]) == 2 * N // 3
+    assert verified(out)
+
+
+def test_a_copy_of_a_moves_file_left_in_place_is_refused(parts):
+    _, out = parts
+    RunDir(out).compact(0, N - 1)
+    shutil.copyfile(
+        out / "moves" / "part-000000003-000000005.parquet",
+        out / "moves" / "part-000000003-000000004.parquet",
+    )
+    r = invoke("rank", out)
+    assert r.exit_code == 2 and "part-000000003-000000004.parquet is not a part" in r.output
+
+
+@pytest.mark.parametrize("damaged", ["matches", "moves"])
+def test_a_resume_plays_again_the_matches_of_a_damaged_file(parts, damaged):
+    path, out = parts
+    RunDir(out).compact(0, N - 1)
+    victim = (
+        next((out / "matches").glob("part-*"))
+        if damaged == "matches"
+        else out / "moves" / "part-000000003-000000005.parquet"
+    )
+    victim.write_bytes(victim.read_bytes()[:100])  # truncated
+    s = run_league(path, out, workers=1, progress=False)
+    # a moves file: its three matches; the merged matches file: all of them
+    assert s.played == (3 if damaged == "moves" else N) and s.complete
+    assert verified(out)
+    ids = pq.read_table(out / "moves", columns=["match_id"])["match_id"].to_pylist()
+    assert sorted(set(ids)) == list(range(N))  # every match's moves, none twice (verified)
+
+
+def test_a_merge_copies_the_moves_files_left_in_place(parts, tmp_path):
+    path, whole = parts
+    for k in (1, 2):
+        run_league(path, tmp_path / f"s{k}", workers=1, progress=False, shard=(k, 2))
+    r = invoke("merge", tmp_path / "m", tmp_path / "s1", tmp_path / "s2")
+    assert r.exit_code == 0, r.output
+    assert verified(tmp_path / "m")
+    assert invoke("rank", tmp_path / "m").output == invoke("rank", whole).output
+
+
+def test_a_version_1_manifest_is_read_and_the_next_run_writes_version_2(parts):
+    path, out = parts
+    text = (out / manifest.NAME).read_text()
+    head, rest = text.split("\n", 1)
+    assert json.loads(head)["manifest"] == 2
+    (out / manifest.NAME).write_text(head.replace('"manifest": 2', '"manifest": 1') + "\n" + rest)
+    assert verified(out)
+    assert run_league(path, out, workers=1, progress=False).played == 0  # compacts
+    assert json.loads((out / manifest.NAME).read_text().split("\n", 1)[0])["manifest"] == 2
+    assert verified(out)
+
+
+def test_a_newer_manifest_is_refused_by_name(parts):
+    _, out = parts
+    text = (out / manifest.NAME).read_text()
+    (out / manifest.NAME).write_text(text.replace('"manifest": 2', '"manifest": 3', 1))
+    r = invoke("rank", out)
+    assert r.exit_code == 2 and "it is version 3; this bohnarena reads versions 1, 2" in r.output
+
+
+def test_a_line_with_neither_half_is_refused():
+    line = {"part": "part-000000000-000000002.parquet", "matches": None, "moves": None}
+    text = json.dumps({"manifest": 2, "generation": 0}) + "\n" + json.dumps(line) + "\n"
+    with pytest.raises(manifest.ManifestError, match="line 2 does not read"):
+        manifest.parse(text)
