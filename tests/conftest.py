@@ -2,9 +2,16 @@
 
 import os
 import shutil
+import signal
 
 import pyarrow.parquet as pq
 import pytest
+
+# A suite started where Ctrl-C is ignored (a shell's background job: bash
+# starts those with SIGINT ignored, and exec keeps it so) still tests
+# Ctrl-C as a terminal delivers it, here and in what the tests start.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 #: Tests that run a bot in the bubblewrap sandbox; they skip, saying why, where it is missing.
 needs_bwrap = pytest.mark.skipif(
