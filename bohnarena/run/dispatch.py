@@ -34,7 +34,7 @@ from ..league.file import League, guessable_seed, load_league
 from ..league.schedule import MatchSpec, Schedule
 from ..rating.inorder import COLUMNS as FOLLOW_COLUMNS
 from ..rating.inorder import InOrder, Row
-from ..rating.results import LeagueResults, Results
+from ..rating.results import LeagueResults, Results, read_results
 from ..rating.skill import Ranking
 from ..sandbox.botfiles import check_layout
 from ..sandbox.endpoint import close_sandboxes
@@ -360,7 +360,13 @@ def _run(
             if span:
                 store.compact(span.start, span.stop - 1)
     if not summary.interrupted:
-        summary.results = results.of(store.path, league, store.meta())
+        # (rated_before checked the kept curve leads: should it not have, the
+        # directory is rated afresh rather than ranked on a wrong curve)
+        summary.results = (
+            results.of(store.path, league, store.meta())
+            if results.trusted
+            else read_results(store.path)
+        )
         summary.ranking = write_ranking(store, league, summary.results.ranking)
         keep_curve(store, summary.results)
     log.info("played %d matches, %d errored", summary.played, len(summary.errors))

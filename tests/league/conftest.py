@@ -47,6 +47,24 @@ def long_league(league):
     return league(deals=LONG_DEALS, players=3, extra="[run]\nbatch_size = 5\n")
 
 
+def run_until(path, out, matches: int, **kw):
+    """Run a league until its follower has seen ``matches`` rows (one worker,
+    no bar): (the run's summary, the rows followed, in id order)."""
+    from bohnarena.run.dispatch import run_league
+
+    seen: list = []
+    summary = run_league(
+        path,
+        out,
+        workers=kw.pop("workers", 1),
+        progress=False,
+        follow=seen.append,
+        stop_when=lambda: len(seen) >= matches,
+        **kw,
+    )
+    return summary, seen
+
+
 def hostile(name: str) -> str:
     return f"{HERE / 'hostile_bots.py'}:{name}"
 

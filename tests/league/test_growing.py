@@ -25,7 +25,7 @@ from bohnarena.run.dispatch import run_league
 from bohnarena.store.audit import Auditor
 from bohnarena.store.directory import RunDir
 
-from .conftest import kill_9_when
+from .conftest import kill_9_when, run_until
 
 BOTS = {"a": "planner", "b": "random", "c": "planner", "d": "planner"}
 
@@ -262,8 +262,7 @@ def test_a_grown_run_stopped_and_resumed_rates_each_match_once(league, tmp_path,
     path, out = league(bots=BOTS, deals=2, extra="[run]\nbatch_size = 2\n"), tmp_path / "out"
     run(path, out)
     grow(path, {**BOTS, "e": "random"}, deals=2)
-    seen = []
-    stopped = run(path, out, follow=seen.append, stop_when=lambda: len(seen) >= 30)
+    stopped, _ = run_until(path, out, 30, workers=2)
     assert stopped.stopped and not stopped.complete
     rated = count_ratings(monkeypatch)
     whole = run(path, out)
@@ -303,8 +302,7 @@ def test_merge_counts_the_standings_not_a_removed_bots_unplayed_matches(league, 
     path, out = league(bots=BOTS, deals=2, extra="[run]\nbatch_size = 2\n"), tmp_path / "out"
     run(path, out)
     grow(path, {**BOTS, "e": "random"}, deals=2)
-    seen = []
-    assert run(path, out, follow=seen.append, stop_when=lambda: len(seen) >= 25).stopped
+    assert run_until(path, out, 25, workers=2)[0].stopped
     grow(path, BOTS, deals=2)  # e leaves before its matches were all played
     s = run(path, out)
     assert s.complete and s.played == 0
@@ -404,3 +402,25 @@ def test_compare_grown_by_an_opponent_reports_what_a_fresh_compare_does(tmp_path
     grown = compare(tmp_path / "grown", "planner", "y=planner", "x=random")  # 2 tables more
     assert grown == compare(tmp_path / "fresh", "planner", "y=planner", "x=random")
     assert "pairs of matches (0 unpaired matches)" in grown[0]
+
+
+def test_a_kept_curve_that_does_not_lead_is_not_ranked_on(league, tmp_path, monkeypatch):
+    from bohnarena.rating.curvefile import Kept
+    from bohnarena.rating.skill import Curve
+    from bohnarena.run import dispatch
+
+    path, out = league(bots=BOTS, deals=2), tmp_path / "out"
+    run(path, out)
+    grow(path, {**BOTS, "e": "random"}, deals=2)
+    real = dispatch.rated_before
+
+    def wrong(*args):  # as if the up-front check had let a foreign curve through
+        kept = real(*args)
+        assert kept is not None
+        forged = Curve(kept.curve.mu + 1.0, kept.curve.sigma)
+        return Kept(kept.bots, kept.match_ids + 1, forged)
+
+    monkeypatch.setattr(dispatch, "rated_before", wrong)
+    s = run(path, out)
+    (out / "ratings.parquet").unlink()
+    assert s.ranking is not None and s.ranking.rows() == read_results(out).ranking.rows()

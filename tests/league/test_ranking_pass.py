@@ -17,6 +17,8 @@ from bohnarena.rating.results import read_results
 from bohnarena.report.html import build
 from bohnarena.run.dispatch import run_league
 
+from .conftest import run_until
+
 
 def no_trueskill(monkeypatch):
     def refuse(*args, **kwargs):
@@ -94,15 +96,7 @@ def test_a_curve_that_is_not_of_these_matches_is_not_used(finished, monkeypatch,
 def test_a_resumed_run_keeps_a_curve_of_all_its_matches(league, tmp_path):
     path = league(deals=4, extra="[run]\nbatch_size = 2\n")
     out = tmp_path / "out"
-    seen = []
-    first = run_league(
-        path,
-        out,
-        workers=1,
-        progress=False,
-        follow=lambda row: seen.append(row),
-        stop_when=lambda: len(seen) >= 4,
-    )
+    first, _ = run_until(path, out, 4)
     assert first.stopped and not first.complete
     whole = run_league(path, out, workers=1, progress=False)
     assert whole.complete and whole.played < 12

@@ -19,6 +19,8 @@ from bohnarena.store.directory import RunDir
 from bohnarena.store.logbook import matches_table
 from bohnarena.store.parts import part_name
 
+from .conftest import run_until
+
 
 def row(i):
     return {
@@ -97,16 +99,8 @@ def test_the_ranking_rated_during_the_run_is_the_serial_pass(league, tmp_path):
 def test_a_run_stopped_by_its_follower_is_ranked_as_far_as_it_got(league, tmp_path):
     path = league(deals=10, extra="[run]\nbatch_size = 2\n")
     out = tmp_path / "out"
-    seen = []
-    s = run_league(
-        path,
-        out,
-        workers=1,
-        progress=False,
-        moves=False,
-        follow=lambda r: seen.append(r["match_id"]),
-        stop_when=lambda: len(seen) >= 6,
-    )
+    s, rows = run_until(path, out, 6, moves=False)
+    seen = [r["match_id"] for r in rows]
     assert s.stopped and not s.complete and 6 <= s.played < 30
     assert seen == list(range(s.played)) and set(COLUMNS) <= set(RESULTS_COLUMNS)
     assert s.ranking.to_csv() == serial_ranking(out).to_csv()
