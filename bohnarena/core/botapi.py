@@ -199,6 +199,12 @@ class Budget(Protocol):
 PairAnswers = tuple[tuple[Any, str | None], tuple[Any, str | None] | None]
 
 
+#: An answer's think time: (seq of its record in the match, decision,
+#: microseconds charged to the seat's time bank). A window answered with the
+#: decision after it in one request has the request's time; the second, none.
+Tick = tuple[int, str, int]
+
+
 class Seat(Protocol):
     """Who answers a seat's decisions: a live bot (in this process or in a
     sandbox process), or a log being replayed. What a seat supports is
@@ -230,6 +236,12 @@ class Seat(Protocol):
     @property
     def times(self) -> list[float] | None:
         """Seconds per decision, when the seat is timed for a report (None: not)."""
+        ...
+
+    @property
+    def clock(self) -> list[Tick] | None:
+        """Where the referee notes what each answer of this seat's bot cost
+        its time bank (None: not noted; a runner that logs times gives a list)."""
         ...
 
     @property

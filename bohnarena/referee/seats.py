@@ -25,6 +25,7 @@ from ..core.botapi import (
     PairAnswers,
     Resumable,
     Seat,
+    Tick,
 )
 from ..core.errors import IllegalAnswer
 from ..core.faults import ILLEGAL, MALFORMED, RAISED, TIMEOUT
@@ -67,6 +68,7 @@ class BotSeat:
         self.lost = False  # given up on for this match: forfeit, ask nothing more
         self.notes: list[Any] = []  # the note of the answer just given (BotBase.note)
         self.match_id: int | None = None  # the league's id of the match (set by the runner)
+        self.clock: list[Tick] | None = None  # each answer's think time (the runner's, if it asks)
 
     #: In this process a pair saves nothing: each decision is a call.
     pairs = False
@@ -263,6 +265,8 @@ class Referee:
         #: Each seat whose bot is untimed in this process (its bot is called
         #: directly: two calls less a decision), else None.
         self._direct: list[BotSeat | None] = [None] * n
+        #: Where each seat's think times go (Seat.clock), else None.
+        self._clocks: list[list[Tick] | None] = [None] * n
 
     def time_left(self, seat: int) -> float | None:
         """Seconds left in ``seat``'s time bank this match (None: no limits)."""
@@ -286,6 +290,7 @@ class Referee:
             fault = agent.start(s, rules, derive_seed(seed, "bot", s))
             self._put(("seat", s, ",".join(sorted(agent.asks))))
             self.asks[s] = agent.asks
+            self._clocks[s] = agent.clock
             if type(agent) is BotSeat and not agent.timed and not agent.lost:
                 self._direct[s] = agent
             if self.keep_notes:
@@ -305,7 +310,16 @@ class Referee:
         view = self._views[seat] if self._views else self.view(self.state, seat)
         if kind not in self.asks[seat]:
             return self.decisions[kind].default(view, *args), BY_DEFAULT, None
-        direct = self._direct[seat]
+        direct, clock = self._direct[seat], self._clocks[seat]
+        if clock is not None:
+            agent = self.seats[seat]
+            before = agent.spent
+            answer, fault = agent.decide(kind, view, args)
+            took = agent.spent - before
+            settled = self._settle(seat, kind, args, view, answer, fault)
+            # (its record is the next: the state records it on return)
+            clock.append((len(self.state.records), kind, round(took * 1e6)))
+            return settled
         if direct is None:
             answer, fault = self.seats[seat].decide(kind, view, args)
         else:  # BotSeat.decide, inlined: the hottest call of a match
@@ -327,7 +341,7 @@ class Referee:
         A seat that can (``decide_pair``) gets a window and the decision
         that follows it in one request."""
         resume, asks, seats, decisions = state.resume, self.asks, self.seats, self.decisions
-        table, views, notes = self.state, self._views, self.notes
+        table, views, notes, clocks = self.state, self._views, self.notes, self._clocks
         while (pending := state.pending) is not None:
             seat, kind, args = pending
             if kind not in asks[seat]:
@@ -336,6 +350,9 @@ class Referee:
             then = state.then
             if then is not None and then[0] in asks[seat] and seats[seat].pairs:
                 self._paired(state, seats[seat].decide_pair, seat, kind, then)
+                continue
+            if clocks[seat] is not None:
+                resume(*self.answer(seat, kind, args))  # (timed there)
                 continue
             # self.answer(), inlined: the hottest loop of a match
             view = views[seat] if views else self.view(table, seat)
@@ -363,8 +380,12 @@ class Referee:
         requests, in one."""
         kind, args = then
         view = self._view(seat)
+        agent, clock = self.seats[seat], self._clocks[seat]
+        before = agent.spent
         (answer, fault), second = pair(first, kind, view, args)
         settled = self._settle(seat, first, (), view, answer, fault)
+        if clock is not None:  # the request's time, on the first answer
+            clock.append((len(self.state.records), first, round((agent.spent - before) * 1e6)))
         state.resume(*settled)
         pending = state.pending
         if (

@@ -26,7 +26,9 @@ from ..rating.stats import (
 )
 from ..rating.stats import per_bot_matches as by_match
 from ..rating.statstables import elo_table
+from ..rating.thinking import thinking
 from ..store.parts import write_text
+from ..store.reading import RunReader
 from . import svg
 from .hero import hero_figures
 
@@ -66,6 +68,15 @@ def table(head: list[str], rows: list[list[Any]], cls: str = "") -> str:
 
 def pct(v: float) -> str:
     return "–" if not np.isfinite(v) else f"{v:.1%}"
+
+
+def micros(v: float) -> str:
+    """A time in µs, in the unit that reads best."""
+    if not np.isfinite(v):
+        return "–"
+    if v < 1000:
+        return f"{v:.0f} µs"
+    return f"{v / 1000:.1f} ms" if v < 1e6 else f"{v / 1e6:.2f} s"
 
 
 def fmt(v: float, digits: int = 2) -> str:
@@ -326,34 +337,55 @@ def distributions(r: LeagueResults, order: list[int]) -> str:
 def faults_and_times(r: LeagueResults, order: list[int]) -> str:
     m = r.matches
     faults = per_bot(m, m.faults)
-    durations = by_match(m, m.duration)
-    per_turn = by_match(m, m.duration / np.maximum(m.turns, 1))
+    think = thinking(RunReader(r.path).listing().require(), m)
+    bank = r.league.limits.match_seconds
     rows = []
     for i in order:
         f = faults[i]
-        d = quantiles(durations[i], (0.5, 0.99))
-        t = quantiles(per_turn[i], (0.5, 0.99))
-        rows.append(
-            [
-                html_text(m.bots[i]),
-                int(f.sum()),
-                fmt(100 * f.mean() if len(f) else float("nan")),
-                int((f > 0).sum()),
-                f"{fmt(d[0] * 1000, 1)} / {fmt(d[1] * 1000, 1)}",
-                f"{fmt(t[0] * 1000, 2)} / {fmt(t[1] * 1000, 2)}",
+        row = [
+            html_text(m.bots[i]),
+            int(f.sum()),
+            fmt(100 * f.mean() if len(f) else float("nan")),
+            int((f > 0).sum()),
+        ]
+        if think.timed_matches:
+            used = quantiles(think.per_match[i] / 1e6 / bank, (0.5,))[0]
+            most = think.per_match[i].max() / 1e6 / bank if len(think.per_match[i]) else 0.0
+            row += [
+                f"{think.decisions(i):,}",
+                " / ".join(
+                    micros(v)
+                    for v in (think.quantile(i, 0.5), think.quantile(i, 0.99), think.longest[i])
+                ),
+                f"{pct(used)} / {pct(most)}",
             ]
-        )
+        else:
+            d = quantiles(by_match(m, m.duration)[i], (0.5, 0.99))
+            row.append(f"{fmt(d[0] * 1000, 1)} / {fmt(d[1] * 1000, 1)}")
+        rows.append(row)
     head = ["bot", "faults", "per 100 seats", "seats with a fault"]
-    head += ["match wall ms (median / p99)", "ms per turn (median / p99)"]
+    if think.timed_matches:
+        head += ["decisions", "decision time (median / p99 / max)", "time bank used (median / max)"]
+        note = (
+            f"Decision time: what each answer cost the bot's time bank, from the timing "
+            f"files ({think.timed_matches:,} of {m.n:,} matches have them); median and 99th "
+            "percentile within 2.2%, the maximum exact. A bot in another process is timed "
+            "from its request to its answer, the way there and back included. Time bank "
+            f"used: the share of the {bank:g} s a seat may spend in a match that its "
+            "decisions took, per match it sat in."
+        )
+    else:
+        head.append("match wall ms (median / p99)")
+        note = (
+            "These results have no timing files (logged without moves, or by a bohnarena "
+            "before log format 4): shown instead, the wall time of the matches each bot sat in."
+        )
     return (
         "<h2>Faults and time</h2>"
         + table(head, rows)
-        + '<p class="note">Decision times are not logged: the moves table has no timing '
-        "column and the matches table only each match's wall time (<code>duration_s</code>, "
-        "every seat's decisions plus the engine). Shown instead: the wall time of the "
-        "matches each bot sat in, whole and per turn. A fault is an answer replaced by the "
-        "default (a raise, an illegal answer or a timeout; the kinds are in the moves log's "
-        "<code>fault</code> records).</p>"
+        + f'<p class="note">{note} A fault is an answer replaced by the default (a raise, '
+        "an illegal answer or a timeout; the kinds are in the moves log's <code>fault</code> "
+        "records).</p>"
     )
 
 

@@ -484,7 +484,7 @@ class Dispatcher:
             log.error("batch %d-%d raised", task.first, task.last, exc_info=e)
             self.failed(task, alone, f"{type(e).__name__}: {e}")
             return False
-        self.store.commit(task.first, task.last, result.matches, result.moves)
+        self.store.commit(task.first, task.last, result.matches, result.moves, result.timing)
         if self.inorder is not None:
             matches = result.matches
             if isinstance(matches, Path):  # spooled by the worker, now in place

@@ -21,11 +21,13 @@ def make_seat(
     log: Path | None = None,
     timed: bool = False,
     match_id: int | None = None,
+    clocked: bool = False,
 ) -> Seat:
     """The seat of ``entry`` at a table of ``game``: in this process, or in a
     sandbox process (whose stderr goes to ``log``); ``timed`` keeps each
     decision's time (for conformance reports); ``match_id``: the league's id
-    of the match, which the seat's view tells its bot."""
+    of the match, which the seat's view tells its bot; ``clocked``: the
+    referee notes each answer's think time in the seat's ``clock``."""
     seat: BotSeat | RemoteSeat
     if entry.isolation == "inprocess":
         assert entry.spec is not None
@@ -36,4 +38,6 @@ def make_seat(
     else:
         seat = remote_seat(game.name, entry, limits, log)
     seat.match_id = match_id
+    if clocked:
+        seat.clock = []
     return seat

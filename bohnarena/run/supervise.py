@@ -29,7 +29,7 @@ from collections.abc import Collection
 from pathlib import Path
 from typing import Any
 
-from ..core.botapi import Budget, PairAnswers, Seat
+from ..core.botapi import Budget, PairAnswers, Seat, Tick
 from ..core.errors import BohnarenaError
 from ..core.faults import CRASH, TIMEOUT
 from ..core.game import MatchResult
@@ -234,6 +234,10 @@ class Probed:
     @property
     def times(self) -> list[float] | None:
         return self.inner.times
+
+    @property
+    def clock(self) -> list[Tick] | None:
+        return self.inner.clock
 
     @property
     def pairs(self) -> bool:

@@ -31,7 +31,7 @@ from ..league.schedule import MatchSpec
 from ..referee import pulse
 from ..referee.limits import Limits, Watchdog
 from ..store.directory import RunDir
-from ..store.logbook import matches_table, moves_table
+from ..store.logbook import matches_table, moves_table, timing_table
 from .seating import make_seat
 from .supervise import Verdict, probed, supervised, watched
 
@@ -73,6 +73,7 @@ class BatchResult:
     matches: pa.Table | Path  # the table, or the file it was spooled to
     moves: pa.Table | Path | None
     errors: list[tuple[int, str]]  # (match id, reason): matches that could not be played
+    timing: pa.Table | Path | None = None  # logged with the moves
 
 
 def play_batch(task: BatchTask) -> BatchResult:
@@ -170,6 +171,7 @@ def play_carefully(task: BatchTask) -> BatchResult:
         if task.moves
         else None,
         [*(e for r in played for e in r.errors), *errors],
+        pa.concat_tables([r.timing for r in played] or [timing_table([])]) if task.moves else None,
     )
 
 
@@ -189,19 +191,24 @@ def _play(task: BatchTask) -> BatchResult:
                 beating.end()
     game = batch.game
     moves = moves_table(batch.records, game.layout, game.columns) if task.moves else None
-    return _finish(task, matches_table(batch.rows), moves, batch.errors)
+    timing = timing_table(batch.times) if task.moves else None
+    return _finish(task, matches_table(batch.rows), moves, batch.errors, timing)
 
 
 def _finish(
-    task: BatchTask, matches: pa.Table, moves: pa.Table | None, errors: list[tuple[int, str]]
+    task: BatchTask,
+    matches: pa.Table,
+    moves: pa.Table | None,
+    errors: list[tuple[int, str]],
+    timing: pa.Table | None,
 ) -> BatchResult:
     """The batch's result: its tables, or the files they were spooled to
     (a diagnostic play sends its one match's tables back to play_carefully)."""
     if task.spool is None or task.verdicts is not None:
-        return BatchResult(matches.num_rows, matches, moves, errors)
+        return BatchResult(matches.num_rows, matches, moves, errors, timing)
     tag = f"{task.first:09d}-{task.last:09d}-{os.getpid()}"
-    matches_file, moves_file = RunDir(task.spool).spool(tag, matches, moves)
-    return BatchResult(matches.num_rows, matches_file, moves_file, errors)
+    matches_file, moves_file, timing_file = RunDir(task.spool).spool(tag, matches, moves, timing)
+    return BatchResult(matches.num_rows, matches_file, moves_file, errors, timing_file)
 
 
 class _Batch:
@@ -214,6 +221,8 @@ class _Batch:
         self.logs_dir = Path(task.spool) / "bots" if task.spool else None
         self.rows: list[dict[str, Any]] = []
         self.records: list[tuple[int, list[tuple[Any, ...]]]] = []
+        #: Each match's think times, (seq, seat, decision, micros) in seq order.
+        self.times: list[tuple[int, list[tuple[int, int, str, int]]]] = []
         self.errors: list[tuple[int, str]] = []
 
     def play(self, m: MatchSpec, watchdog: Watchdog) -> None:
@@ -227,6 +236,7 @@ class _Batch:
                     watchdog,
                     self.logs_dir / f"{name}.log" if self.logs_dir else None,
                     match_id=m.id,
+                    clocked=task.moves,
                 )
                 for name in m.seats
             ]
@@ -260,3 +270,9 @@ class _Batch:
             log.info("match %d: faults per seat %s", m.id, list(result.faults))
         if task.moves:
             self.records.append((m.id, records))
+            ticks = [
+                (seq, s, kind, us)
+                for s, seat in enumerate(seats)
+                for seq, kind, us in seat.clock or ()
+            ]
+            self.times.append((m.id, sorted(ticks)))

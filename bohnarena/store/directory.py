@@ -9,6 +9,7 @@ Layout::
     run.log            the run log (all processes)
     matches/part-FIRST-LAST.parquet   one row per finished match (one file once compacted)
     moves/part-FIRST-LAST.parquet     every record of a batch's matches (never compacted)
+    timing/part-FIRST-LAST.parquet    each bot answer's think time (never compacted)
     errors.json        matches that could not be played in the last run
     ranking.csv|json|md
     ratings.parquet    the rating curve of its matches (rating/curvefile.py)
@@ -23,7 +24,7 @@ part edited, missing, or not listed (a copy) is refused by name. A match
 played again by a later run (it errored, or its part was damaged) has a
 part of its own inside an older part's id range; compaction sorts such
 overlaps into id order. Compaction merges the matches files only: each
-moves file stays where its batch wrote it, under a line of its own. A
+moves and timing file stays where its batch wrote it, under a line of its own. A
 directory written before manifests existed is read as it was then (its
 parts inferred from their names) and gets its manifest from the next run
 on it.
@@ -94,8 +95,8 @@ class RunDir(RunReader):
         try:
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.rmtree(aside, ignore_errors=True)
-            for d in (aside / "matches", aside / "moves"):
-                d.mkdir(parents=True)
+            for table in self.TABLES:
+                (aside / table).mkdir(parents=True)
         except OSError:
             shutil.rmtree(aside, ignore_errors=True)
             return False
@@ -148,8 +149,8 @@ class RunDir(RunReader):
                 else:
                     entry.unlink()
         try:
-            self.matches_dir.mkdir(exist_ok=True)
-            self.moves_dir.mkdir(exist_ok=True)
+            for table in self.TABLES:
+                self.table_dir(table).mkdir(exist_ok=True)
         except OSError as e:
             raise ResultsError(f"cannot write results to {self.path}: {e.strerror or e}") from None
         frozen = self.path / "league.toml"
@@ -182,6 +183,9 @@ class RunDir(RunReader):
                     "started; use --restart to discard it, or --out for another directory"
                 )
             grow.write(self.path, meta["bots"])
+            if self.meta().get("log_format") != meta["log_format"]:  # an older format read on
+                now = {**self.meta(), "log_format": meta["log_format"]}
+                write_text(self.path / "run.json", json.dumps(now, indent=2, sort_keys=True))
         else:  # in a directory that holds other files: run.json last
             if not self.manifest_path.exists():
                 write_text(self.manifest_path, Manifest().text())
@@ -286,21 +290,23 @@ class RunDir(RunReader):
         last: int,
         matches: pa.Table | Path | None,
         moves: pa.Table | Path | None,
+        timing: pa.Table | Path | None = None,
     ) -> None:
         """Commit a batch's tables, or files a worker spooled into this
-        directory (a merge also commits moves files without their matches:
-        those a compaction left in place)."""
+        directory (a merge also commits moves and timing files without
+        their matches: those a compaction left in place)."""
         name = part_name(first, last)
         pending: dict[str, Path] = {}
-        for table, data in (("moves", moves), ("matches", matches)):
+        for table, data in (("timing", timing), ("moves", moves), ("matches", matches)):
             if data is not None:
                 pending[table] = self._put(self.table_dir(table) / (PENDING + name), data)
         try:
             halves = {t: describe(p) for t, p in pending.items()}
         except OSError as e:
             raise storage_error(self.path / name, e) from None
-        self._append(Entry(name, halves.get("matches"), halves.get("moves")))  # the commit point
-        for table, path in pending.items():  # moves first: a reader may meet either name
+        entry = Entry(name, halves.get("matches"), halves.get("moves"), timing=halves.get("timing"))
+        self._append(entry)  # the commit point
+        for table, path in pending.items():  # sides first: a reader may meet either name
             try:
                 os.replace(path, self.table_dir(table) / name)
             except OSError as e:
@@ -320,25 +326,26 @@ class RunDir(RunReader):
         return path
 
     def spool(
-        self, tag: str, matches: pa.Table, moves: pa.Table | None
-    ) -> tuple[Path, Path | None]:
+        self, tag: str, matches: pa.Table, moves: pa.Table | None, timing: pa.Table | None
+    ) -> tuple[Path, Path | None, Path | None]:
         """Write a batch under temporary names (a worker's half of a commit)."""
-        paths = (
-            self.matches_dir / f".tmp-{tag}.parquet",
-            None if moves is None else self.moves_dir / f".tmp-{tag}.parquet",
-        )
-        write_part(paths[0], matches)
-        if moves is not None and paths[1] is not None:
-            write_part(paths[1], moves)
-        return paths
+        paths = [
+            None if table is None else self.table_dir(name) / f".tmp-{tag}.parquet"
+            for name, table in (("matches", matches), ("moves", moves), ("timing", timing))
+        ]
+        for path, table in zip(paths, (matches, moves, timing), strict=True):
+            if path is not None and table is not None:
+                write_part(path, table)
+        assert paths[0] is not None
+        return paths[0], paths[1], paths[2]
 
     def compact(self, first: int, last: int) -> None:
         """Merge the matches parts of ids first..last (a league that grew:
         one generation's; those of others stay as they are) into one file in
         match-id order, streaming: part by part, except where a retried
         match's part overlaps another's range, whose rows are sorted
-        together. The moves files stay where they were written, each under a
-        line of its own. The merged file gets its line (and the old matches
+        together. The moves and timing files stay where they were written,
+        each under a line of its own. The merged file gets its line (and the old matches
         parts theirs as retired) before it is renamed into place; the old
         files go after."""
         listing = self.listing("off").require()
@@ -356,9 +363,16 @@ class RunDir(RunReader):
         assert m is not None, "a listing without a manifest has no parts to merge"
         merged_away = {p.name for p in parts}
         others = [e for e in m.live.values() if e.name not in merged_away]
-        moves = {e.name: e.moves for e in m.live.values() if e.name in merged_away and e.moves}
-        entry = Entry(target, half, moves.pop(target, None), at=MERGED + target)
-        left = [Entry(name, None, h) for name, h in moves.items()]
+        sides = {e.name: e for e in m.live.values() if e.name in merged_away and e.sides}
+        own = sides.pop(target, None)
+        entry = Entry(
+            target,
+            half,
+            None if own is None else own.moves,
+            at=MERGED + target,
+            timing=None if own is None else own.timing,
+        )
+        left = [replace(e, matches=None, at=None) for e in sides.values()]
         retired = [p.name for p in parts if p.name != target]
         self._rewrite(manifest.rewritten(m, [*others, *left, entry], retired))  # the commit point
         try:
@@ -386,8 +400,8 @@ class RunDir(RunReader):
     def drop_damaged(self, moves: bool) -> list[str]:
         """Before a resume: parts whose files are missing or do not read (a
         truncated or garbage file) are removed, so their matches are played
-        again: a part's two files together; a matches file with the moves
-        files a compaction left beside it; a moves file left beside a merged
+        again: a part's files together; a matches file with the side (moves
+        and timing) files a compaction left beside it; side files left beside a merged
         matches file with the rows of its matches, which the merged file is
         written again without. Records of a match without a row leave
         their moves file (:meth:`_drop_moves_without_rows`). Returns what
@@ -443,11 +457,11 @@ class RunDir(RunReader):
         ]
 
     def _drop_moves_without_rows(self, m: Manifest) -> None:
-        """Records of a match without a row (its row was lost) leave the
-        moves file that holds them, written again beside it (its line says
-        where): played again, the match is logged once. Only a moves file
-        whose range holds a match without a row is read (an errored match
-        has none either, and no records)."""
+        """Records (and think times) of a match without a row (its row was
+        lost) leave the moves and timing files that hold them, written again
+        beside them (their line says where): played again, the match is
+        logged once. Only a file whose range holds a match without a row is
+        read (an errored match has none either, and no records)."""
         done: set[int] = set()
         for e in m.live.values():
             where = self._where("matches", e) if e.matches is not None else None
@@ -456,40 +470,49 @@ class RunDir(RunReader):
         live = dict(m.live)
         for e in m.live.values():
             first, last = e.span
-            where = self._where("moves", e) if e.moves is not None else None
-            if where is None or all(i in done for i in range(first, last + 1)):
+            if all(i in done for i in range(first, last + 1)):
                 continue
-            rows = pq.read_table(where)
-            keep = pc.is_in(rows["match_id"], pa.array(sorted(done), pa.int64()))
-            if pc.all(keep).as_py():
-                continue
-            path = self.moves_dir / (MERGED + e.name)
-            try:
-                write_part(path, rows.filter(keep))
-                live[e.name] = replace(e, moves=describe(path), at=MERGED + e.name)
-            except OSError as err:
-                path.unlink(missing_ok=True)
-                raise storage_error(path, err) from None
+            for table in manifest.SIDES:
+                where = self._where(table, e) if e.half(table) is not None else None
+                if where is None:
+                    continue
+                rows = pq.read_table(where)
+                keep = pc.is_in(rows["match_id"], pa.array(sorted(done), pa.int64()))
+                if pc.all(keep).as_py():
+                    continue
+                path = self.table_dir(table) / (MERGED + e.name)
+                try:
+                    write_part(path, rows.filter(keep))
+                    half = describe(path)
+                    was = live[e.name]
+                    live[e.name] = (
+                        replace(was, moves=half) if table == "moves" else replace(was, timing=half)
+                    )
+                except OSError as err:
+                    path.unlink(missing_ok=True)
+                    raise storage_error(path, err) from None
+                live[e.name] = replace(live[e.name], at=MERGED + e.name)
         if live != m.live:
             self._rewrite(manifest.rewritten(m, live.values()))
             self.clean()
 
     def _logged_only_in(self, m: Manifest, name: str, damaged: dict[str, str]) -> set[int]:
         """The ids of the merged matches file that holds the matches of the
-        moves file ``name`` (which does not read) that no other moves file
-        holds: those are the matches whose moves it held."""
+        side files ``name`` (one of which does not read) that no other side
+        file holds: those are the matches whose moves and times it held."""
         owner = m.owner(m.live[name])
         assert owner is not None and owner.matches is not None
         first, last = m.live[name].span
         where = self._where("matches", owner)
         ids = {i for i in ids_of(where) if first <= i <= last} if where else set()
         for other in m.live.values():
-            if other.name == name or other.name in damaged or other.moves is None:
+            if other.name == name or other.name in damaged:
                 continue
             if other.span[0] <= last and first <= other.span[1]:
-                path = self._where("moves", other)
-                if path is not None:
-                    ids -= ids_of(path)
+                for table in manifest.SIDES:
+                    path = self._where(table, other) if other.half(table) else None
+                    if path is not None:
+                        ids -= ids_of(path)
         return ids
 
     def _without(self, entry: Entry, ids: set[int]) -> Entry | None:
@@ -508,7 +531,7 @@ class RunDir(RunReader):
         except OSError as e:
             path.unlink(missing_ok=True)
             raise storage_error(path, e) from None
-        return Entry(entry.name, half, entry.moves, at=MERGED + entry.name)
+        return replace(entry, matches=half, at=MERGED + entry.name)
 
     def _damage(self, entry: Entry) -> str | None:
         for table in self.TABLES:

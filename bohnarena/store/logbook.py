@@ -16,7 +16,9 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 #: Bumped whenever the layout of the written tables changes.
-LOG_FORMAT = 3
+LOG_FORMAT = 4
+#: The formats this bohnarena reads: 3 is 4 without timing (docs/logs.md).
+READS_FORMATS = (3, 4)
 
 MATCHES_SCHEMA = pa.schema(
     [
@@ -35,7 +37,21 @@ MATCHES_SCHEMA = pa.schema(
     ]
 )
 
+#: One row per answer a bot was asked for: its think time, apart from the
+#: moves (which stay the same, byte for byte, run after run). ``seq`` is the
+#: answer's record in the moves; ``micros`` what it cost the seat's time bank.
+TIMING_SCHEMA = pa.schema(
+    [
+        ("match_id", pa.int64()),
+        ("seq", pa.int32()),
+        ("seat", pa.int32()),
+        ("decision", pa.string()),
+        ("micros", pa.int32()),
+    ]
+)
+
 _I32 = pa.int32()
+_MOST = 2**31 - 1  # µs: a think time of more than 35 minutes is kept as that
 _TYPES = {"int": _I32, "ints": pa.list_(_I32), "str": pa.string()}
 _KEYS = [
     pa.field("match_id", pa.int64()),
@@ -51,6 +67,30 @@ def moves_schema(columns: Mapping[str, str]) -> pa.Schema:
 
 def matches_table(rows: Sequence[Mapping[str, Any]]) -> pa.Table:
     return pa.Table.from_pylist(list(rows), schema=MATCHES_SCHEMA)
+
+
+def timing_table(matches: Iterable[tuple[int, Sequence[tuple[int, int, str, int]]]]) -> pa.Table:
+    """The think times of several matches, each a list of ``(seq, seat,
+    decision, micros)`` in seq order, as one table."""
+    ids, seqs, seats, micros = array.array("q"), array.array("i"), array.array("i"), []
+    kinds: list[str] = []
+    for match_id, rows in matches:
+        ids.extend(array.array("q", (match_id,)) * len(rows))
+        for seq, seat, kind, us in rows:
+            seqs.append(seq)
+            seats.append(seat)
+            kinds.append(kind)
+            micros.append(min(us, _MOST))
+    return pa.Table.from_arrays(
+        [
+            _buffer(ids, pa.int64()),
+            _buffer(seqs, _I32),
+            _buffer(seats, _I32),
+            pa.array(kinds, pa.string()),
+            _buffer(array.array("i", micros), _I32),
+        ],
+        schema=TIMING_SCHEMA,
+    )
 
 
 # Python ints to Arrow through array.array buffers: a C loop, no per-value objects.

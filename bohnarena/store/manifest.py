@@ -9,10 +9,12 @@ whole and bump the header's generation, which tells a reader that parts it
 listed may have moved. Readers check the parts on disk against it: a part
 edited, missing, or on disk without a line (a copy) is refused by name.
 
-The two halves of a part need not share a line (version 2): a compaction
-merges the matches files of a generation into one and leaves every moves
-file where its batch wrote it, under a line of its own with no matches
-half (its matches are in the merged file whose range holds it).
+A part has up to three files: its matches, its moves and its timing (each
+decision's think time; version 3). They need not share a line (version
+2): a compaction merges the matches files of a generation into one and
+leaves every moves and timing file where its batch wrote it, under a line
+of its own with no matches half (its matches are in the merged file whose
+range holds it).
 
 The check catches any edit made without rewriting the manifest. Whoever
 rewrites it as well is caught by ``replay --verify-all`` where results and
@@ -38,18 +40,21 @@ from ..core.errors import BohnarenaError
 
 NAME = "manifest.jsonl"
 #: The manifest's own version (run.json's "manifest" says a run keeps one).
-#: 2: a line may have no matches half (a moves file a compaction left in place).
-VERSION = 2
-#: The versions this bohnarena reads (a version 1 manifest is rewritten as 2).
-READS = (1, 2)
-TABLES = ("matches", "moves")
+#: 2: a line may have no matches half (a moves file a compaction left in place);
+#: 3: a line may have a timing half.
+VERSION = 3
+#: The versions this bohnarena reads (an older one is rewritten as 3 by the next run).
+READS = (1, 2, 3)
+TABLES = ("matches", "moves", "timing")
+#: The tables whose files stay where their batch wrote them (compaction merges matches only).
+SIDES = ("moves", "timing")
 PART = re.compile(r"^part-(\d{9})-(\d{9})\.parquet$")
 MERGED = ".tmp-merged-"  # a compaction's merged part before its renames
 
 
 @dataclass(frozen=True)
 class Half:
-    """One file of a part (its matches or its moves) as committed."""
+    """One file of a part (its matches, moves or timing) as committed."""
 
     rows: int
     size: int
@@ -64,13 +69,15 @@ class Entry:
     """A committed part: ``name`` is part-FIRST-LAST.parquet in each table it has a file in."""
 
     name: str
-    #: None: a moves file whose matches are in a merged matches file (a compaction's)
+    #: None: side files whose matches are in a merged matches file (a compaction's)
     matches: Half | None
     moves: Half | None  # None: played without move logs, or its moves are in other parts
     #: Where its file is until it is renamed to ``name`` (a compaction's
     #: merged matches file, a moves file written again without the records
     #: of a lost row); a reader looks there first, in each table.
     at: str | None = None
+    #: None: played without logs, or by a bohnarena before timing (log format 3)
+    timing: Half | None = None
 
     @property
     def span(self) -> tuple[int, int]:
@@ -79,7 +86,13 @@ class Entry:
         return int(m[1]), int(m[2])
 
     def half(self, table: str) -> Half | None:
-        return self.matches if table == "matches" else self.moves
+        half: Half | None = getattr(self, table)
+        return half
+
+    @property
+    def sides(self) -> bool:
+        """It has a moves or a timing file."""
+        return self.moves is not None or self.timing is not None
 
     def line(self) -> str:
         body: dict[str, Any] = {
@@ -87,6 +100,8 @@ class Entry:
             "matches": None if self.matches is None else self.matches.as_json(),
             "moves": None if self.moves is None else self.moves.as_json(),
         }
+        if self.timing is not None:
+            body["timing"] = self.timing.as_json()
         if self.at is not None:
             body["at"] = self.at
         return json.dumps(body) + "\n"
@@ -170,21 +185,23 @@ def parse(text: str) -> Manifest:
             if "retired" in body:
                 manifest.retired.add(_part(body["retired"]))
                 continue
-            name, matches, moves, at = (
+            name, matches, moves, at, timing = (
                 _part(body["part"]),
                 body["matches"],
                 body["moves"],
                 body.get("at"),
+                body.get("timing"),
             )
             if at not in (None, MERGED + name):
                 raise ValueError(f"'at' {at!r} is not its merged file")
-            if matches is None and moves is None:
-                raise ValueError("a part with neither a matches file nor a moves file")
+            if matches is None and moves is None and timing is None:
+                raise ValueError("a part with no file")
             entry = Entry(
                 name,
                 None if matches is None else _half(matches),
                 None if moves is None else _half(moves),
                 at,
+                None if timing is None else _half(timing),
             )
         except (ValueError, KeyError, TypeError, AttributeError) as e:
             raise ManifestError(f"line {number} does not read ({e})") from None

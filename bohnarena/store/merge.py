@@ -10,6 +10,7 @@ from pathlib import Path
 
 from .directory import RunDir
 from .growing import KEPT
+from .logbook import LOG_FORMAT
 from .parts import ResultsError, part_name, unchecked_warning
 
 
@@ -53,23 +54,28 @@ def merge(
     final.parent.mkdir(parents=True, exist_ok=True)
     aside = RunDir(final.parent / f".{final.name}.merging-{os.getpid()}")
     try:
-        aside.open_for_run(league_text, {**meta, "shard": None}, restart=True)
+        aside.open_for_run(
+            league_text, {**meta, "shard": None, "log_format": LOG_FORMAT}, restart=True
+        )
         for kept in first.path.iterdir():  # the league files it grew from
             if KEPT.match(kept.name):
                 shutil.copyfile(kept, aside.path / kept.name)
         for listing in listings:
             # each part's files, and the moves files a compaction left beside its matches
             files: list[tuple[tuple[int, int], dict[str, Path | None]]] = [
-                (p.span, {"matches": p.matches, "moves": p.moves}) for p in listing.parts
+                (p.span, {"matches": p.matches, "moves": p.moves, "timing": p.timing})
+                for p in listing.parts
             ]
-            files += [(m.span, {"moves": m.moves}) for m in listing.loose]
+            files += [(m.span, {"moves": m.moves, "timing": m.timing}) for m in listing.loose]
             for span, held in files:
                 copies = {}
                 for table, source in held.items():
                     if source is not None:
                         copies[table] = aside.table_dir(table) / f".tmp-copy-{part_name(*span)}"
                         shutil.copyfile(source, copies[table])
-                aside.commit(*span, copies.get("matches"), copies.get("moves"))
+                aside.commit(
+                    *span, copies.get("matches"), copies.get("moves"), copies.get("timing")
+                )
         aside.close()
         if final.exists():
             final.rmdir()  # empty, checked above

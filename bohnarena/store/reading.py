@@ -14,7 +14,7 @@ import pyarrow.parquet as pq
 
 from .. import __version__
 from . import manifest
-from .logbook import LOG_FORMAT, MATCHES_SCHEMA
+from .logbook import MATCHES_SCHEMA, READS_FORMATS
 from .manifest import PART, Entry, Manifest, ManifestError, difference
 from .parts import (
     PENDING,
@@ -39,12 +39,13 @@ class RunReader:
     its parts (each checked against its line), and its matches in id order.
     :class:`~.directory.RunDir` adds what a run writes."""
 
-    TABLES = ("matches", "moves")
+    TABLES = manifest.TABLES
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
         self.matches_dir = self.path / "matches"
         self.moves_dir = self.path / "moves"
+        self.timing_dir = self.path / "timing"
         self.manifest_path = self.path / manifest.NAME
         self._lock: IO[str] | None = None
 
@@ -67,10 +68,11 @@ class RunReader:
             raise ResultsError(f"{self.path} is not a readable bohnarena run: {e}") from None
         if not isinstance(meta, dict):
             raise ResultsError(f"{self.path}/run.json is not a JSON object")
-        if meta.get("log_format") != LOG_FORMAT:
+        if meta.get("log_format") not in READS_FORMATS:
             raise ResultsError(
                 f"{self.path} was written with log format {meta.get('log_format')}; "
-                f"this bohnarena {__version__} reads format {LOG_FORMAT}"
+                f"this bohnarena {__version__} reads format "
+                + " and ".join(map(str, READS_FORMATS))
             )
         return meta
 
@@ -146,9 +148,11 @@ class RunReader:
                     if where is not None:
                         found[table] = where
             if "matches" in found:
-                parts.append(Part(entry.name, found["matches"], found.get("moves")))
-            elif entry.matches is None and "moves" in found:
-                loose.append(Loose(entry.name, found["moves"]))
+                parts.append(
+                    Part(entry.name, found["matches"], found.get("moves"), found.get("timing"))
+                )
+            elif entry.matches is None and found:
+                loose.append(Loose(entry.name, found.get("moves"), found.get("timing")))
         for table, names in on_disk.items():
             for name in sorted(names):
                 if not m.known(table, name) and (self.table_dir(table) / name).exists():

@@ -76,16 +76,13 @@ def reseal(out) -> None:
     forger's way past the manifest (which replay --verify-all must catch)."""
     out = Path(out)
     entries = []
-    names = {p.name for sub in ("matches", "moves") for p in (out / sub).glob("part-*.parquet")}
+    names = {p.name for sub in manifest.TABLES for p in (out / sub).glob("part-*.parquet")}
     for name in sorted(names):  # (a moves file a compaction left has no matches file)
-        matches, moves = out / "matches" / name, out / "moves" / name
-        entries.append(
-            manifest.Entry(
-                name,
-                manifest.describe(matches) if matches.exists() else None,
-                manifest.describe(moves) if moves.exists() else None,
-            )
-        )
+        half = {
+            t: manifest.describe(out / t / name) if (out / t / name).exists() else None
+            for t in manifest.TABLES
+        }
+        entries.append(manifest.Entry(name, half["matches"], half["moves"], timing=half["timing"]))
     path = out / manifest.NAME
     path.write_text(manifest.rewritten(manifest.parse(path.read_text()), entries).text())
 

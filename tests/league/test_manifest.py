@@ -175,8 +175,9 @@ def compacted(out):
 
 
 def strip_manifest(out):
-    """``out`` as a bohnarena without manifests left it."""
+    """``out`` as a bohnarena without manifests left it (and without timing)."""
     (out / manifest.NAME).unlink()
+    shutil.rmtree(out / "timing")
     meta = json.loads((out / "run.json").read_text())
     del meta["manifest"]
     (out / "run.json").write_text(json.dumps(meta))

@@ -56,7 +56,7 @@ def test_compaction_leaves_every_moves_file_byte_identical_and_in_place(parts):
     assert moves_files(out) == before
     assert len(list((out / "matches").glob("part-*"))) == 1
     lines = [json.loads(line) for line in (out / manifest.NAME).read_text().splitlines()]
-    assert lines[0]["manifest"] == 2
+    assert lines[0]["manifest"] == manifest.VERSION
     assert sorted(line["part"] for line in lines[1:] if line["matches"] is None) == sorted(before)
     assert verified(out) and invoke("rank", out, "--format", "json").output == rank
     again = run_league(path, out, workers=1, progress=False)  # a complete run compacts again
@@ -126,24 +126,33 @@ def test_a_merge_copies_the_moves_files_left_in_place(parts, tmp_path):
     assert invoke("rank", tmp_path / "m").output == invoke("rank", whole).output
 
 
-def test_a_version_1_manifest_is_read_and_the_next_run_writes_version_2(parts):
+@pytest.mark.parametrize("old", [1, 2])
+def test_an_older_manifest_is_read_and_the_next_run_writes_the_current_version(parts, old):
     path, out = parts
     text = (out / manifest.NAME).read_text()
     head, rest = text.split("\n", 1)
-    assert json.loads(head)["manifest"] == 2
-    (out / manifest.NAME).write_text(head.replace('"manifest": 2', '"manifest": 1') + "\n" + rest)
+    now = f'"manifest": {manifest.VERSION}'
+    assert now in head
+    (out / manifest.NAME).write_text(head.replace(now, f'"manifest": {old}') + "\n" + rest)
     assert verified(out)
     assert run_league(path, out, workers=1, progress=False).played == 0  # compacts
-    assert json.loads((out / manifest.NAME).read_text().split("\n", 1)[0])["manifest"] == 2
+    head = (out / manifest.NAME).read_text().split("\n", 1)[0]
+    assert json.loads(head)["manifest"] == manifest.VERSION
     assert verified(out)
 
 
 def test_a_newer_manifest_is_refused_by_name(parts):
     _, out = parts
     text = (out / manifest.NAME).read_text()
-    (out / manifest.NAME).write_text(text.replace('"manifest": 2', '"manifest": 3', 1))
+    now = manifest.VERSION
+    (out / manifest.NAME).write_text(
+        text.replace(f'"manifest": {now}', f'"manifest": {now + 1}', 1)
+    )
     r = invoke("rank", out)
-    assert r.exit_code == 2 and "it is version 3; this bohnarena reads versions 1, 2" in r.output
+    assert (
+        r.exit_code == 2
+        and f"it is version {now + 1}; this bohnarena reads versions 1, 2, 3" in r.output
+    )
 
 
 def test_a_line_with_neither_half_is_refused():

@@ -86,8 +86,9 @@ def test_resume_plays_only_what_is_missing_and_counts_nothing_twice(league, tmp_
     (part,) = store.matches_dir.glob("*.parquet")
     full, moves = pq.read_table(part), pq.read_table(store.moves_dir)
     part.unlink()
-    for moves_part in store.moves_dir.glob("*.parquet"):
-        moves_part.unlink()
+    for side in ("moves", "timing"):
+        for side_part in (out / side).glob("*.parquet"):
+            side_part.unlink()
     reseal(out)
 
     # What a kill leaves: three committed batches, a batch killed between its
