@@ -369,7 +369,7 @@ def faults_and_times(r: LeagueResults, order: list[int]) -> str:
         note = (
             f"Decision time: what each answer cost the bot's time bank, from the timing "
             f"files ({think.timed_matches:,} of {m.n:,} matches have them); median and 99th "
-            "percentile within 2.2%, the maximum exact. A bot in another process is timed "
+            "percentile within 1.6%, the maximum exact. A bot in another process is timed "
             "from its request to its answer, the way there and back included. Time bank "
             f"used: the share of the {bank:g} s a seat may spend in a match that its "
             "decisions took, per match it sat in."
