@@ -46,6 +46,20 @@ def test_check_bot_passes_shipped_bots_and_fails_bad_ones():
     assert not check_bot(get_game("bohnanza"), clock, Limits()).nondeterministic  # moves, not notes
 
 
+def test_check_bot_shows_its_progress_and_is_quiet_off_a_terminal():
+    game = get_game("bohnanza")
+    seats = sum(players for _, players, _ in game.conformance_configs())
+    shown = CliRunner().invoke(cli, ["check-bot", "random", "--progress"])
+    assert shown.exit_code == 0 and "PASS" in shown.stdout
+    bar = shown.stderr.replace("\r", "\n")
+    assert f"{seats}/{seats}" in bar and "seat/s" in bar
+    edition, players, _ = game.conformance_configs()[-1]
+    assert f"{edition} {players}p" in bar and f"seat {players - 1}" in bar  # the seat playing
+    assert "99th percentile" in shown.stdout
+    quiet = CliRunner().invoke(cli, ["check-bot", "random"])  # (stderr is no terminal here)
+    assert quiet.exit_code == 0 and quiet.stderr == ""
+
+
 @pytest.mark.slow
 @sandboxed
 def test_check_bot_reports_timeouts_and_times():

@@ -6,6 +6,7 @@ from __future__ import annotations
 import sys
 
 import click
+from tqdm import tqdm
 
 from ..core.errors import BohnarenaError, UsageError
 from ..core.game import game_names, get_game
@@ -57,6 +58,12 @@ from .group import _isolation, cli, echo, game_option, isolation_choice, one
     help="Time limit per decision (default: the league default).",
 )
 @click.option("--seed", type=int, default=0, show_default=True)
+@click.option(
+    "--progress/--no-progress",
+    default=None,
+    help="A progress bar (seats checked, the one playing). Default: only when "
+    "stderr is a terminal.",
+)
 def check_bot(
     spec: str,
     game: str,
@@ -66,6 +73,7 @@ def check_bot(
     packages: tuple[str, ...],
     decision_seconds: float | None,
     seed: int,
+    progress: bool | None,
 ) -> None:
     """Check that a bot conforms: it plays every seat of every player count
     of every edition against the shipped bots, twice, and must never answer
@@ -117,7 +125,25 @@ def check_bot(
                 for line in tail:
                     echo(f"  | {line}", err=True)
             raise
-    report = run_check(g, entry, limits, seed)
+    seats = sum(players for _, players, _ in g.conformance_configs())
+    with tqdm(
+        total=seats,
+        unit="seat",
+        desc="check-bot",
+        file=sys.stderr,
+        disable=not (sys.stderr.isatty() if progress is None else progress),
+        leave=False,
+    ) as bar:
+        started = False
+
+        def playing(label: str) -> None:  # before each seat's matches: the last one is done
+            nonlocal started
+            bar.update(started)
+            started = True
+            bar.set_postfix_str(label)
+
+        report = run_check(g, entry, limits, seed, progress=playing)
+        bar.update(bar.total - bar.n)
     for line in report.lines():
         echo(line)
     sys.exit(0 if report.passed else 1)

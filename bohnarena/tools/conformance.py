@@ -40,9 +40,11 @@ class Report:
             + (f"; {self.stopped}" if self.stopped else "")
         ]
         if self.times:
+            p99 = statistics.quantiles(self.times, n=100)[98] if len(self.times) > 1 else 0.0
             out.append(
                 f"decision time: median {statistics.median(self.times) * 1e6:.1f} µs, "
-                f"worst {max(self.times) * 1e3:.2f} ms over {len(self.times)} decisions"
+                f"99th percentile {p99 * 1e3:.2f} ms, worst {max(self.times) * 1e3:.2f} ms "
+                f"over {len(self.times)} decisions"
             )
         out.append(
             "faults: " + (", ".join(f"{k} {n}" for k, n in sorted(self.faults.items())) or "none")

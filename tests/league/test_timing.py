@@ -43,9 +43,7 @@ def decisions(out):
     """Every decision record: {(match_id, seq): (seat, kind, how)}."""
     moves = pq.read_table(out / "moves", columns=["match_id", "seq", "kind", "seat", "how"])
     moves = moves.filter(pc.is_valid(moves["how"]))
-    return {
-        (r["match_id"], r["seq"]): (r["seat"], r["kind"], r["how"]) for r in moves.to_pylist()
-    }
+    return {(r["match_id"], r["seq"]): (r["seat"], r["kind"], r["how"]) for r in moves.to_pylist()}
 
 
 def invoke(*args):
@@ -98,9 +96,7 @@ def test_a_faulted_answer_is_timed_on_the_default_played_for_it(league, tmp_path
     out = tmp_path / "out"
     run_league(path, out, workers=1, progress=False)
     found = decisions(out)
-    faulted = [
-        r for r in timing(out).to_pylist() if found[r["match_id"], r["seq"]][2] == "default"
-    ]
+    faulted = [r for r in timing(out).to_pylist() if found[r["match_id"], r["seq"]][2] == "default"]
     assert faulted and {r["decision"] for r in faulted} <= {"plant_second", "plant"}
     moves = pq.read_table(out / "moves").to_pylist()
     where = {(r["match_id"], r["seq"]): r for r in moves}
@@ -234,9 +230,7 @@ def test_bots_in_every_isolation_are_timed(league, tmp_path):
     assert slow and min(slow) >= 20_000
     # an answer a seat out of process gave has a time, or came with the window before it
     for (match_id, seq), (seat, _, how) in found.items():
-        if how == "bot" and not any(
-            r["match_id"] == match_id and r["seq"] == seq for r in rows
-        ):
+        if how == "bot" and not any(r["match_id"] == match_id and r["seq"] == seq for r in rows):
             before = found.get((match_id, seq - 1))
             assert before is not None and before[:2] == (seat, "anytime"), (match_id, seq)
 
