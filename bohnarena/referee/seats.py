@@ -315,10 +315,17 @@ class Referee:
             agent = self.seats[seat]
             before = agent.spent
             answer, fault = agent.decide(kind, view, args)
-            took = agent.spent - before
-            settled = self._settle(seat, kind, args, view, answer, fault)
-            # (its record is the next: the state records it on return)
-            clock.append((len(self.state.records), kind, round(took * 1e6)))
+            took = round((agent.spent - before) * 1e6)
+            if fault is None:  # _settle's common case, inlined
+                try:
+                    checked = self.decisions[kind].check(self.state, seat, answer, *args)
+                except IllegalAnswer as e:
+                    fault = _illegal(e)
+                else:  # (its record is the next: the state records it on return)
+                    clock.append((len(self.state.records), kind, took))
+                    return checked, BY_BOT, (self._note(seat) if self.notes[seat] else None)
+            settled = self._settle(seat, kind, args, view, answer, fault)  # (a fault recorded)
+            clock.append((len(self.state.records), kind, took))
             return settled
         if direct is None:
             answer, fault = self.seats[seat].decide(kind, view, args)

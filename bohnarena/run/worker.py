@@ -24,6 +24,7 @@ from typing import Any
 
 import pyarrow as pa
 
+from ..core.botapi import Tick
 from ..core.game import get_game
 from ..core.stopping import die_with_parent, private_memory
 from ..league.file import BotEntry
@@ -221,8 +222,8 @@ class _Batch:
         self.logs_dir = Path(task.spool) / "bots" if task.spool else None
         self.rows: list[dict[str, Any]] = []
         self.records: list[tuple[int, list[tuple[Any, ...]]]] = []
-        #: Each match's think times, (seq, seat, decision, micros) in seq order.
-        self.times: list[tuple[int, list[tuple[int, int, str, int]]]] = []
+        #: Each match's think times: its seats' clocks.
+        self.times: list[tuple[int, list[list[Tick]]]] = []
         self.errors: list[tuple[int, str]] = []
 
     def play(self, m: MatchSpec, watchdog: Watchdog) -> None:
@@ -270,9 +271,4 @@ class _Batch:
             log.info("match %d: faults per seat %s", m.id, list(result.faults))
         if task.moves:
             self.records.append((m.id, records))
-            ticks = [
-                (seq, s, kind, us)
-                for s, seat in enumerate(seats)
-                for seq, kind, us in seat.clock or ()
-            ]
-            self.times.append((m.id, sorted(ticks)))
+            self.times.append((m.id, [seat.clock or [] for seat in seats]))

@@ -15,6 +15,8 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from ..core.botapi import Tick
+
 #: Bumped whenever the layout of the written tables changes.
 LOG_FORMAT = 4
 #: The formats this bohnarena reads: 3 is 4 without timing (docs/logs.md).
@@ -69,28 +71,34 @@ def matches_table(rows: Sequence[Mapping[str, Any]]) -> pa.Table:
     return pa.Table.from_pylist(list(rows), schema=MATCHES_SCHEMA)
 
 
-def timing_table(matches: Iterable[tuple[int, Sequence[tuple[int, int, str, int]]]]) -> pa.Table:
-    """The think times of several matches, each a list of ``(seq, seat,
-    decision, micros)`` in seq order, as one table."""
-    ids, seqs, seats, micros = array.array("q"), array.array("i"), array.array("i"), []
+def timing_table(matches: Iterable[tuple[int, Sequence[Sequence[Tick]]]]) -> pa.Table:
+    """The think times of several matches, each given as its seats'
+    clocks (a list of ``(seq, decision, micros)`` per seat), as one table
+    in (match_id, seq) order."""
+    ids, seqs, seats = array.array("q"), array.array("i"), array.array("i")
     kinds: list[str] = []
-    for match_id, rows in matches:
-        ids.extend(array.array("q", (match_id,)) * len(rows))
-        for seq, seat, kind, us in rows:
-            seqs.append(seq)
-            seats.append(seat)
-            kinds.append(kind)
-            micros.append(min(us, _MOST))
-    return pa.Table.from_arrays(
+    micros: list[int] = []
+    for match_id, clocks in matches:
+        for seat, clock in enumerate(clocks):
+            if not clock:
+                continue
+            seq, kind, us = zip(*clock, strict=True)  # one transpose, not a step per value
+            ids.extend(array.array("q", (match_id,)) * len(seq))
+            seats.extend(array.array("i", (seat,)) * len(seq))
+            seqs.extend(seq)
+            kinds.extend(kind)
+            micros.extend(us)
+    table = pa.Table.from_arrays(
         [
             _buffer(ids, pa.int64()),
             _buffer(seqs, _I32),
             _buffer(seats, _I32),
             pa.array(kinds, pa.string()),
-            _buffer(array.array("i", micros), _I32),
+            pc.min_element_wise(pa.array(micros, pa.int64()), _MOST).cast(_I32),
         ],
         schema=TIMING_SCHEMA,
     )
+    return table.sort_by([("match_id", "ascending"), ("seq", "ascending")])
 
 
 # Python ints to Arrow through array.array buffers: a C loop, no per-value objects.
