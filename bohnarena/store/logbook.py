@@ -47,7 +47,7 @@ TIMING_SCHEMA = pa.schema(
         ("match_id", pa.int64()),
         ("seq", pa.int32()),
         ("seat", pa.int32()),
-        ("decision", pa.string()),
+        ("decision", pa.dictionary(pa.int8(), pa.string())),
         ("micros", pa.int32()),
     ]
 )
@@ -74,7 +74,7 @@ def matches_table(rows: Sequence[Mapping[str, Any]]) -> pa.Table:
 def timing_table(matches: Iterable[tuple[int, Sequence[Sequence[Tick]]]]) -> pa.Table:
     """The think times of several matches, each given as its seats'
     clocks (a list of ``(seq, decision, micros)`` per seat), as one table
-    in (match_id, seq) order."""
+    in (match_id, seat, seq) order."""
     ids, seqs, seats = array.array("q"), array.array("i"), array.array("i")
     kinds: list[str] = []
     micros: list[int] = []
@@ -88,17 +88,28 @@ def timing_table(matches: Iterable[tuple[int, Sequence[Sequence[Tick]]]]) -> pa.
             seqs.extend(seq)
             kinds.extend(kind)
             micros.extend(us)
-    table = pa.Table.from_arrays(
+    # the decisions met, in order: the column's dictionary
+    names = {kind: i for i, kind in enumerate(dict.fromkeys(kinds))}
+    return pa.Table.from_arrays(
         [
             _buffer(ids, pa.int64()),
             _buffer(seqs, _I32),
             _buffer(seats, _I32),
-            pa.array(kinds, pa.string()),
-            pc.min_element_wise(pa.array(micros, pa.int64()), _MOST).cast(_I32),
+            pa.DictionaryArray.from_arrays(
+                _buffer(array.array("b", map(names.__getitem__, kinds)), pa.int8()),
+                pa.array(list(names), pa.string()),
+            ),
+            _buffer(_int32s(micros), _I32),
         ],
         schema=TIMING_SCHEMA,
     )
-    return table.sort_by([("match_id", "ascending"), ("seq", "ascending")])
+
+
+def _int32s(values: list[int]) -> array.array[int]:
+    try:
+        return array.array("i", values)
+    except OverflowError:  # (rare: a time over 35 minutes)
+        return array.array("i", [min(v, _MOST) for v in values])
 
 
 # Python ints to Arrow through array.array buffers: a C loop, no per-value objects.
@@ -190,6 +201,7 @@ def _seq(n: int) -> array.array[int]:
 def warm_up() -> None:
     """Load the Arrow compute kernels once, before worker processes fork."""
     moves_table([(0, [("x", 0, 1)])], {"x": ("n",)}, {"n": "int"})
+    timing_table([(0, [[(0, "x", 1)]])])
 
 
 def records_of(table: pa.Table, layout: Mapping[str, Sequence[str]]) -> list[tuple[Any, ...]]:
