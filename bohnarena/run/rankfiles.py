@@ -93,9 +93,8 @@ def merge_and_rank(
     target = merge_runs(out, dirs, warn)
     league = load_league(target.path / "league.toml")
     game = get_game(league.game)
-    write_names(
-        target.path, log_names(game, game.rules(league.edition, league.players, league.rules))
-    )
+    rules = game.rules(league.edition, league.players, league.rules)
+    write_names(target.path, log_names(game, rules))
     plan = AuditedRun.of(target, league).auditor.schedule
     # (a removed bot's matches no shard played are not the league's to play)
     standing = plan.standing_ids()
