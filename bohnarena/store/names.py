@@ -47,10 +47,10 @@ def write_names(directory: Path, names: Mapping[str, Sequence[str]]) -> bool:
         return False
     table = names_table(names)
     path = directory / NAME
-    try:
-        if pq.read_table(path).equals(table):
+    try:  # (only a regular file is read, never a FIFO or a device)
+        if path.is_file() and pq.read_table(path).equals(table):
             return False
-    except (OSError, pa.ArrowException):  # missing, or not a names file: written afresh
+    except (OSError, pa.ArrowException):  # not a names file: written afresh
         pass
     _atomic_write(path, lambda tmp: pq.write_table(table, tmp))
     return True

@@ -5,6 +5,7 @@ names of the ids in the logs, is written, read and kept up to date."""
 
 from __future__ import annotations
 
+import os
 import re
 from collections import Counter, defaultdict
 from pathlib import Path
@@ -178,6 +179,15 @@ def test_a_missing_or_different_names_file_is_written_again_by_the_next_run(
     assert (results / NAME).read_bytes() == kept
     assert not write_names(results, read_names(results))  # the same: left alone
     assert {p.name: p.read_bytes() for p in (results / "moves").iterdir()} == moves_before
+
+
+def test_a_names_file_that_is_not_one_is_replaced_unread(tmp_path: Path) -> None:
+    names = {"variety": ("Coffee", "Wax")}
+    (tmp_path / NAME).write_bytes(b"not parquet")
+    assert write_names(tmp_path, names) and read_names(tmp_path) == names
+    (tmp_path / NAME).unlink()
+    os.mkfifo(tmp_path / NAME)
+    assert write_names(tmp_path, names) and read_names(tmp_path) == names
 
 
 def test_a_merge_writes_the_names(league: Any, tmp_path: Path) -> None:
