@@ -83,7 +83,7 @@ class Capabilities:
     #: ``(rules) -> {what: names by id}``: the names of the ids the game's
     #: records hold (``{"variety": ("Coffee", "Wax", ...)}``: variety 0 is
     #: Coffee), written beside the logs as ``names.parquet`` for queries to
-    #: join (docs/logs.md, "Names"). None: the logs hold no named ids.
+    #: join (docs/logs.md, "names.parquet"). None: the logs hold no named ids.
     log_names: Callable[[Any], Mapping[str, Sequence[str]]] | None = None
 
 

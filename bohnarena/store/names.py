@@ -1,5 +1,5 @@
 """The names of the ids the logs hold (a game's varieties), kept beside
-them as ``names.parquet`` for queries to join (docs/logs.md, "Names").
+them as ``names.parquet`` for queries to join (docs/logs.md, "names.parquet").
 
 Derived data: the game gives the names (its ``Capabilities.log_names``),
 so the file is not a part, the manifest does not list it, and a run or a
