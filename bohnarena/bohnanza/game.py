@@ -15,6 +15,11 @@ from .rules import RuleSet
 from .state import State
 
 
+def _log_names(ruleset: RuleSet) -> dict[str, tuple[str, ...]]:
+    # every variety of every edition, by the id the logs hold
+    return {"variety": tuple(v.name for v in ruleset.varieties)}
+
+
 def _viewer() -> Viewer:
     from .viewer import VIEWER
 
@@ -39,6 +44,7 @@ class Bohnanza:
         # checked bot's nondeterminism).
         sparring_bots=("planner", "trader", "random"),
         viewer=_viewer,
+        log_names=_log_names,
     )
 
     def editions(self) -> list[str]:

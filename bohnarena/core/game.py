@@ -80,6 +80,11 @@ class Capabilities:
     #: it imports the game's drawing, which no other command needs). None:
     #: the game has no viewer page.
     viewer: Callable[[], Any] | None = None
+    #: ``(rules) -> {what: names by id}``: the names of the ids the game's
+    #: records hold (``{"variety": ("Coffee", "Wax", ...)}``: variety 0 is
+    #: Coffee), written beside the logs as ``names.parquet`` for queries to
+    #: join (docs/logs.md, "names.parquet"). None: the logs hold no named ids.
+    log_names: Callable[[Any], Mapping[str, Sequence[str]]] | None = None
 
 
 #: What a game that declares no capabilities supports.
@@ -95,6 +100,12 @@ def capabilities(game: Game) -> Capabilities:
 def sparring_bots(game: Game) -> tuple[str, ...]:
     """The opponents ``check-bot`` and ``compare`` play a bot against."""
     return capabilities(game).sparring_bots or game.shipped_bots
+
+
+def log_names(game: Game, rules: Any) -> Mapping[str, Sequence[str]]:
+    """The names of the ids ``game``'s logs hold under ``rules`` (empty: none)."""
+    named = capabilities(game).log_names
+    return {} if named is None else named(rules)
 
 
 @runtime_checkable

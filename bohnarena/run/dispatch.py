@@ -27,7 +27,7 @@ from tqdm import tqdm
 
 from .. import __version__
 from ..core.errors import UsageError
-from ..core.game import get_game
+from ..core.game import get_game, log_names
 from ..core.stopping import exit_code
 from ..core.untrusted import LogFormatter
 from ..league.file import League, guessable_seed, load_league
@@ -41,6 +41,7 @@ from ..sandbox.endpoint import close_sandboxes
 from ..store.audited import AuditedRun
 from ..store.directory import RunDir
 from ..store.logbook import LOG_FORMAT
+from ..store.names import write_names
 from ..store.parts import StorageError, part_name, storage_error, write_text
 from .execution import Backend, LocalPool
 from .provenance import check_workers, preflight, run_facts, source_hash
@@ -244,6 +245,8 @@ def run_league(
         # The backend closes inside the run log: a cluster's last words go there too.
         with run_log(store.path / "run.log", backend.loggers):
             try:
+                # (derived from the game, so a run made before names were kept gets them now)
+                write_names(store.path, log_names(game, rules))
                 if league.seed is None:  # the run's own, kept in run.json (a resume reads it)
                     league = replace(league, seed=store.meta().get("seed", meta["seed"]))
                 check_workers(backend, league)

@@ -1,7 +1,8 @@
 """What a run leaves beside its parts: ``ranking.csv``, ``ranking.json``
 and ``ranking.md`` (every row audited against the league), the rating curve
 (and what a later run may go on from) and ``errors.json``; shard
-directories merged into one ranked run."""
+directories merged into one ranked run (with the game's names file,
+``names.parquet``)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from typing import TYPE_CHECKING
 
 import pyarrow as pa
 
+from ..core.game import get_game, log_names
 from ..league.file import League
 from ..league.schedule import Schedule
 from ..rating.curvefile import Kept, read_curve, write_curve
@@ -20,6 +22,7 @@ from ..rating.results import LeagueResults
 from ..rating.skill import RANK_COLUMNS, Ranking, rank
 from ..store.audited import AuditedRun
 from ..store.directory import RunDir
+from ..store.names import write_names
 from ..store.parts import StorageError, write_text
 
 log = logging.getLogger(__name__)
@@ -89,6 +92,9 @@ def merge_and_rank(
 
     target = merge_runs(out, dirs, warn)
     league = load_league(target.path / "league.toml")
+    game = get_game(league.game)
+    rules = game.rules(league.edition, league.players, league.rules)
+    write_names(target.path, log_names(game, rules))
     plan = AuditedRun.of(target, league).auditor.schedule
     # (a removed bot's matches no shard played are not the league's to play)
     standing = plan.standing_ids()

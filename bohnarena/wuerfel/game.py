@@ -138,6 +138,11 @@ class _Narrator:
 _REPLAYER = Replayer(State, DECISIONS, _state, as_dict, _Narrator)
 
 
+def _log_names(ruleset: rules_mod.RuleSet) -> dict[str, tuple[str, ...]]:
+    # the varieties on the dice (`rolled`, `set_aside`), as the transcript names them
+    return {"variety": tuple(v.capitalize() for v in ruleset.varieties)}
+
+
 def _viewer() -> Viewer:
     from .viewer import VIEWER  # (it imports this module)
 
@@ -154,7 +159,7 @@ class Wuerfel:
     decisions = DECISIONS
     wire = "bohnarena.wuerfel.wire"
     shipped_bots = ("wuerfel-greedy", "wuerfel-random")
-    capabilities = Capabilities(new_state=State, viewer=_viewer)
+    capabilities = Capabilities(new_state=State, viewer=_viewer, log_names=_log_names)
 
     def editions(self) -> list[str]:
         return list(rules_mod.EDITIONS)

@@ -188,7 +188,7 @@ def test_the_documented_queries_give_each_bot_its_own_coins(runs: dict[str, Path
         if r["kind"] == "harvested":
             expected[seats[r["match_id"]][r["seat"]]] += r["coins"]
     readme = sql_blocks((ROOT / "README.md").read_text("utf-8"))
-    (query,) = [q for q in readme if "harvested" in q]
+    (query,) = [q for q in readme if "sum(mv.coins)" in q]
     con = duckdb.connect()
     assert dict(con.sql(here(query)).fetchall()) == expected
     view, per_bot = sql_blocks(DOC.read_text("utf-8"))[1].split(";", 1)
