@@ -179,9 +179,7 @@ def watch(results: LeagueResults, report: Path) -> Watched:
     folder beside ``report``; what the report says of them."""
     from ..rating.notable import report_picks, scores
     from ..report.watch import FOLDER, Watched, page_name
-    from ..run.replay import Run
-    from ..store.parts import write_text
-    from ..viewer.match import viewer_page
+    from ..run.replay import Run, write_pages_all
 
     m = results.matches
     order = [m.bots.index(s.bot) for s in results.ranking.standings if s.bot in m.bots]
@@ -194,16 +192,9 @@ def watch(results: LeagueResults, report: Path) -> Watched:
         return Watched(picks, missing="No viewer pages: the league logs no moves (moves = false).")
     folder = report.parent / FOLDER
     folder.mkdir(parents=True, exist_ok=True)
-    links, failed = {}, []
-    for pick in picks:
-        mid = int(m.match_id[pick.row])
-        try:
-            row, log = run.match(mid)
-            page = viewer_page(run.game, run.rules, log, run.info(row, len(log)))
-        except BohnarenaError:
-            failed.append(mid)
-            continue
-        write_text(folder / page_name(mid), page)
-        links[mid] = f"{FOLDER}/{page_name(mid)}"
-    missing = f"No viewer page for match {', '.join(map(str, failed))}." if failed else ""
+    ids = [int(m.match_id[pick.row]) for pick in picks]
+    written = write_pages_all(run.store.path, [(mid, str(folder / page_name(mid))) for mid in ids])
+    links = {mid: f"{FOLDER}/{page_name(mid)}" for mid in ids if written.get(mid, "") is None}
+    failed = [str(mid) for mid in ids if mid not in links]
+    missing = f"No viewer page for match {', '.join(failed)}." if failed else ""
     return Watched(picks, links, missing)

@@ -24,7 +24,7 @@ from .stats import Floats, Ints, Matches
 #: What `matches` sorts by: match id (ascending), else the largest first.
 SORTS = ("id", "upset", "longest", "faults", "margin")
 #: At most so many matches linked from the report (a viewer file each).
-MOST_WATCHED = 40
+MOST_WATCHED = 16
 
 
 def scores(m: Matches, ranking: Ranking) -> Floats:
@@ -185,10 +185,11 @@ def _best(value: Floats, where: npt.NDArray[np.bool_]) -> int | None:
 def report_picks(
     m: Matches, score: Floats, order: Sequence[int], most: int = MOST_WATCHED
 ) -> list[Pick]:
-    """A few matches per bot (its biggest win, the largest upset it suffered,
-    the match it faulted most in) in ``order`` (the leaderboard's), then the
-    largest upset of each pairing, largest first: each match once, at most
-    ``most``."""
+    """A few matches per bot: each bot's biggest win, then the largest upset
+    each suffered, then the match each faulted most in (bots in ``order``,
+    the leaderboard's); then the largest upset of each pairing, largest
+    first. Each match once, at most ``most``: a cap leaves out the last
+    kinds, never the last bots."""
     picks: dict[int, Pick] = {}
     names = m.bots
 
@@ -202,11 +203,12 @@ def report_picks(
 
     margin = margins(m).astype(np.float64)
     for b in order:
-        at = seats_of(m, b)
-        won = (at & (m.place == 1)).any(axis=1)
+        won = (seats_of(m, b) & (m.place == 1)).any(axis=1)
         add(_best(margin, won), f"{names[b]}'s biggest win")
+    for b in order:
         lost = upsets(m, score, loser=b)
         add(_best(lost.gap, lost.gap > 0), f"{names[b]}'s largest upset suffered")
+    for b in order:
         faults = faults_of(m, b).astype(np.float64)
         add(_best(faults, faults > 0), f"{names[b]} faulted most")
     cells = []

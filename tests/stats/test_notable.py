@@ -111,28 +111,28 @@ def test_an_upset_says_which_seats_and_the_sorted_values_and_the_limit():
     assert [f.value for f in found] == [30]
 
 
-def test_the_report_picks_a_few_per_bot_then_each_pairings_upset_each_match_once():
+def test_the_report_picks_each_bots_win_upset_and_faults_then_each_pairings_upset_once():
     m, score = made()
     picks = report_picks(m, score, order=[0, 1, 2, 3])
     got = {int(m.match_id[p.row]): p.why for p in picks}
-    assert list(got) == [0, 2, 4, 3, 1]
+    assert list(got) == [0, 1, 2, 4, 3]
     assert got == {
         0: ["a's biggest win"],
+        1: ["c's biggest win", "d faulted most", "largest upset: c over b"],
         2: [
+            "d's biggest win",
             "a's largest upset suffered",
             "c's largest upset suffered",
             "c faulted most",
-            "d's biggest win",
             "largest upset: d over a",
             "largest upset: c over a",
             "largest upset: d over c",
         ],
         4: ["b's largest upset suffered", "largest upset: d over b"],
         3: ["b faulted most"],
-        1: ["c's biggest win", "d faulted most", "largest upset: c over b"],
     }
     capped = report_picks(m, score, order=[0, 1, 2, 3], most=2)
-    assert [int(m.match_id[p.row]) for p in capped] == [0, 2]
+    assert [int(m.match_id[p.row]) for p in capped] == [0, 1]
 
 
 def test_no_matches_no_picks():

@@ -227,3 +227,34 @@ def test_a_league_without_moves_lists_its_matches_and_says_why_no_pages(tmp_path
     assert "No viewer pages: the league logs no moves" in page
     assert not (out / "watch").exists()
     assert listed(out, "--sort", "longest")[:1]
+
+
+def test_json_says_each_match_with_what_it_was_sorted_by(league_dir, rows, score):
+    r = CliRunner().invoke(
+        cli, ["matches", str(league_dir), "--sort", "upset", "-n", "1", "--json"]
+    )
+    assert r.exit_code == 0, r.output
+    doc = json.loads(r.output)
+    (m,) = doc["matches"]
+    row = next(x for x in rows if x["match_id"] == m["match_id"])
+    assert doc["sort"] == "upset" and doc["total"] == sum(gap(x, score) > 0 for x in rows)
+    assert m["seats"] == row["seats"] and m["coins"] == row["coins"]
+    assert m["places"] == row["ranks"] and m["faults"] == row["faults"]
+    assert m["upset"] == pytest.approx(gap(row, score))
+    ahead, behind = row["seats"][m["ahead_seat"]], row["seats"][m["behind_seat"]]
+    assert m["upset"] == pytest.approx(score[behind] - score[ahead])
+    quoted = shlex.quote(str(league_dir))
+    assert m["view"] == f"bohnarena view {quoted} --match {m['match_id']}"
+    assert m["replay"] == f"bohnarena replay {quoted} --match {m['match_id']}"
+
+
+def test_a_match_the_rules_do_not_replay_gets_no_page_and_says_why(run_dir, tmp_path):
+    from bohnarena.run.replay import write_pages_all
+    from tests.league.test_replay import edit, tamper
+
+    out = tamper(run_dir, tmp_path, lambda t: edit(t, 1, "harvested", 0, "coins", lambda c: c + 1))
+    pages = [(mid, str(tmp_path / f"{mid}.html")) for mid in (0, 1, 2)]
+    written = write_pages_all(out, pages, workers=2)
+    assert written[0] is None and written[2] is None
+    assert written[1].startswith("match 1 does not replay: move ")
+    assert sorted(p.name for p in tmp_path.glob("*.html")) == ["0.html", "2.html"]
