@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from ..core.errors import BohnarenaError, UsageError
-from ..rating.notable import SORTS, Found, Query
+from ..rating.notable import SORTS, Found, Query, plural
 from .group import cli, echo, one
 
 if TYPE_CHECKING:
@@ -54,7 +54,7 @@ def value_text(m: Matches, f: Found, sort: str, bot: str | None) -> str:
             f"ahead of {seat_text(m, f.row, f.behind)}"
         )
     if sort == "faults":
-        return f"{f.value:.0f} faults" + (f" by {bot}" if bot is not None else "")
+        return plural(int(f.value), "fault") + (f" by {bot}" if bot is not None else "")
     if sort == "margin":
         return f"won by {f.value:.0f} coins"
     return f"{int(m.turns[f.row])} turns"
@@ -64,7 +64,7 @@ def result_text(m: Matches, row: int) -> str:
     seats = sorted(range(m.players), key=lambda s: (m.place[row, s], s))
     return ", ".join(
         f"{m.place[row, s]}. {seat_text(m, row, s)} {m.coins[row, s]} coins"
-        + (f" ({m.faults[row, s]} faults)" if m.faults[row, s] else "")
+        + (f" ({plural(int(m.faults[row, s]), 'fault')})" if m.faults[row, s] else "")
         for s in seats
     )
 

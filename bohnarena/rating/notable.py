@@ -162,6 +162,10 @@ def find(m: Matches, score: Floats, q: Query) -> tuple[list[Found], int]:
     return found, total
 
 
+def plural(n: int, word: str) -> str:
+    return f"{n} {word}{'s' * (n != 1)}"
+
+
 # -- the report's picks -------------------------------------------------------
 
 
@@ -193,9 +197,7 @@ def report_picks(
     picks: dict[int, Pick] = {}
     names = m.bots
 
-    def add(row: int | None, why: str) -> None:
-        if row is None:
-            return
+    def add(row: int, why: str) -> None:
         if row in picks:
             picks[row].why.append(why)
         elif len(picks) < most:
@@ -204,21 +206,24 @@ def report_picks(
     margin = margins(m).astype(np.float64)
     for b in order:
         won = (seats_of(m, b) & (m.place == 1)).any(axis=1)
-        add(_best(margin, won), f"{names[b]}'s biggest win")
+        if (row := _best(margin, won)) is not None:
+            add(row, f"{names[b]}'s biggest win (by {margin[row]:.0f} coins)")
     for b in order:
-        lost = upsets(m, score, loser=b)
-        add(_best(lost.gap, lost.gap > 0), f"{names[b]}'s largest upset suffered")
+        lost = upsets(m, score, loser=b).gap
+        if (row := _best(lost, lost > 0)) is not None:
+            add(row, f"{names[b]}'s largest upset suffered ({lost[row]:.2f})")
     for b in order:
         faults = faults_of(m, b).astype(np.float64)
-        add(_best(faults, faults > 0), f"{names[b]} faulted most")
+        if (row := _best(faults, faults > 0)) is not None:
+            add(row, f"{names[b]} faulted most ({plural(int(faults[row]), 'fault')})")
     cells = []
     for i, a in enumerate(order):
         for b in order[i + 1 :]:
             up = upsets_between(m, score, a, b)
-            row = _best(up.gap, up.gap > 0)
-            if row is not None:
+            if (row := _best(up.gap, up.gap > 0)) is not None:
                 ahead, behind = m.bot[row, up.ahead[row]], m.bot[row, up.behind[row]]
-                cells.append((-up.gap[row], row, f"{names[ahead]} over {names[behind]}"))
+                gap = up.gap[row]
+                cells.append((-gap, row, f"{names[ahead]} over {names[behind]} ({gap:.2f})"))
     for _, row, pairing in sorted(cells):
         add(row, f"largest upset: {pairing}")
     return list(picks.values())

@@ -45,7 +45,7 @@ padding:6px 10px;border-radius:4px}
 table{border-collapse:collapse;margin:6px 0}th,td{padding:3px 8px;text-align:right;
 border-bottom:1px solid #eee;white-space:nowrap;vertical-align:top}th{background:#f6f6f6}
 td:first-child,th:first-child,.board td:nth-child(2),.board th:nth-child(2),
-.facts td,.watch td{text-align:left}
+.facts td,.watch td,.watch th{text-align:left}
 small{color:#666}
 .grid{display:flex;flex-wrap:wrap;gap:8px 24px}figure{margin:0}
 figcaption{font-weight:600;margin:6px 0 2px}

@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from ..core.untrusted import html_text
-from ..rating.notable import Pick
+from ..rating.notable import Pick, plural
 from ..rating.stats import Matches
 
 #: Where the viewer pages go, beside the report (and their links' prefix): not
@@ -42,7 +42,7 @@ def result(m: Matches, row: int) -> str:
         faults = int(m.faults[row, s])
         parts.append(
             f"{place(int(m.place[row, s]))} {html_text(m.bots[m.bot[row, s]])} (seat {s}) "
-            f"{int(m.coins[row, s])}" + (f", {faults} faults" if faults else "")
+            f"{int(m.coins[row, s])}" + (f", {plural(faults, 'fault')}" if faults else "")
         )
     return "<br>".join(parts)
 

@@ -117,19 +117,23 @@ def test_the_report_picks_each_bots_win_upset_and_faults_then_each_pairings_upse
     got = {int(m.match_id[p.row]): p.why for p in picks}
     assert list(got) == [0, 1, 2, 4, 3]
     assert got == {
-        0: ["a's biggest win"],
-        1: ["c's biggest win", "d faulted most", "largest upset: c over b"],
-        2: [
-            "d's biggest win",
-            "a's largest upset suffered",
-            "c's largest upset suffered",
-            "c faulted most",
-            "largest upset: d over a",
-            "largest upset: c over a",
-            "largest upset: d over c",
+        0: ["a's biggest win (by 5 coins)"],
+        1: [
+            "c's biggest win (by 7 coins)",
+            "d faulted most (2 faults)",
+            "largest upset: c over b (10.00)",
         ],
-        4: ["b's largest upset suffered", "largest upset: d over b"],
-        3: ["b faulted most"],
+        2: [
+            "d's biggest win (by 8 coins)",
+            "a's largest upset suffered (30.00)",
+            "c's largest upset suffered (10.00)",
+            "c faulted most (1 fault)",
+            "largest upset: d over a (30.00)",
+            "largest upset: c over a (20.00)",
+            "largest upset: d over c (10.00)",
+        ],
+        4: ["b's largest upset suffered (20.00)", "largest upset: d over b (20.00)"],
+        3: ["b faulted most (3 faults)"],
     }
     capped = report_picks(m, score, order=[0, 1, 2, 3], most=2)
     assert [int(m.match_id[p.row]) for p in capped] == [0, 1]

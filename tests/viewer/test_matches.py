@@ -198,7 +198,7 @@ def test_the_report_links_notable_matches_to_their_viewer_pages_beside_it(
     # the faulter's worst match is there, said so
     most = max(rows, key=lambda r: (r["faults"][1], -r["match_id"]))
     why = re.search(rf">match {most['match_id']}</a></td><td>\d</td><td>(.*?)</td>", page).group(1)
-    assert "faulter faulted most" in why
+    assert f"faulter faulted most ({most['faults'][1]} faults)" in why
     # the run wrote its own beside its report
     assert links((league_dir / "report.html").read_text()) == found
     assert (league_dir / "watch" / f"match-{found[0][1]}.html").exists()
