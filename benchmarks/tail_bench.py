@@ -40,6 +40,7 @@ RUN = """
 import json, resource, sys, time
 from bohnarena.run.dispatch import run_league
 from bohnarena.report.html import write_report
+from bohnarena.cli.matches import watch  # the viewer pages the report links, as `run` writes them
 def cpu():  # this process and its reaped children (the pool's workers)
     usage = [resource.getrusage(who) for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)]
     return sum(r.ru_utime + r.ru_stime for r in usage)
@@ -48,7 +49,7 @@ start, cpu_start = time.perf_counter(), cpu()
 summary = run_league(league, out, workers=workers, progress=False, moves=moves)
 ran, cpu_run = time.perf_counter(), cpu() - cpu_start
 if moves:
-    write_report(out, results=getattr(summary, "results", None))
+    write_report(out, results=getattr(summary, "results", None), watch=watch)
 end = time.perf_counter()
 print(json.dumps({"play": summary.play_seconds, "run": ran - start, "total": end - start,
                   "tail": end - start - summary.play_seconds, "report": end - ran,
@@ -92,7 +93,8 @@ def tail(deals: int, workers: int) -> None:
         print(
             f"{matches:,} matches at -j {workers}: play {f['play']:.1f} s; after the last "
             f"match: {f['tail']:.1f} s (ranking files and compaction "
-            f"{f['run'] - f['play']:.1f} s, report {f['report']:.1f} s)"
+            f"{f['run'] - f['play']:.1f} s, report {f['report']:.1f} s with its "
+            f"{len(list(out.glob('watch/*.html')))} viewer pages)"
         )
         bohnarena = [sys.executable, "-m", "bohnarena"]
         took, mb = timed(*bohnarena, "rank", str(out))

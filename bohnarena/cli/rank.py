@@ -81,18 +81,29 @@ def rank_command(
     default=None,
     help="Where to write the HTML file. Default: RESULTS_DIR/report.html.",
 )
+@click.option(
+    "--no-matches",
+    is_flag=True,
+    help="Do not write the viewer pages of the notable matches beside the report.",
+)
 @resamples_option
 @bootstrap_seed_option
 def report_command(
-    results_dir: str, output: str | None, resamples: int | None, bootstrap_seed: int | None
+    results_dir: str,
+    output: str | None,
+    no_matches: bool,
+    resamples: int | None,
+    bootstrap_seed: int | None,
 ) -> None:
     """Write the league report: one self-contained HTML file (leaderboard with
     intervals, convergence, head to head, seats, coins, faults, match length,
-    settings), readable offline. Works on an interrupted run too."""
+    the matches to watch, settings), readable offline, with the viewer pages
+    of those matches in matches/ beside it. Works on an interrupted run too."""
     from ..rating.results import read_results
     from ..rating.stats import RESAMPLES, SEED
     from ..report.html import write_report
     from ..store.parts import unchecked_warning
+    from .matches import watch
 
     start = time.perf_counter()
     results = read_results(results_dir)
@@ -104,6 +115,7 @@ def report_command(
         RESAMPLES if resamples is None else resamples,
         SEED if bootstrap_seed is None else bootstrap_seed,
         results,
+        None if no_matches else watch,
     )
     echo(
         f"report: {path} ({path.stat().st_size / 1024:,.0f} kB, "

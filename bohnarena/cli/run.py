@@ -132,8 +132,10 @@ def run(
         echo(summary.ranking.to_text())
         if not no_report:
             from ..report.html import write_report
+            from .matches import watch
 
-            echo(f"report: {write_report(summary.out, results=summary.results)}")
+            report = write_report(summary.out, results=summary.results, watch=watch)
+            echo(f"report: {report}")
     echo(
         f"{summary.played} matches played now, {summary.done_before} before; "
         f"results in {summary.out}"

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +32,8 @@ from ..store.parts import write_text
 from ..store.reading import RunReader
 from . import svg
 from .hero import hero_figures
+from .watch import Watched
+from .watch import section as watch_section
 
 REPORT = "report.html"
 
@@ -44,7 +47,7 @@ padding:6px 10px;border-radius:4px}
 table{border-collapse:collapse;margin:6px 0}th,td{padding:3px 8px;text-align:right;
 border-bottom:1px solid #eee;white-space:nowrap;vertical-align:top}th{background:#f6f6f6}
 td:first-child,th:first-child,.board td:nth-child(2),.board th:nth-child(2),
-.facts td{text-align:left}
+.facts td,.watch td,.watch th{text-align:left}
 small{color:#666}
 .grid{display:flex;flex-wrap:wrap;gap:8px 24px}figure{margin:0}
 figcaption{font-weight:600;margin:6px 0 2px}
@@ -412,9 +415,15 @@ def settings(r: LeagueResults) -> str:
     )
 
 
-def build(r: LeagueResults, resamples: int = RESAMPLES, seed: int = SEED) -> str:
+def build(
+    r: LeagueResults,
+    resamples: int = RESAMPLES,
+    seed: int = SEED,
+    watched: Watched | None = None,
+) -> str:
     """The report of ``r`` as one HTML page (its ranking and rating path are
-    ``r``'s: rated once, as the run went or as the directory was read)."""
+    ``r``'s: rated once, as the run went or as the directory was read);
+    ``watched``: the notable matches it links."""
     path = league_path(r.matches, r.curve)
     s = league_stats(r.matches, resamples, seed)
     index = {b: i for i, b in enumerate(s.bots)}
@@ -445,6 +454,7 @@ def build(r: LeagueResults, resamples: int = RESAMPLES, seed: int = SEED) -> str
             + seats(s, order)
             + distributions(r, order)
             + faults_and_times(r, order)
+            + (watch_section(r.matches, watched) if watched else "")
         )
     else:
         body += "<p>No finished matches yet.</p>"
@@ -466,9 +476,13 @@ def write_report(
     resamples: int = RESAMPLES,
     seed: int = SEED,
     results: LeagueResults | None = None,
+    watch: Callable[[LeagueResults, Path], Watched] | None = None,
 ) -> Path:
-    """Write the report of a results directory (default: its report.html)."""
+    """Write the report of a results directory (default: its report.html);
+    ``watch`` writes the notable matches' pages beside it (given the report's
+    path) and says which."""
     r = results or read_results(results_dir)
     target = Path(out) if out is not None else r.path / REPORT
-    write_text(target, build(r, resamples, seed))
+    watched = watch(r, target) if watch is not None and r.matches.n else None
+    write_text(target, build(r, resamples, seed, watched))
     return target

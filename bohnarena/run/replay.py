@@ -6,6 +6,7 @@ again with its bots (``rerun``) and checking a whole run in parallel.
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Iterator, Sequence
 from concurrent.futures import as_completed
@@ -19,7 +20,7 @@ from typing import Any
 import pyarrow as pa
 from tqdm import tqdm
 
-from ..core.errors import UsageError
+from ..core.errors import BohnarenaError, UsageError
 from ..core.game import Game, get_game
 from ..league.file import BotEntry, League, load_league
 from ..store.audit import COLUMNS as AUDIT_COLUMNS
@@ -28,7 +29,7 @@ from ..store.audited import open_run
 from ..store.directory import RunDir
 from ..store.growing import kept_files
 from ..store.logbook import MATCHES_SCHEMA, moves_schema, records_of
-from ..store.parts import Check, Listing, ResultsError, check_schema, read_table
+from ..store.parts import Check, Listing, ResultsError, check_schema, read_table, write_text
 from ..viewer.info import MatchInfo
 from .execution import LocalPool
 from .seating import make_seat
@@ -232,6 +233,42 @@ def verify_all(
         pool.close()
     run.store.confirm(run.listing)  # a compaction meanwhile: read again
     return checked, run.listing.problems, sorted(failures)
+
+
+def write_pages(path: str, pages: Sequence[tuple[int, str]]) -> list[tuple[int, str | None]]:
+    """Write the viewer page of each match id of ``pages`` to its file (a
+    worker task): each id with None, or why it has no page."""
+    from ..viewer.match import viewer_page
+
+    run = Run.open(path, "off", refuse=False)  # the parent checked the parts
+    out: list[tuple[int, str | None]] = []
+    for mid, target in pages:
+        try:
+            row, log = run.match(mid)
+            page = viewer_page(run.game, run.rules, log, run.info(row, len(log)))
+        except BohnarenaError as e:
+            out.append((mid, str(e)))
+            continue
+        write_text(Path(target), page)
+        out.append((mid, None))
+    return out
+
+
+def write_pages_all(
+    path: str | Path, pages: Sequence[tuple[int, str]], workers: int = 0
+) -> dict[int, str | None]:
+    """:func:`write_pages` spread over ``workers`` processes (0: every core;
+    a page costs about as much as replaying its match)."""
+    n = min(workers or os.cpu_count() or 1, len(pages))
+    if n <= 1:
+        return dict(write_pages(str(path), pages))
+    pool = LocalPool(n)
+    try:
+        executor = pool.executor()
+        futures = [executor.submit(write_pages, str(path), pages[k::n]) for k in range(n)]
+        return {mid: problem for f in futures for mid, problem in f.result()}
+    finally:
+        pool.close()
 
 
 def _ranges(ids: Sequence[int], chunk: int) -> Iterator[tuple[int, int]]:
