@@ -67,7 +67,7 @@ def test_run_writes_a_self_contained_report_with_every_section(classic):
         assert f"<h2>{section}</h2>" in page
     assert page.count('<svg class="plot"') == PLOTS
     assert "Partial run" not in page and "12 matches; 12 finished" in page
-    assert "Decision times are not logged" in page
+    assert "decision time (median / p99 / max)" in page and "(12 of 12 matches have them)" in page
     assert len(page) < 100_000
 
 
