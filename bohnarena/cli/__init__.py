@@ -4,7 +4,19 @@ package registers every command."""
 
 from __future__ import annotations
 
-from . import bench, bots, compare, play, rank, replay, run, schema
+from . import bench, bots, compare, ladder, play, rank, replay, run, schema
 from .group import cli, main
 
-__all__ = ["bench", "bots", "cli", "compare", "main", "play", "rank", "replay", "run", "schema"]
+__all__ = [
+    "bench",
+    "bots",
+    "cli",
+    "compare",
+    "ladder",
+    "main",
+    "play",
+    "rank",
+    "replay",
+    "run",
+    "schema",
+]
