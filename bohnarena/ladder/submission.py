@@ -156,24 +156,37 @@ def _python(kind: str, tree: Path, declared: Declared, bot: str | None, s: Setti
 
 @contextmanager
 def held(path: Path) -> Iterator[IO[str]]:
-    """An exclusive lock on ``path`` for as long as the block runs."""
+    """An exclusive lock on ``path`` for as long as the block runs. A lock
+    file that :func:`recover` removed meanwhile is made again: the lock
+    held is always the one at ``path``."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "a") as lock:
+    while True:
+        lock = open(path, "a")  # noqa: SIM115 (closed below)
         fcntl.flock(lock, fcntl.LOCK_EX)
         try:
-            yield lock
-        finally:
-            path.unlink(missing_ok=True)
+            if os.stat(path).st_ino == os.fstat(lock.fileno()).st_ino:
+                break
+        except FileNotFoundError:
+            pass
+        lock.close()
+    try:
+        yield lock
+    finally:
+        path.unlink(missing_ok=True)
+        lock.close()
 
 
-def _free(path: Path) -> bool:
-    """Whether nobody holds ``path``'s lock (a missing file: nobody)."""
+def _free(path: Path, drop: bool = False) -> bool:
+    """Whether nobody holds ``path``'s lock (a missing file: nobody);
+    ``drop``: a free lock file is removed (under its lock)."""
     try:
         with open(path) as lock:
             try:
                 fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except OSError:
                 return False
+            if drop:
+                path.unlink(missing_ok=True)
             return True
     except FileNotFoundError:
         return True
@@ -190,10 +203,12 @@ def recover(ladder: Path, catalog: Catalog) -> list[Version]:
             _drop_files(ladder, catalog, version.hash)
             left.append(version)
     if incoming.is_dir():
-        for staged in incoming.iterdir():
+        for staged in sorted(incoming.iterdir(), key=lambda p: p.suffix != ".lock"):
             token = staged.name.partition(".")[0]
             if staged.is_dir() and _free(incoming / f"{token}.lock"):
                 remove(staged)
+            elif staged.suffix == ".lock":
+                _free(staged, drop=True)
     return left
 
 
