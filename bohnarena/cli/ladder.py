@@ -10,6 +10,7 @@ from pathlib import Path
 import click
 
 from .group import cli, echo, one
+from .run import backend_option, ended, progress_option, workers_option
 
 ladder_arg = click.argument("ladder", type=click.Path(file_okay=False, path_type=Path))
 
@@ -136,25 +137,9 @@ def list_versions(ladder: Path) -> None:
 
 @ladder.command("run")
 @ladder_arg
-@click.option(
-    "--workers",
-    "-j",
-    type=click.IntRange(min=1),
-    default=None,
-    help="Worker processes. Default: ladder.toml's [run] workers, else all cores.",
-)
-@click.option(
-    "--progress/--no-progress",
-    default=None,
-    help="Progress bar. Default: only when stderr is a terminal.",
-)
-@click.option(
-    "--backend",
-    type=click.Choice(["local", "dask"]),
-    default="local",
-    show_default=True,
-    help="Where batches run: a local process pool, or Dask (needs the dask extra).",
-)
+@workers_option
+@progress_option
+@backend_option
 def run_command(ladder: Path, workers: int | None, progress: bool | None, backend: str) -> None:
     """Play every pending match of the active versions: those of versions
     accepted since the last run. Killed, it resumes where it stopped when
@@ -169,23 +154,7 @@ def run_command(ladder: Path, workers: int | None, progress: bool | None, backen
     summary = run_ladder(
         ladder, settings, workers, progress, pool, lambda text: echo(f"Warning: {text}", err=True)
     )
-    if summary.interrupted:
-        echo(
-            f"Interrupted: {summary.done_before + summary.played} of {summary.total} matches "
-            f"are saved; run bohnarena ladder run {ladder} again to resume.",
-            err=True,
-        )
-        sys.exit(summary.exit_code)
-    if summary.ranking is not None:
-        echo(summary.ranking.to_text())
-    echo(f"{summary.played} matches played now, {summary.done_before} before")
-    if summary.errors:
-        echo(
-            f"Error: {len(summary.errors)} matches could not be played "
-            f"(see {summary.out / 'errors.json'}): {one(summary.errors[0][1])}",
-            err=True,
-        )
-        sys.exit(1)
+    ended(summary, report=False)
 
 
 @ladder.command("rank")
