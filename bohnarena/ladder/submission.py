@@ -96,6 +96,12 @@ def stage(
             raise SubmissionError(f"--command: cannot split {command!r}: {e}") from None
         if not argv:
             raise SubmissionError("--command needs a command line")
+        for arg in argv:  # a path elsewhere would show the organiser's file in its sandbox
+            if arg.startswith(("/", "~")) or ".." in Path(arg).parts:
+                raise SubmissionError(
+                    f"--command: {arg!r} is outside the bot's directory: a ladder's command "
+                    "names its own files (relative to its directory) and programs by name"
+                )
         copy_tree(path, tree, budget)
         return Staged("command", {"command": argv}, tree)
     where, sep, attr = source.rpartition(":")

@@ -36,6 +36,8 @@ def state(ladder):
         (lambda t: [str(wheel(t, t / "m", requires="requests"))], "requires requests"),
         (lambda t: [str(t / "nothing.whl")], "does not exist"),
         (lambda t: [str(t / "mine.py")], "name the bot's class"),
+        (lambda t: [str(t), "--command", "cat /etc/shadow"], "outside the bot's directory"),
+        (lambda t: [str(t), "--command", "bash ../league.toml"], "outside the bot's directory"),
         (lambda t: [file_bot(t).rpartition(":")[0] + ":Mine", "--bot", "x"], None),
     ],
 )
