@@ -13,7 +13,7 @@ from ..core.game import get_game
 from ..league.file import BotEntry, League
 from ..run.provenance import preflight, stderr_tail
 from ..sandbox.endpoint import close_sandboxes
-from ..tools.conformance import check_bot
+from ..tools.conformance import Report, check_bot
 
 
 @dataclass
@@ -38,8 +38,19 @@ def validate(league: League, entry: BotEntry) -> Verdict:
             report = check_bot(game, entry, league.limits, log=log)
             if report.passed:
                 return Verdict()
-            lines = report.lines()
-            why = "; ".join(line.strip() for line in lines[1:-1] if "decision time" not in line)
-            return Verdict(f"it fails the conformance check: {why}", stderr_tail(log))
+            return Verdict(f"it fails the conformance check: {summary(report)}", stderr_tail(log))
     finally:
         close_sandboxes()
+
+
+def summary(report: Report) -> str:
+    """Why a bot failed its check, in one line: its faults and the first
+    of them, or the first match it played differently the second time."""
+    why = []
+    if report.faults:
+        faults = ", ".join(f"{k} {n}" for k, n in sorted(report.faults.items()))
+        why.append(f"faults {faults}, the first: {report.examples[0]}")
+    if report.nondeterministic:
+        n = len(report.nondeterministic)
+        why.append(f"same seed, other moves in {n} matches, e.g. {report.nondeterministic[0]}")
+    return "; ".join(why)

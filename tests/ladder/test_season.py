@@ -73,7 +73,7 @@ def test_a_failing_bot_is_rejected_and_changes_nothing(season, tmp_path):
     bots = sorted(p.name for p in (ladder / "bots").iterdir())
     r = run("ladder", "submit", ladder, "mine", failing_bot(tmp_path))
     assert r.exit_code == 1
-    assert "is rejected: it fails the conformance check" in r.output
+    assert "is rejected: it fails the conformance check: faults raised" in r.output
     assert "broken bot says \\x1b[31mred" in r.output and "\x1b" not in r.output
     after = Catalog(ladder).versions()
     assert [(v.id, v.state) for v in after][: len(before)] == before
