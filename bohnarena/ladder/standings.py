@@ -61,8 +61,9 @@ def history_page(snapshots: list[Snapshot], title: str) -> str:
     bots = list(dict.fromkeys(s.bot for s in snapshots))
     score = {(s.run, s.bot): s.score for s in snapshots}
     series = [[score.get((r, b), math.nan) for r in runs] for b in bots]
+    xs = [float(r) for r in runs]
     chart = lines(
-        "Each version's score after each run", [float(r) for r in runs], series, "run", "score"
+        "Each version's score after each run", xs, series, "run", "score", xinteger=True, dots=True
     )
     table = "".join(
         f"<tr><td>{s.run}</td><td>{_when(s.finished)}</td><td>{html_text(s.bot)}</td>"
