@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import sys
 import time
+from itertools import groupby
 from pathlib import Path
 
 import click
@@ -87,8 +88,11 @@ def submit(ladder: Path, name: str, source: str, bot: str | None, command: str |
         echo(f"Rejected: {one(str(e))}", err=True)
         if e.verdict.stderr:
             echo("the bot's stderr ends with:", err=True)
-            for line in e.verdict.stderr:
-                echo(f"  | {one(line)}", err=True)
+            for line, times in groupby(e.verdict.stderr):
+                again = len(list(times)) - 1
+                echo(
+                    f"  | {one(line)}" + (f"  (and {again} times more)" if again else ""), err=True
+                )
         sys.exit(1)
     finally:
         catalog.close()
