@@ -58,14 +58,28 @@ def member_path(dst: Path, name: str) -> Path:
 
 def write_file(src: IO[bytes], target: Path, budget: Budget, name: str, executable: bool) -> None:
     budget.file(name)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    if target.exists():
-        raise SubmissionError(f"the archive holds {name!r} twice")
-    with open(target, "xb") as out:
-        while chunk := src.read(CHUNK):  # sizes an archive declares may lie: counted here
-            budget.take(len(chunk), name)
-            out.write(chunk)
-    os.chmod(target, 0o755 if executable else 0o644)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if target.exists():
+            raise SubmissionError(f"the archive holds {name!r} twice")
+        with open(target, "xb") as out:
+            while chunk := src.read(CHUNK):  # sizes an archive declares may lie: counted here
+                budget.take(len(chunk), name)
+                out.write(chunk)
+        os.chmod(target, 0o755 if executable else 0o644)
+    except OSError as e:  # e.g. a file and a directory of one name ("a" and "a/b.py")
+        raise SubmissionError(
+            f"the submission's {name!r} cannot be unpacked: {e.strerror or e}"
+        ) from None
+
+
+def make_dir(target: Path, name: str) -> None:
+    try:
+        target.mkdir(parents=True, exist_ok=True)
+    except OSError as e:  # a file of that name came first
+        raise SubmissionError(
+            f"the submission's {name!r} cannot be unpacked: {e.strerror or e}"
+        ) from None
 
 
 def copy_tree(src: Path, dst: Path, budget: Budget) -> None:
@@ -97,7 +111,7 @@ def unzip(archive: Path, dst: Path, budget: Budget) -> None:
                     raise SubmissionError(f"the archive holds a symbolic link: {info.filename!r}")
                 target = member_path(dst, info.filename)
                 if info.is_dir():
-                    target.mkdir(parents=True, exist_ok=True)
+                    make_dir(target, info.filename)
                     continue
                 with z.open(info) as src:
                     write_file(src, target, budget, info.filename, bool(mode & 0o100))
@@ -111,7 +125,7 @@ def untar(archive: Path, dst: Path, budget: Budget) -> None:
             for member in t:
                 target = member_path(dst, member.name)
                 if member.isdir():
-                    target.mkdir(parents=True, exist_ok=True)
+                    make_dir(target, member.name)
                     continue
                 if not member.isfile():
                     raise SubmissionError(

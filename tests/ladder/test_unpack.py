@@ -104,3 +104,11 @@ def test_dynamic_requirements_are_refused(tmp_path):
     (tmp_path / "pyproject.toml").write_text('[project]\nname = "x"\ndynamic = ["dependencies"]\n')
     with pytest.raises(SubmissionError, match="computed by its build code"):
         project(tmp_path)
+
+
+@pytest.mark.parametrize(
+    "members", [[("a", "x"), ("a/b.py", "y")], [("a/b.py", "y"), ("a", "x")]], ids=["file", "dir"]
+)
+def test_a_file_and_a_directory_of_one_name_are_refused_in_one_line(tmp_path, members):
+    with pytest.raises(SubmissionError, match="cannot be unpacked|twice"):
+        unzip(zipped(tmp_path, members), tmp_path / "out", Budget(1 << 20))
