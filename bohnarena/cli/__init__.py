@@ -4,7 +4,7 @@ package registers every command."""
 
 from __future__ import annotations
 
-from . import bench, bots, compare, matches, play, rank, replay, run, schema
+from . import bench, bots, compare, ladder, matches, play, rank, replay, run, schema
 from .group import cli, main
 
 __all__ = [
@@ -12,6 +12,7 @@ __all__ = [
     "bots",
     "cli",
     "compare",
+    "ladder",
     "main",
     "matches",
     "play",

@@ -4,6 +4,7 @@ merged into one run."""
 from __future__ import annotations
 
 import sys
+from typing import TYPE_CHECKING
 
 import click
 
@@ -12,6 +13,30 @@ from .group import (
     cli,
     echo,
     one,
+)
+
+if TYPE_CHECKING:
+    from ..run.dispatch import RunSummary
+
+#: Options that ``run`` and ``ladder run`` share.
+workers_option = click.option(
+    "--workers",
+    "-j",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Worker processes. Default: the league's [run] workers, else all cores.",
+)
+progress_option = click.option(
+    "--progress/--no-progress",
+    default=None,
+    help="Progress bar. Default: only when stderr is a terminal.",
+)
+backend_option = click.option(
+    "--backend",
+    type=click.Choice(["local", "dask"]),
+    default="local",
+    show_default=True,
+    help="Where batches run: a local process pool, or Dask (needs the dask extra).",
 )
 
 
@@ -24,23 +49,13 @@ from .group import (
     default=None,
     help="Results directory. Default: results/<league name>/.",
 )
-@click.option(
-    "--workers",
-    "-j",
-    type=click.IntRange(min=1),
-    default=None,
-    help="Worker processes. Default: the league's [run] workers, else all cores.",
-)
+@workers_option
 @click.option(
     "--restart", is_flag=True, help="Discard the results directory's earlier run and start over."
 )
 @click.option("--no-moves", is_flag=True, help="Do not log moves (matches and ranking only).")
 @click.option("--no-report", is_flag=True, help="Do not write report.html at the end.")
-@click.option(
-    "--progress/--no-progress",
-    default=None,
-    help="Progress bar. Default: only when stderr is a terminal.",
-)
+@progress_option
 @click.option(
     "--standings-every",
     type=click.IntRange(min=0),
@@ -49,13 +64,7 @@ from .group import (
     help="A standings line in the run log every N matches (0: none). "
     "Default: ten a run, at least every 1000 matches.",
 )
-@click.option(
-    "--backend",
-    type=click.Choice(["local", "dask"]),
-    default="local",
-    show_default=True,
-    help="Where batches run: a local process pool, or Dask (needs the dask extra).",
-)
+@backend_option
 @click.option(
     "--scheduler",
     default=None,
@@ -121,6 +130,13 @@ def run(
         warn=lambda text: echo(f"Warning: {text}", err=True),
         standings_every=standings_every,
     )
+    ended(summary, not no_report)
+
+
+def ended(summary: RunSummary, report: bool = True) -> None:
+    """What a run says when it ends (``run``, ``ladder run``): its ranking,
+    report and counts, or how to resume it; the exit code of an interrupted
+    run or of one whose matches could not all be played."""
     if summary.interrupted:
         echo(
             f"Interrupted: {summary.done_before + summary.played} of {summary.total} matches "
@@ -130,7 +146,7 @@ def run(
         sys.exit(summary.exit_code)
     if summary.ranking is not None:
         echo(summary.ranking.to_text())
-        if not no_report:
+        if report:
             from ..report.html import write_report
             from .matches import watch
 

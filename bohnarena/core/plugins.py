@@ -7,7 +7,10 @@ A spec is one of:
 * the name of a bot registered in the entry-point group ``bohnarena.bots``
   (the shipped bots are registered there too);
 * ``path/to/file.py:Class``;
-* ``package.module:Class``.
+* ``package.module:Class``;
+* ``/path/to/root/package.module:Class``: a module under a directory that
+  is not on ``sys.path`` (a ladder's unpacked submission), located only,
+  for a bot that runs out of process: in this process it is not loaded.
 """
 
 from __future__ import annotations
@@ -373,6 +376,8 @@ def locate(spec: str) -> Located:
             raise BotLoadError(f"bot file {where} does not exist")
         # Hashed: every Python file beside it and below (what it could import in process).
         return Located(spec, file.stem, attr, None, {file.stem: file.parent}, file, (file.parent,))
+    if "/" in where:
+        return _locate_rooted(spec, Path(where).parent, Path(where).name, attr)
     return _locate_module(spec, where, attr, _dist_of(where.partition(".")[0]))
 
 
@@ -402,6 +407,25 @@ def _locate_module(spec: str, module: str, attr: str, dist: Distribution | None)
         own=(top_path,),
         version=dist.version if dist else "",
     )
+
+
+def _locate_rooted(spec: str, root: Path, module: str, attr: str) -> Located:
+    """A bot ``module`` under ``root``, a directory of code no import path
+    holds: what it may import of its own is every top-level package and
+    module of ``root`` (a submission's code, none of it run here)."""
+    if not root.is_absolute() or not root.is_dir():
+        raise BotLoadError(f"bot directory {root} does not exist (a rooted spec is absolute)")
+    top = module.partition(".")[0]
+    paths: dict[str, Path] = {}
+    for path in sorted(root.iterdir()):
+        name = path.name.removesuffix(".py")
+        if path.is_symlink() or not name.isidentifier():
+            continue
+        if path.is_dir() or (path.is_file() and path.suffix == ".py"):
+            paths[name] = path
+    if top not in paths or not _has_module(paths[top], module):
+        raise BotLoadError(f"cannot find module {module} in {root}")
+    return Located(spec, module, attr, None, paths, own=tuple(paths.values()))
 
 
 def _top_levels(dist: Distribution) -> list[str]:

@@ -163,8 +163,11 @@ def lines(
     width: int = 460,
     height: int = 260,
     colours: Colours = None,
+    xinteger: bool = False,
+    dots: bool = False,
 ) -> str:
-    """One line per series over shared xs; optional shaded bands (low, high)."""
+    """One line per series over shared xs; optional shaded bands (low, high);
+    ``dots``: a dot at every point too (a series of one point shows)."""
     values = [v for s in series for v in s if math.isfinite(v)]
     if bands:
         values += [v for lo, hi in bands for v in (*lo, *hi) if math.isfinite(v)]
@@ -173,7 +176,7 @@ def lines(
     f = Frame(width, height, (min(xs, default=0), max(xs, default=1)), (lo - pad, hi + pad))
     if percent:
         f.y0, f.y1 = max(0.0, f.y0), min(1.0, f.y1) if f.y1 > f.y0 else f.y1
-    f.axes(xlabel, ylabel, ypercent=percent)
+    f.axes(xlabel, ylabel, ypercent=percent, xinteger=xinteger)
     for i, s in enumerate(series):
         if bands:
             low, high = bands[i]
@@ -193,6 +196,11 @@ def lines(
                 f'<polyline class="mark" points="{path}" fill="none" stroke="{pick(colours, i)}" '
                 'stroke-width="2"/>'
             )
+        if dots:
+            f.parts += [
+                f'<circle cx="{f.sx(x):.1f}" cy="{f.sy(v):.1f}" r="3" fill="{pick(colours, i)}"/>'
+                for x, v in pts
+            ]
     return f.svg(title)
 
 

@@ -124,7 +124,7 @@ def preflight(
             seat.close()
         if fault is None:
             return
-        tail = _stderr(log)
+        tail = stderr_tail(log)
     if stderr_lines is not None:
         stderr_lines += tail
     if entry.spec is not None and entry.isolation != "inprocess":
@@ -139,7 +139,7 @@ ERROR_LINE = re.compile(r"error|exception|cannot|can't|not found|fatal|panic", r
 
 
 def telling(stderr: list[str]) -> str:
-    """The line of a failing bot's stderr (:func:`_stderr`) that tells why:
+    """The line of a failing bot's stderr (:func:`stderr_tail`) that tells why:
     the first that reads as an error (a Node.js or JVM error comes first,
     then a stack and a version line), and the last when that is another."""
     if not stderr:
@@ -150,7 +150,7 @@ def telling(stderr: list[str]) -> str:
     return f"; its stderr says: {first} ... and ends: {stderr[-1]}"
 
 
-def _stderr(log: Path, kept: int = 10, most: int = 1 << 16) -> list[str]:
+def stderr_tail(log: Path, kept: int = 10, most: int = 1 << 16) -> list[str]:
     """What of a bot's stderr log tells why it failed: its last non-empty
     lines, after its first line that reads as an error when that came
     earlier (``...`` between). The bot's text: whoever prints it escapes it."""

@@ -11,6 +11,7 @@ import statistics
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from ..core.faults import fault_type
@@ -75,8 +76,10 @@ def check_bot(
     seed: int = 0,
     progress: Callable[[str], None] | None = None,
     stop_after: int = 20,
+    log: Path | None = None,
 ) -> Report:
-    """Stops early once ``stop_after`` faults have shown the bot fails."""
+    """Stops early once ``stop_after`` faults have shown the bot fails;
+    ``log``: where an out-of-process bot's stderr goes."""
     report = Report()
     opponents = [BotEntry(name, spec=name) for name in sparring_bots(game)]
     with Watchdog() as watchdog:
@@ -92,7 +95,7 @@ def check_bot(
                     seats = [opponents[i % len(opponents)] for i in range(players)]
                     seats[seat] = entry
                     live = [
-                        make_seat(game, e, limits, watchdog, timed=(i == seat))
+                        make_seat(game, e, limits, watchdog, log if i == seat else None, i == seat)
                         for i, e in enumerate(seats)
                     ]
                     _result, records = game.play(rules, match_seed, live)

@@ -1,0 +1,98 @@
+"""A ladder's settings (``ladder.toml``): the league its active versions
+play, checked as a league file is, and what a submission may be."""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..core.errors import UsageError
+from ..league.file import NAME, SECRET, League, LeagueError, parse_league
+
+SETTINGS = "ladder.toml"
+#: The league of the active versions, written by each ``ladder run``, and its results.
+LEAGUE = "league.toml"
+RESULTS = "results"
+#: Keys of the ladder's own; every other key is the league's (docs/leagues.md).
+OWN_KEYS = {"isolation", "max_submission_mb"}
+#: Where a submission runs: never in the organiser's process.
+ISOLATIONS = ("sandbox", "process")
+LEAGUE_KEYS = {"name", "game", "edition", "players", "deals", "seed", "rules", "limits"}
+LEAGUE_KEYS |= {"packages", "run", "seatings"}
+DEFAULT_MAX_MB = 50
+
+TEMPLATE = """\
+# A ladder (docs/ladder.md). Every key but the last two is a league file's.
+name = "{name}"
+game = "bohnanza"
+edition = "classic"
+players = 4
+deals = 10              # deals every table of a new version plays
+seed = "secret"         # drawn at the first run, kept where no bot reads it
+packages = ["bohnarena_bots"]  # what a submission may import and require
+isolation = "sandbox"   # or "process" (trusted authors only)
+max_submission_mb = 50  # the largest submission, unpacked
+
+[run]
+workers = 0             # 0: all cores
+"""
+
+
+class LadderError(UsageError):
+    """A ladder that cannot do what was asked, said in one line."""
+
+
+@dataclass(frozen=True)
+class Settings:
+    data: dict[str, Any]  # the league's keys as written
+    isolation: str
+    max_bytes: int
+
+    @property
+    def packages(self) -> tuple[str, ...]:
+        return self.league({"check": {"command": ["true"]}}).bots["check"].packages
+
+    def league(self, bots: dict[str, Any], base: Path | None = None) -> League:
+        """The league of ``bots`` (league name -> a bot table) under these
+        settings, parsed and checked as a league file is."""
+        return parse_league({**self.data, "bots": bots}, "", "ladder.toml", base)
+
+
+def load_settings(ladder: Path) -> Settings:
+    path = ladder / SETTINGS
+    try:
+        text = path.read_text("utf-8")
+    except OSError as e:
+        raise LadderError(
+            f"{ladder} is not a ladder (no {SETTINGS}: {e.strerror or e}); "
+            "make one with bohnarena ladder init"
+        ) from None
+    try:
+        data = tomllib.loads(text)
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
+        raise LadderError(f"{path} is not valid TOML: {e}") from None
+    return parse_settings(data, ladder.resolve().name)
+
+
+def parse_settings(data: dict[str, Any], default_name: str) -> Settings:
+    unknown = sorted(set(data) - LEAGUE_KEYS - OWN_KEYS)
+    if unknown:
+        known = ", ".join(sorted(LEAGUE_KEYS | OWN_KEYS))
+        raise LadderError(f"ladder.toml: unknown key {unknown[0]!r} (known: {known})")
+    league = {k: v for k, v in data.items() if k in LEAGUE_KEYS}
+    league.setdefault("name", default_name if NAME.match(default_name) else "ladder")
+    league.setdefault("seed", SECRET)
+    isolation = data.get("isolation", "sandbox")
+    if isolation not in ISOLATIONS:
+        raise LadderError(f"ladder.toml: isolation must be one of {', '.join(ISOLATIONS)}")
+    size = data.get("max_submission_mb", DEFAULT_MAX_MB)
+    if not isinstance(size, int) or isinstance(size, bool) or not 1 <= size <= 10_000:
+        raise LadderError("ladder.toml: max_submission_mb must be a whole number from 1 to 10000")
+    settings = Settings(league, isolation, size << 20)
+    try:
+        settings.league({"check": {"command": ["true"]}})  # every league key checked
+    except LeagueError as e:
+        raise LadderError(str(e)) from None
+    return settings

@@ -1,0 +1,90 @@
+"""What a ladder shows: the standing table of its active versions (retired
+ones apart, at their last rating), each version's rating after each run,
+and that history as a plot beside the league's report."""
+
+from __future__ import annotations
+
+import math
+import time
+from pathlib import Path
+
+from ..core.untrusted import html_text
+from ..report.svg import legend, lines
+from ..store.parts import write_text
+from .catalog import Catalog, Snapshot
+
+HISTORY_PAGE = "history.html"
+
+
+def _when(t: float) -> str:
+    return time.strftime("%Y-%m-%d %H:%M", time.gmtime(t))
+
+
+def standing_table(catalog: Catalog) -> str:
+    """Active versions by conservative score (mu - 3 sigma) after the last
+    run that rated them; those no run has played yet last; retired apart."""
+    rated = catalog.last_ratings()
+    head = (
+        f"{'#':>2}  {'version':<24} {'score':>7} {'mu':>7} {'sigma':>6} {'matches':>7} {'wins':>5}"
+    )
+    out = [head]
+
+    def row(i: str, bot: str, vid: int) -> str:
+        if vid not in rated:
+            return f"{i:>2}  {bot:<24} {'not played yet':>36}"
+        mu, sigma, score, matches, wins = rated[vid]
+        return f"{i:>2}  {bot:<24} {score:>7.2f} {mu:>7.2f} {sigma:>6.2f} {matches:>7} {wins:>5}"
+
+    active = sorted(catalog.active(), key=lambda v: -rated.get(v.id, (0, 0, -math.inf))[2])
+    out += [row(str(i), v.bot, v.id) for i, v in enumerate(active, 1)]
+    retired = catalog.versions(states=("retired",))
+    if retired:
+        out += ["", "Retired (their last rating; their matches stay in the results):"]
+        out += [row("-", v.bot, v.id) + f"  {v.reason}" for v in retired]
+    return "\n".join(out)
+
+
+def history_table(snapshots: list[Snapshot]) -> str:
+    out = [f"{'run':>3}  {'finished':<16} {'version':<24} {'score':>7} {'mu':>7} {'sigma':>6}"]
+    out[0] += f" {'matches':>7}"
+    for s in snapshots:
+        out.append(
+            f"{s.run:>3}  {_when(s.finished):<16} {s.bot:<24} {s.score:>7.2f} {s.mu:>7.2f} "
+            f"{s.sigma:>6.2f} {s.matches:>7}"
+        )
+    return "\n".join(out)
+
+
+def history_page(snapshots: list[Snapshot], title: str) -> str:
+    """A page of one line per version: its conservative score after each run."""
+    runs = sorted({s.run for s in snapshots})
+    bots = list(dict.fromkeys(s.bot for s in snapshots))
+    score = {(s.run, s.bot): s.score for s in snapshots}
+    series = [[score.get((r, b), math.nan) for r in runs] for b in bots]
+    xs = [float(r) for r in runs]
+    chart = lines(
+        "Each version's score after each run", xs, series, "run", "score", xinteger=True, dots=True
+    )
+    table = "".join(
+        f"<tr><td>{s.run}</td><td>{_when(s.finished)}</td><td>{html_text(s.bot)}</td>"
+        f"<td>{s.score:.2f}</td><td>{s.mu:.2f}</td><td>{s.sigma:.2f}</td><td>{s.matches}</td></tr>"
+        for s in snapshots
+    )
+    return (
+        "<!doctype html><meta charset=utf-8>"
+        "<meta http-equiv=Content-Security-Policy content=\"default-src 'none'; "
+        "style-src 'unsafe-inline'\">"
+        f"<title>{html_text(title)}</title>"
+        "<style>body{font-family:system-ui,sans-serif;margin:2em}"
+        ".legend .key{margin-right:1em}.legend i{display:inline-block;width:.8em;height:.8em;"
+        "margin-right:.3em}td,th{padding:.2em .6em;text-align:right}</style>"
+        f"<h1>{html_text(title)}</h1>{chart}{legend(bots)}"
+        "<table><tr><th>run</th><th>finished</th><th>version</th><th>score</th><th>mu</th>"
+        f"<th>sigma</th><th>matches</th></tr>{table}</table>"
+    )
+
+
+def write_history(ladder: Path, catalog: Catalog, title: str) -> Path:
+    path = ladder / HISTORY_PAGE
+    write_text(path, history_page(catalog.history(), title))
+    return path

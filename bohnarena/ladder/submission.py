@@ -1,0 +1,289 @@
+"""A submission taken into a ladder: staged in a private directory (copied
+or unpacked, its declarations read, its requirements checked), renamed
+into ``bots/<hash>/`` whole, recorded pending in one transaction, checked
+in the sandbox, then made active (the entry's old version retired in the
+same transaction) or rejected (its files removed again). A reader sees a
+version all there or not at all; a ``ladder run`` plays only active ones.
+
+A submitter holds a lock (``incoming/<token>.lock``) from staging to its
+verdict: a pending or validating version whose lock is free was left by a
+submitter that was killed, and is rejected by whoever finds it next."""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import re
+import secrets
+import shlex
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any
+
+from ..core.errors import BotLoadError
+from ..core.plugins import locate
+from ..league.file import BotEntry, League
+from ..sandbox.botfiles import ExposedError, check_layout
+from .catalog import Catalog, Version
+from .check import Verdict
+from .metadata import Declared, check_requirements, chosen_bot, project, wheel
+from .settings import LEAGUE, RESULTS, Settings
+from .unpack import (
+    Budget,
+    SubmissionError,
+    copy_tree,
+    remove,
+    single_top,
+    tree_hash,
+    untar,
+    unzip,
+    write_file,
+)
+
+BOTS = "bots"
+INCOMING = "incoming"
+ENTRY_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
+SDIST = (".tar.gz", ".tgz", ".tar", ".zip")
+INTERRUPTED = "its submission was interrupted: submit it again"
+
+
+@dataclass
+class Staged:
+    kind: str
+    entry: dict[str, Any]
+    tree: Path
+
+
+class Rejected(SubmissionError):
+    """A submission its check refused; nothing of the ladder changed."""
+
+    def __init__(self, version: Version, verdict: Verdict) -> None:
+        super().__init__(f"{version.bot} is rejected: {verdict.reason}")
+        self.verdict = verdict
+
+
+def bot_dir(ladder: Path, digest: str) -> Path:
+    return (ladder / BOTS / digest).resolve()
+
+
+def bot_table(ladder: Path, version: Version, isolation: str) -> dict[str, Any]:
+    """``version`` as a bot of the ladder's league file: paths absolute."""
+    home = bot_dir(ladder, version.hash)
+    e = version.entry
+    if "command" in e:
+        argv = [str(home / a) if a and (home / a).exists() else a for a in e["command"]]
+        return {"command": argv, "dir": str(home), "isolation": isolation}
+    if "file" in e:
+        return {"spec": f"{home / e['file']}:{e['attr']}", "isolation": isolation}
+    root = home / e["root"] if e["root"] else home
+    return {"spec": f"{root}/{e['module']}:{e['attr']}", "isolation": isolation}
+
+
+def stage(
+    source: str, bot: str | None, command: str | None, settings: Settings, tree: Path
+) -> Staged:
+    """``source`` brought into ``tree`` (which must not exist yet)."""
+    budget = Budget(settings.max_bytes)
+    path = Path(source)
+    if command is not None:
+        if not path.is_dir():
+            raise SubmissionError(f"a command bot is a directory with its program: {source}")
+        try:
+            argv = shlex.split(command)
+        except ValueError as e:
+            raise SubmissionError(f"--command: cannot split {command!r}: {e}") from None
+        if not argv:
+            raise SubmissionError("--command needs a command line")
+        for arg in argv:  # a path elsewhere would show the organiser's file in its sandbox
+            if arg.startswith(("/", "~")) or ".." in Path(arg).parts:
+                raise SubmissionError(
+                    f"--command: {arg!r} is outside the bot's directory: a ladder's command "
+                    "names its own files (relative to its directory) and programs by name"
+                )
+        copy_tree(path, tree, budget)
+        return Staged("command", {"command": argv}, tree)
+    where, sep, attr = source.rpartition(":")
+    if sep and where.endswith(".py"):
+        path = Path(where)
+    elif source.endswith(".py"):
+        attr = bot or ""
+    if path.suffix == ".py":
+        if not attr or not attr.isidentifier():
+            raise SubmissionError(f"name the bot's class: {path}:Class")
+        if not path.is_file():
+            raise SubmissionError(f"{path} is not a file")
+        tree.mkdir(parents=True)
+        with open(path, "rb") as f:
+            write_file(f, tree / path.name, budget, path.name, False)
+        return Staged("file", {"file": path.name, "attr": attr}, tree)
+    if not path.exists():
+        raise SubmissionError(f"{source} does not exist")
+    if path.is_dir():
+        if (path / "__init__.py").is_file():  # the package itself
+            copy_tree(path, tree / path.name, budget)
+            return _python("package", tree, Declared(), bot, settings)
+        copy_tree(path, tree, budget)
+        return _python("package", tree, project(tree), bot, settings)
+    if path.suffix == ".whl":
+        unzip(path, tree, budget)
+        return _python("wheel", tree, wheel(tree), bot, settings)
+    if path.name.endswith(SDIST):
+        raw = tree.with_name(tree.name + ".raw")
+        try:
+            (unzip if path.suffix == ".zip" else untar)(path, raw, budget)
+            os.rename(single_top(raw), tree)
+        finally:
+            remove(raw)
+        return _python("sdist", tree, project(tree), bot, settings)
+    raise SubmissionError(
+        f"{source}: a submission is file.py:Class, a package directory, a wheel (.whl), "
+        "an sdist (.tar.gz, .zip) or a directory with --command"
+    )
+
+
+def _python(kind: str, tree: Path, declared: Declared, bot: str | None, s: Settings) -> Staged:
+    check_requirements(declared.requirements, s.packages)
+    module, sep, attr = chosen_bot(declared, bot).partition(":")
+    module, attr = module.strip(), attr.strip()
+    if not sep or not attr.isidentifier() or not all(p.isidentifier() for p in module.split(".")):
+        raise SubmissionError(f"its bot must be module:Class, not {module}{sep}{attr}")
+    top = module.partition(".")[0]
+    roots = [r for r in ("", "src") if _holds(tree / r, top)]
+    if not roots:
+        raise SubmissionError(f"it holds no module {module}")
+    try:  # found in the files alone, as the sandbox will find it
+        locate(f"{(tree / roots[0]).resolve()}/{module}:{attr}")
+    except BotLoadError as e:
+        raise SubmissionError(str(e)) from None
+    return Staged(kind, {"root": roots[0], "module": module, "attr": attr}, tree)
+
+
+@contextmanager
+def held(path: Path) -> Iterator[IO[str]]:
+    """An exclusive lock on ``path`` for as long as the block runs. A lock
+    file that :func:`recover` removed meanwhile is made again: the lock
+    held is always the one at ``path``."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    while True:
+        lock = open(path, "a")  # noqa: SIM115 (closed below)
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            if os.stat(path).st_ino == os.fstat(lock.fileno()).st_ino:
+                break
+        except FileNotFoundError:
+            pass
+        lock.close()
+    try:
+        yield lock
+    finally:
+        path.unlink(missing_ok=True)
+        lock.close()
+
+
+def _free(path: Path, drop: bool = False) -> bool:
+    """Whether nobody holds ``path``'s lock (a missing file: nobody);
+    ``drop``: a free lock file is removed (under its lock)."""
+    try:
+        with open(path) as lock:
+            try:
+                fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                return False
+            if drop:
+                path.unlink(missing_ok=True)
+            return True
+    except FileNotFoundError:
+        return True
+
+
+def recover(ladder: Path, catalog: Catalog) -> list[Version]:
+    """Versions whose submitter was killed before their verdict, rejected
+    (their files removed), and staging directories nobody holds, removed."""
+    incoming = ladder / INCOMING
+    left = []
+    for version in catalog.versions(states=("pending", "validating")):
+        if _free(incoming / f"{version.token}.lock"):
+            catalog.set_state(version.id, "rejected", INTERRUPTED)
+            _drop_files(ladder, catalog, version.hash)
+            left.append(version)
+    if incoming.is_dir():
+        for staged in sorted(incoming.iterdir(), key=lambda p: p.suffix != ".lock"):
+            token = staged.name.partition(".")[0]
+            if staged.is_dir() and _free(incoming / f"{token}.lock"):
+                remove(staged)
+            elif staged.suffix == ".lock":
+                _free(staged, drop=True)
+    return left
+
+
+def _drop_files(ladder: Path, catalog: Catalog, digest: str) -> None:
+    """A version's files, unless another version (of any entry) keeps them."""
+    kept = ("pending", "validating", "active", "retired")
+    if not any(v.hash == digest for v in catalog.versions(states=kept)):
+        remove(bot_dir(ladder, digest))
+
+
+def submit(
+    ladder: Path,
+    settings: Settings,
+    catalog: Catalog,
+    name: str,
+    source: str,
+    bot: str | None,
+    command: str | None,
+    check: Callable[[League, BotEntry], Verdict],
+) -> tuple[Version, Version | None]:
+    """Take ``source`` as the new version of ``name``: (it, the version it
+    retired). Raises SubmissionError (Rejected after its check)."""
+    if not ENTRY_NAME.match(name):
+        raise SubmissionError(
+            f"entry name {name!r} must be letters, digits, '_' or '-' (at most 64)"
+        )
+    recover(ladder, catalog)
+    token = secrets.token_hex(8)
+    incoming = ladder / INCOMING
+    with held(incoming / f"{token}.lock"):
+        tree = incoming / token
+        try:
+            staged = stage(source, bot, command, settings, tree)
+            how = f"{staged.kind} {sorted(staged.entry.items())}"
+            digest = tree_hash(tree, how)
+            same = [v for v in catalog.versions(name, ("active",)) if v.hash == digest]
+            if same:
+                raise SubmissionError(f"{name} already has this version active: {same[0].bot}")
+            home = bot_dir(ladder, digest)
+            home.parent.mkdir(parents=True, exist_ok=True)
+            try:
+                os.rename(tree, home)  # whole, or not at all
+            except OSError:
+                if not home.is_dir():
+                    raise
+                # the same files are there already (another entry's, or an earlier try)
+        finally:
+            remove(tree)
+        vid = catalog.add(name, digest, staged.kind, staged.entry, Path(source).name, token)
+        version = catalog.get(vid)
+        try:
+            catalog.set_state(vid, "validating")
+            league = settings.league({version.bot: bot_table(ladder, version, settings.isolation)})
+            entry = league.bots[version.bot]
+            check_layout(entry, ladder / LEAGUE, ladder / RESULTS)  # it shows nothing of ours
+            verdict = check(league, entry)
+        except BaseException as e:
+            reason = str(e) if isinstance(e, ExposedError) else INTERRUPTED
+            catalog.set_state(vid, "rejected", reason)
+            _drop_files(ladder, catalog, digest)
+            raise
+        if verdict.reason:
+            catalog.set_state(vid, "rejected", verdict.reason)
+            _drop_files(ladder, catalog, digest)
+            raise Rejected(catalog.get(vid), verdict)
+        old = catalog.activate(vid)
+        return catalog.get(vid), old
+
+
+def _holds(root: Path, top: str) -> bool:
+    """Whether ``root`` holds the top-level package or module ``top``."""
+    return (root / top).is_dir() or (root / f"{top}.py").is_file()

@@ -1,0 +1,37 @@
+"""The standing table (active versions by score, unplayed ones last,
+retired apart), the history table and its plot."""
+
+from bohnarena.ladder.catalog import Catalog
+from bohnarena.ladder.standings import history_page, history_table, standing_table
+from bohnarena.rating.skill import BotStanding
+
+
+def test_the_standings_and_the_history(tmp_path):
+    c = Catalog(tmp_path, create=True)
+    ids = {}
+    for name, digest in [("ann", "a"), ("bob", "b"), ("ann", "c"), ("cy", "d")]:
+        ids[digest] = c.add(name, digest * 32, "file", {}, f"{name}.py", digest)
+        if digest != "c":
+            c.activate(ids[digest])
+    c.record_run(
+        0.0, 8, 8, [(ids["a"], BotStanding("", 20, 1)), (ids["b"], BotStanding("", 30, 1))]
+    )
+    c.activate(ids["c"])  # ann's second version: no run has played it yet
+    c.record_run(
+        0.0, 8, 8, [(ids["b"], BotStanding("", 31, 1)), (ids["d"], BotStanding("", 25, 2))]
+    )
+    table = standing_table(c).splitlines()
+    assert [line.split()[1] for line in table[1:4]] == [
+        "bob.bbbbbbbb",
+        "cy.dddddddd",
+        "ann.cccccccc",
+    ]
+    assert "not played yet" in table[3]
+    assert (
+        "Retired" in table[5] and "ann.aaaaaaaa" in table[6] and "replaced by cccccccc" in table[6]
+    )
+    assert len(history_table(c.history()).splitlines()) == 1 + 4
+    page = history_page(c.history(), "<spring>")
+    assert page.count('class="mark"') == 3  # a line for each version a run rated...
+    assert page.count("<circle") == 4  # ...and a dot for each rating: one alone shows too
+    assert "&lt;spring&gt;" in page and "<spring>" not in page
