@@ -150,8 +150,8 @@ def ended(summary: RunSummary, report: bool = True) -> None:
             from ..report.html import write_report
             from .matches import watch
 
-            report = write_report(summary.out, results=summary.results, watch=watch)
-            echo(f"report: {report}")
+            written = write_report(summary.out, results=summary.results, watch=watch)
+            echo(f"report: {written}")
     echo(
         f"{summary.played} matches played now, {summary.done_before} before; "
         f"results in {summary.out}"
