@@ -13,7 +13,7 @@ from ..core.game import game_names, get_game
 from ..core.plugins import list_bots, load_bot
 from ..league.file import DEFAULT_PACKAGES, BotEntry
 from ..sandbox.cmdline import SANDBOXED, command_entry
-from .group import _isolation, cli, echo, game_option, isolation_choice, one
+from .group import _isolation, cli, echo, game_option, isolation_choice, one, progress_option
 
 
 @cli.command("check-bot")
@@ -58,12 +58,7 @@ from .group import _isolation, cli, echo, game_option, isolation_choice, one
     help="Time limit per decision (default: the league default).",
 )
 @click.option("--seed", type=int, default=0, show_default=True)
-@click.option(
-    "--progress/--no-progress",
-    default=None,
-    help="A progress bar (seats checked, the one playing). Default: only when "
-    "stderr is a terminal.",
-)
+@progress_option
 def check_bot(
     spec: str,
     game: str,

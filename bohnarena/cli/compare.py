@@ -16,6 +16,7 @@ from .group import (
     edition_option,
     game_option,
     parse_options,
+    progress_option,
     rule_option,
 )
 
@@ -58,7 +59,7 @@ from .group import (
 )
 @click.option("--workers", "-j", type=click.IntRange(min=1), default=None)
 @click.option("--moves/--no-moves", default=False, help="Log every move (default: off).")
-@click.option("--progress/--no-progress", default=None)
+@progress_option
 @click.option("--sprt", is_flag=True, help="Stop as soon as a sequential test decides.")
 @click.option(
     "--metric",

@@ -131,3 +131,25 @@ bootstrap_seed_option = click.option(
 
 def main() -> None:
     cli(prog_name="bohnarena")
+
+
+#: Options that several commands share (``run``, ``ladder run``, ``check-bot``, ``compare``).
+workers_option = click.option(
+    "--workers",
+    "-j",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Worker processes. Default: the league's [run] workers, else all cores.",
+)
+progress_option = click.option(
+    "--progress/--no-progress",
+    default=None,
+    help="Progress bar. Default: only when stderr is a terminal.",
+)
+backend_option = click.option(
+    "--backend",
+    type=click.Choice(["local", "dask"]),
+    default="local",
+    show_default=True,
+    help="Where batches run: a local process pool, or Dask (needs the dask extra).",
+)

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import click
 
-from .group import cli, echo, one
-from .run import backend_option, ended, progress_option, workers_option
+from .group import backend_option, cli, echo, one, progress_option, workers_option
+from .run import ended
 
 ladder_arg = click.argument("ladder", type=click.Path(file_okay=False, path_type=Path))
 

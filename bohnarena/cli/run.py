@@ -9,35 +9,10 @@ from typing import TYPE_CHECKING
 import click
 
 from ..core.errors import UsageError
-from .group import (
-    cli,
-    echo,
-    one,
-)
+from .group import backend_option, cli, echo, one, progress_option, workers_option
 
 if TYPE_CHECKING:
     from ..run.dispatch import RunSummary
-
-#: Options that ``run`` and ``ladder run`` share.
-workers_option = click.option(
-    "--workers",
-    "-j",
-    type=click.IntRange(min=1),
-    default=None,
-    help="Worker processes. Default: the league's [run] workers, else all cores.",
-)
-progress_option = click.option(
-    "--progress/--no-progress",
-    default=None,
-    help="Progress bar. Default: only when stderr is a terminal.",
-)
-backend_option = click.option(
-    "--backend",
-    type=click.Choice(["local", "dask"]),
-    default="local",
-    show_default=True,
-    help="Where batches run: a local process pool, or Dask (needs the dask extra).",
-)
 
 
 @cli.command()
