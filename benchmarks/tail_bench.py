@@ -7,7 +7,8 @@ directory, and what logging moves costs (issue 23, part 2).
 
 The league is the issue's: planner, planner, trader and random at tables of
 four. Prints the play time, the tail (compaction, ranking files, report:
-from the last match to the end of `run`), `rank` and `report` on the
+from the last match to the end of `run`, in wall time and in the run's CPU
+time, which a shared machine's other load disturbs far less), `rank` and `report` on the
 directory afterwards with their peak memory (each in a fresh process).
 """
 
@@ -45,24 +46,28 @@ def cpu():  # this process and its reaped children (the pool's workers)
     usage = [resource.getrusage(who) for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)]
     return sum(r.ru_utime + r.ru_stime for r in usage)
 league, out, workers, moves = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4] == "1"
+last = [0.0, 0.0]  # when the last match reached the run in order: wall, this process's CPU
+def follow(row):
+    last[:] = time.perf_counter(), time.process_time()
 start, cpu_start = time.perf_counter(), cpu()
-summary = run_league(league, out, workers=workers, progress=False, moves=moves)
+summary = run_league(league, out, workers=workers, progress=False, moves=moves, follow=follow)
 ran, cpu_run = time.perf_counter(), cpu() - cpu_start
 if moves:
     write_report(out, results=getattr(summary, "results", None), watch=watch)
 end = time.perf_counter()
 print(json.dumps({"play": summary.play_seconds, "run": ran - start, "total": end - start,
-                  "tail": end - start - summary.play_seconds, "report": end - ran,
-                  "cpu": cpu_run}))
+                  "tail": end - last[0], "tail_cpu": time.process_time() - last[1],
+                  "report": end - ran, "cpu": cpu_run}))
 """
 
-#: A command's wall time and peak memory (ru_maxrss of the child, MB).
+#: A command's wall time, CPU time and peak memory (ru_maxrss of the child, MB).
 TIMED = """
 import resource, subprocess, sys, time
 start = time.perf_counter()
 subprocess.run(sys.argv[1:], check=True, stdout=subprocess.DEVNULL)
 took = time.perf_counter() - start
-print(took, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024)
+child = resource.getrusage(resource.RUSAGE_CHILDREN)
+print(took, child.ru_utime + child.ru_stime, child.ru_maxrss / 1024)
 """
 
 
@@ -78,10 +83,11 @@ def play(league: Path, out: Path, workers: int, moves: bool = True) -> dict[str,
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def timed(*command: str) -> tuple[float, float]:
+def timed(*command: str) -> str:
+    """``command``'s wall time, CPU time and peak memory, as a phrase."""
     out = subprocess.run([sys.executable, "-c", TIMED, *command], check=True, capture_output=True)
-    took, mb = out.stdout.split()
-    return float(took), float(mb)
+    took, cpu, mb = (float(x) for x in out.stdout.split())
+    return f"{took:.1f} s ({cpu:.1f} s of CPU), peak {mb:.0f} MB"
 
 
 def tail(deals: int, workers: int) -> None:
@@ -92,15 +98,13 @@ def tail(deals: int, workers: int) -> None:
         matches = deals * 4
         print(
             f"{matches:,} matches at -j {workers}: play {f['play']:.1f} s; after the last "
-            f"match: {f['tail']:.1f} s (ranking files and compaction "
-            f"{f['run'] - f['play']:.1f} s, report {f['report']:.1f} s with its "
-            f"{len(list(out.glob('watch/*.html')))} viewer pages)"
+            f"match: {f['tail']:.1f} s, {f['tail_cpu']:.1f} s of the run's CPU (ranking "
+            f"files and compaction {f['run'] - f['play']:.1f} s, report {f['report']:.1f} s "
+            f"with its {len(list(out.glob('watch/*.html')))} viewer pages)"
         )
         bohnarena = [sys.executable, "-m", "bohnarena"]
-        took, mb = timed(*bohnarena, "rank", str(out))
-        print(f"rank: {took:.1f} s, peak {mb:.0f} MB")
-        took, mb = timed(*bohnarena, "report", str(out))
-        print(f"report: {took:.1f} s, peak {mb:.0f} MB")
+        print(f"rank: {timed(*bohnarena, 'rank', str(out))}")
+        print(f"report: {timed(*bohnarena, 'report', str(out))}")
         size = sum(p.stat().st_size for p in out.rglob("*") if p.is_file()) / 2**20
         print(f"results directory: {size:.0f} MB")
 
