@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 BENCH = Path(__file__).resolve().parent.parent / "benchmarks"
 
 
@@ -33,6 +35,7 @@ def _strength(*args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.slow
 def test_beancounter_strength_sets_options_and_refuses_bad_ones() -> None:
     ok = _strength("--matches", "1", "--no-search", "--set", "begs=0", "--set", "max_seconds=0.5")
     assert ok.returncode == 0 and "win share" in ok.stdout
@@ -48,6 +51,7 @@ def test_beancounter_strength_sets_options_and_refuses_bad_ones() -> None:
         assert r.returncode == 2 and says in r.stderr and "Traceback" not in r.stderr, bad
 
 
+@pytest.mark.slow
 def test_grow_bench_runs() -> None:
     out = subprocess.run(
         [sys.executable, str(BENCH / "grow_bench.py"), "--deals", "1", "--workers", "1"],
@@ -59,6 +63,7 @@ def test_grow_bench_runs() -> None:
     assert "parent" in out.splitlines()[1] and out.splitlines()[1].endswith("; 135 rated")
 
 
+@pytest.mark.slow
 def test_league_bench_standings_runs() -> None:
     out = subprocess.run(
         [

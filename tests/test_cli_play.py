@@ -92,6 +92,7 @@ def test_syntax_error_in_a_bot_file_names_the_line(tmp_path):
     assert r.exit_code == 2 and "line 2" in r.output
 
 
+@pytest.mark.slow
 def test_bench_reports_games_per_second():
     r = run("bench", "-n", "20", "-r", "1", "--playouts", "5", "-b", "planner", "-b", "trader")
     assert r.exit_code == 0, r.output

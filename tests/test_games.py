@@ -39,6 +39,7 @@ def toy(site):
     return site
 
 
+@pytest.mark.slow
 def test_a_third_game_plays_through_run_rank_and_replay(toy, tmp_path):
     league = tmp_path / "toy.toml"
     league.write_text(

@@ -108,6 +108,7 @@ def test_every_module_is_on_the_map():
     assert not missing, f"CONTRIBUTING.md's layout does not name {missing}"
 
 
+@pytest.mark.slow
 def test_folders_import_only_what_the_map_allows():
     rows = layout_table()
     for source, targets in sorted(folder_graph().items()):
@@ -116,6 +117,7 @@ def test_folders_import_only_what_the_map_allows():
             assert target in allowed or target == "__init__", f"{source}/ imports {target}/"
 
 
+@pytest.mark.slow
 def test_no_import_circle_between_folders():
     graph = folder_graph()
     done, path = set(), []

@@ -87,6 +87,7 @@ def league_file(path: Path, bots: str, first: str = "planner") -> Path:
 
 
 # -- 1. a malformed entry_points.txt of an unrelated package ------------------
+@pytest.mark.slow
 def test_a_malformed_entry_points_file_breaks_nothing(site, tmp_path):
     fake_dist(site, "foo", "[bohnarena.bots]\nplanner\n[console_scripts\n")
     listing = run("bots")
@@ -191,6 +192,7 @@ def test_bots_lists_each_bots_game_and_why_a_plugin_does_not_load(site, tmp_path
 
 
 # -- 4. locate(): without importing ---------------------------------------------
+@pytest.mark.slow
 def test_locating_the_shipped_planner_imports_nothing_of_it():
     code = textwrap.dedent("""\
         import sys
@@ -335,6 +337,7 @@ def test_command_paths_resolve_against_the_league_files_directory(tmp_path):
 
 
 @pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap is not installed")
+@pytest.mark.slow
 def test_the_dice_game_runs_sandboxed_bots(tmp_path):
     out = tmp_path / "out"
     league = tmp_path / "w.toml"
@@ -472,6 +475,7 @@ def test_a_registered_bot_that_exits_at_import_is_listed_and_refused(site, tmp_p
     one_line_error(by_module, "importing quitter raised SystemExit: 0")
 
 
+@pytest.mark.slow
 def test_the_users_ctrl_c_during_a_bots_import_still_stops(tmp_path):
     """A SIGINT that really arrives while a bot is imported is the user's: 130."""
     bot = tmp_path / "slow.py"

@@ -46,6 +46,7 @@ def test_check_bot_passes_shipped_bots_and_fails_bad_ones():
     assert not check_bot(get_game("bohnanza"), clock, Limits()).nondeterministic  # moves, not notes
 
 
+@pytest.mark.slow
 def test_check_bot_shows_its_progress_and_is_quiet_off_a_terminal():
     game = get_game("bohnanza")
     seats = sum(players for _, players, _ in game.conformance_configs())
@@ -81,6 +82,7 @@ def test_check_bot_bad_spec_is_one_line():
     assert r.exit_code == 2 and "unknown bot" in r.output
 
 
+@pytest.mark.slow
 def test_new_bot_writes_a_plugin_package_that_conforms(tmp_path):
     r = run("new-bot", "my-bot", "--dir", tmp_path)
     assert r.exit_code == 0, r.output

@@ -37,6 +37,7 @@ def table(bot: Bot, players: int) -> list[Bot]:
 
 
 @pytest.mark.parametrize(("edition", "players", "options"), TABLES)
+@pytest.mark.slow
 def test_it_answers_legally_in_every_edition(edition, players, options):
     me = Quick()
     bots = table(me, players)
@@ -48,6 +49,7 @@ def test_it_answers_legally_in_every_edition(edition, players, options):
     assert not [r for r in records if r[0] == "fault"]
 
 
+@pytest.mark.slow
 def test_the_same_seed_plays_the_same_match():
     rules = ruleset("classic", 4)
     runs = [play_match(rules, 5, table(Quick(), 4)) for _ in range(2)]
@@ -80,6 +82,7 @@ def test_it_beats_random_players_clearly():
     assert wins >= 6
 
 
+@pytest.mark.slow
 def test_rollouts_answer_this_turns_offers_as_the_trader(monkeypatch):
     # the search's offers are judged by whether the trader would take them
     asked: list[tuple[Bot, int, int]] = []

@@ -7,6 +7,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from bohnarena.bohnanza import Bot, play_match, ruleset
 from bohnarena.bohnanza.replay import REPLAYER, verify
 from bohnarena.core.botapi import NOTE_CHARS
@@ -55,6 +57,7 @@ def test_no_notes_no_records() -> None:
     assert notes(records) == []
 
 
+@pytest.mark.slow
 def test_notes_out_of_process_are_the_same_records() -> None:
     """bohnarena's host (framed, windows paired with the next decision) and a
     command bot (plain JSON lines, "note" in its answers) log what the same

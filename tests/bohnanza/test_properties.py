@@ -131,6 +131,7 @@ def seeded_games(games: int, shard: int = 0, shards: int = 1) -> Counter:
     return played
 
 
+@pytest.mark.slow
 def test_seeded_games_over_every_configuration_keep_the_invariants():
     """The fast set: a few games of every configuration."""
     played = seeded_games(8 * len(CONFIGS))

@@ -139,6 +139,7 @@ def probe_matches(seeds: range, every: int, playouts: int) -> Counter[str]:
     return Probe.count
 
 
+@pytest.mark.slow
 def test_the_json_path_samples_what_the_engine_samples() -> None:
     count = probe_matches(range(2), every=7, playouts=25)
     assert set(DECISION_METHODS) <= set(count), count  # every decision was compared
@@ -175,6 +176,7 @@ def moved(state: State, seat: int, rng: random.Random) -> State:
     return new
 
 
+@pytest.mark.slow
 def test_what_is_sent_never_depends_on_a_card_the_seat_cannot_see() -> None:
     class Mover(BotSeat):
         checked = offers = 0

@@ -65,6 +65,7 @@ def stopped_states(rules: Any, seed: int, every: int = 7) -> list[State]:
 
 
 @pytest.mark.parametrize(("edition", "players", "options"), CONFIGS)
+@pytest.mark.slow
 def test_stopping_at_every_decision_plays_the_same_match_as_answering_inline(
     edition: str, players: int, options: dict[str, Any]
 ) -> None:
@@ -78,6 +79,7 @@ def test_stopping_at_every_decision_plays_the_same_match_as_answering_inline(
 
 
 @pytest.mark.parametrize(("edition", "players", "options"), CONFIGS)
+@pytest.mark.slow
 def test_replay_applies_the_logged_answers_and_gets_every_record(
     edition: str, players: int, options: dict[str, Any]
 ) -> None:
@@ -104,6 +106,7 @@ def test_replay_names_an_illegal_logged_answer() -> None:
 
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(config=st.sampled_from(CONFIGS), seed=st.integers(0, 2**32))
+@pytest.mark.slow
 def test_clones_and_samples_never_change_the_match_or_what_a_seat_sees(
     config: tuple[str, int, dict[str, Any]], seed: int
 ) -> None:
@@ -130,6 +133,7 @@ def test_clones_and_samples_never_change_the_match_or_what_a_seat_sees(
 
 @settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(config=st.sampled_from(CONFIGS), seed=st.integers(0, 2**32))
+@pytest.mark.slow
 def test_a_sample_plays_to_a_legal_end(config: tuple[str, int, dict[str, Any]], seed: int) -> None:
     edition, players, options = config
     rules = ruleset(edition, players, **options)

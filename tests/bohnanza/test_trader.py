@@ -57,6 +57,7 @@ def seats(players: int, seed: int, lead: list[Any]) -> list[Any]:
 
 
 @pytest.mark.parametrize("edition,players,options", TABLES)
+@pytest.mark.slow
 def test_every_answer_is_legal(edition: str, players: int, options: dict[str, Any]) -> None:
     rules = ruleset(edition, players, **options)
     for seed in range(6):
@@ -75,6 +76,7 @@ def test_every_answer_is_legal_over_many_matches(
         assert sum(result.faults) == 0, (edition, players, seed, result.faults)
 
 
+@pytest.mark.slow
 def test_no_gift_feeds_the_receiver() -> None:
     gifts = 0
     for edition, players, options in TABLES[1::2]:
@@ -91,6 +93,7 @@ def test_no_gift_feeds_the_receiver() -> None:
     assert gifts > 10  # the check saw gifts at all
 
 
+@pytest.mark.slow
 def test_same_seed_same_match() -> None:
     rules = ruleset("riogrande", 5)
     for seed in range(3):
@@ -113,6 +116,7 @@ def wins(edition: str, players: int, matches: int, rivals: list[type]) -> float:
     return won / matches
 
 
+@pytest.mark.slow
 def test_beats_random_clearly() -> None:
     assert wins("classic", 4, 24, [RandomBot, RandomBot, RandomBot]) > 0.8
 

@@ -7,6 +7,8 @@ import json
 from collections import Counter
 from typing import Any
 
+import pytest
+
 from bohnarena.bohnanza import Bot, SeatView, play_match, ruleset, wire
 from bohnarena.bohnanza.records import LAYOUT, RECORD_TYPES
 from bohnarena.referee.limits import Limits
@@ -54,6 +56,7 @@ def check(view: SeatView) -> None:
     Checker.checked += 1
 
 
+@pytest.mark.slow
 def test_unseen_is_the_draw_pile_and_other_hands_and_json_agrees() -> None:
     for edition, players in (("classic", 4), ("riogrande", 5), ("anniversary", 3)):
         rules = ruleset(edition, players)

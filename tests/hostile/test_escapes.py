@@ -88,6 +88,7 @@ def run(*args):
     return CliRunner().invoke(cli, [str(a) for a in args])
 
 
+@pytest.mark.slow
 def test_a_bots_text_is_escaped_in_the_run_log_errors_report_and_terminal(tmp_path, plugin):
     league = tmp_path / "l.toml"
     league.write_text(

@@ -96,6 +96,7 @@ def test_in_process_hostile_bots(tmp_path, hostile, fault):
         pytest.param("sandbox", marks=SANDBOX_MARKS),
     ],
 )
+@pytest.mark.slow
 def test_reseeding_global_random_changes_nothing(tmp_path, isolation):
     out = tmp_path / "out"
     run_league(league(tmp_path, "Reseeds", isolation), out, workers=1, progress=False)
@@ -128,6 +129,7 @@ def test_a_sandboxed_snoop_finds_no_engine_state(tmp_path):
     assert "snoop: found 0 engine tables" in log and "found 1" not in log
 
 
+@pytest.mark.slow
 def test_in_process_snoop_can_see_the_table_which_is_why_the_sandbox_exists():
     import sys
 
@@ -146,6 +148,7 @@ def test_in_process_snoop_can_see_the_table_which_is_why_the_sandbox_exists():
 
 
 @pytest.mark.parametrize("spec", ["planner", "trader", "random"])
+@pytest.mark.slow
 def test_well_behaved_bots_play_identically_in_every_mode(spec):
     from bohnarena.core.plugins import load_bot
 

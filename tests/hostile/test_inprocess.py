@@ -71,6 +71,7 @@ def test_base_exceptions_are_faults(tmp_path, hostile, reason):
         ),
     ],
 )
+@pytest.mark.slow
 def test_a_broken_constructor_forfeits_the_match(tmp_path, hostile, reason):
     texts, all_forfeit = run(tmp_path, hostile)
     assert texts == [("start", reason)] * 3 and all_forfeit
@@ -286,6 +287,7 @@ KINDS = (*CARD_DECISIONS, *DICE_DECISIONS)
 @pytest.mark.parametrize(
     "total,each", [(2_000, 20), pytest.param(10_000, 100, marks=pytest.mark.slow)]
 )
+@pytest.mark.slow
 def test_junk_answers_are_faults_only(total, each):
     counts: Counter[str] = Counter()
     limits = Limits(max_faults=10**9)  # never forfeit: every decision keeps being asked

@@ -101,6 +101,7 @@ def test_check_bot_takes_packages_and_names_the_option(tmp_path, monkeypatch):
     assert passed.exit_code == 0 and "PASS" in passed.output, passed.output
 
 
+@pytest.mark.slow
 def test_in_process_check_bot_warns_that_nothing_is_enforced(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     (tmp_path / "mine.py").write_text(BOT.format(imports="import numpy"))

@@ -12,6 +12,8 @@ from bohnarena.sandbox.remote import RemoteSeat, remote_seat
 from bohnarena_bots.planner import PlannerBot
 from tests.hostile.pairing_bots import Unruly
 
+pytestmark = pytest.mark.slow  # every test here plays many matches out of process
+
 SPEC = f"{Path(__file__).parent / 'pairing_bots.py'}:Unruly"
 
 

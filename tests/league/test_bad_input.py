@@ -75,6 +75,7 @@ def test_rank_of_a_directory_that_is_not_a_run(tmp_path):
     assert r.exit_code == 2 and "not a bohnarena results directory" in r.output
 
 
+@pytest.mark.slow
 def test_a_corrupt_matches_file_is_one_line_for_rank_and_played_again_by_run(tmp_path):
     path = tmp_path / "ok.toml"
     path.write_text(GOOD)

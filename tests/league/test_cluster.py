@@ -55,6 +55,7 @@ def test_shards_merged_equal_the_whole(league, tmp_path):
     assert again.exit_code == 2 and "more than one directory" in again.output
 
 
+@pytest.mark.slow
 def test_merge_refuses_different_leagues(league, tmp_path):
     a = league(name="a", deals=1)
     b = league(name="b", deals=1, seed=99)
@@ -137,6 +138,7 @@ def test_on_dask_a_hung_in_process_bot_is_still_stopped(tmp_path):
     assert all(r["faults"][r["seats"].index("hung")] > 0 for r in rows)
 
 
+@pytest.mark.slow
 def test_a_refused_merge_leaves_nothing_behind(league, tmp_path):
     path = league(deals=2)
     run_league(path, tmp_path / "s1", workers=1, progress=False, shard=(1, 2))
@@ -271,6 +273,7 @@ class FlakyCluster:
         self.pool.shutdown(wait=not now, cancel_futures=True)
 
 
+@pytest.mark.slow
 def test_tasks_a_cluster_drops_are_played_again_and_not_charged(league, tmp_path):
     path = league(deals=2, extra="[run]\nbatch_size = 3\n")
     local = run_league(path, tmp_path / "local", workers=1, progress=False)
@@ -281,6 +284,7 @@ def test_tasks_a_cluster_drops_are_played_again_and_not_charged(league, tmp_path
 
 
 @pytest.mark.parametrize("refuses", [True, False])
+@pytest.mark.slow
 def test_a_closed_cluster_client_stops_the_run_with_one_line(league, tmp_path, refuses):
     path = league(deals=4, extra="[run]\nbatch_size = 3\n")
     out = tmp_path / "o"
@@ -312,6 +316,7 @@ class ChattyCluster(FlakyCluster):
         super().close(now)
 
 
+@pytest.mark.slow
 def test_a_cluster_librarys_logs_go_to_the_run_log_not_the_terminal(league, tmp_path, capfd):
     own = logging.StreamHandler(sys.stderr)
     library, client = logging.getLogger("chattylib"), logging.getLogger("chattylib.client")

@@ -17,6 +17,8 @@ from bohnarena.run.dispatch import run_league
 from bohnarena.store.directory import RunDir
 from bohnarena.store.parts import Listing, Part
 
+pytestmark = pytest.mark.slow  # every test here plays leagues: `pytest -m slow` runs them
+
 
 class Died(Exception):
     pass

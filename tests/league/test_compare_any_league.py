@@ -56,6 +56,7 @@ def compare(out, x, y):
 
 
 @pytest.mark.parametrize("n", [3, 4])
+@pytest.mark.slow
 def test_every_pair_of_a_permutations_league_is_paired(leagues, n):
     out = leagues[n, "permutations"]
     for x, y in itertools.permutations(BOTS[:n], 2):

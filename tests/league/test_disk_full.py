@@ -24,6 +24,7 @@ def run(path, out):
     )
 
 
+@pytest.mark.slow
 def test_a_full_disk_in_the_parent_stops_at_once_and_resumes(league, tmp_path, monkeypatch):
     path = league(deals=20, extra="[run]\nbatch_size = 3\n")
     out = tmp_path / "out"

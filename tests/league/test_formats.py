@@ -177,6 +177,7 @@ def matches(out):
         for s in SEATINGS
     ],
 )
+@pytest.mark.slow
 def test_runs_resume_and_shards_merge_to_the_whole_league(league, tmp_path, fmt, seatings):
     bots = {"planner": "planner", "trader": "random", "r1": "random", "r2": "random"}
     extra = FORMAT_LINES[fmt] + f'seatings = "{seatings}"\n[run]\nbatch_size = 5\n'
@@ -205,6 +206,7 @@ def test_runs_resume_and_shards_merge_to_the_whole_league(league, tmp_path, fmt,
     assert again.ranking.rows() == whole.ranking.rows()
 
 
+@pytest.mark.slow
 def test_identical_bots_score_identically_under_permutations(league, tmp_path):
     bots = {"planner": "planner", "r1": "random", "r2": "random", "r3": "random"}
     path = league(players=4, deals=2, bots=bots, extra='seatings = "permutations"\n')
@@ -214,6 +216,7 @@ def test_identical_bots_score_identically_under_permutations(league, tmp_path):
         assert rows["r1"][key] == rows["r2"][key] == rows["r3"][key], key
 
 
+@pytest.mark.slow
 def test_an_old_run_without_a_format_reads_as_round_robin(league, tmp_path):
     path = league(deals=1)
     run_league(path, tmp_path / "out", workers=1, progress=False, moves=False)

@@ -88,6 +88,7 @@ def grown(league, tmp_path):
     return path, out, before, run(path, out)
 
 
+@pytest.mark.slow
 def test_growing_plays_only_the_added_matches(grown):
     path, out, before, second = grown
     # C(5, 3) = 10 tables of 4 deals, 3 seatings: 120 matches, 24 of them played before
@@ -104,6 +105,7 @@ def test_growing_plays_only_the_added_matches(grown):
     assert again.complete and again.played == 0 and again.done_before == 120
 
 
+@pytest.mark.slow
 def test_a_grown_league_equals_a_fresh_one(grown, tmp_path):
     path, out, _, _ = grown
     fresh = tmp_path / "fresh"
@@ -146,6 +148,7 @@ def test_a_grown_league_equals_a_fresh_one(grown, tmp_path):
         ),
     ],
 )
+@pytest.mark.slow
 def test_what_a_league_may_not_change_is_refused(league, tmp_path, change, reason):
     path = league(bots=BOTS, deals=1)
     out = tmp_path / "o"
@@ -158,6 +161,7 @@ def test_what_a_league_may_not_change_is_refused(league, tmp_path, change, reaso
     assert ((out / "run.json").read_text(), pq.read_table(out / "matches")) == kept
 
 
+@pytest.mark.slow
 def test_a_changed_bot_source_is_refused_as_before(league, tmp_path):
     bot = tmp_path / "mine.py"
     bot.write_text("from bohnarena_bots.planner import PlannerBot as Mine\n")
@@ -169,6 +173,7 @@ def test_a_changed_bot_source_is_refused_as_before(league, tmp_path):
     assert r.exit_code == 2 and "source of bot(s) mine changed" in r.output
 
 
+@pytest.mark.slow
 def test_run_json_records_every_bot_ever(grown):
     _, out, _, _ = grown
     meta = json.loads((out / "run.json").read_text())
@@ -176,6 +181,7 @@ def test_run_json_records_every_bot_ever(grown):
     assert [g["bots"] for g in meta["generations"]] == [list(BOTS), [*BOTS, "e"]]
 
 
+@pytest.mark.slow
 def test_a_removed_bot_leaves_the_standings_and_stays_on_disk(grown, tmp_path):
     path, out, _, _ = grown
     without = {k: v for k, v in {**BOTS, "e": "random"}.items() if k != "c"}
@@ -207,6 +213,7 @@ def test_a_removed_bot_leaves_the_standings_and_stays_on_disk(grown, tmp_path):
     assert s.ranking.rows() == read_results(out).ranking.rows()
 
 
+@pytest.mark.slow
 def test_the_run_rates_a_grown_league_as_rank_does(grown):
     _, out, _, second = grown
     assert second.ranking is not None
@@ -226,6 +233,7 @@ def count_ratings(monkeypatch):
     return rated
 
 
+@pytest.mark.slow
 def test_growing_rates_only_the_added_matches(league, tmp_path, monkeypatch):
     path, out = league(bots=BOTS, deals=2), tmp_path / "out"
     assert run(path, out).complete
@@ -243,6 +251,7 @@ def test_growing_rates_only_the_added_matches(league, tmp_path, monkeypatch):
     assert (second.results.curve.sigma == again.curve.sigma).all()
 
 
+@pytest.mark.slow
 def test_a_removed_bot_or_a_stale_curve_rates_the_standings_again(league, tmp_path, monkeypatch):
     path, out = league(bots=BOTS, deals=2), tmp_path / "out"
     run(path, out)
@@ -258,6 +267,7 @@ def test_a_removed_bot_or_a_stale_curve_rates_the_standings_again(league, tmp_pa
     assert s.played == 4 * 3 * 2 - 3 and len(rated) == 48
 
 
+@pytest.mark.slow
 def test_a_grown_run_stopped_and_resumed_rates_each_match_once(league, tmp_path, monkeypatch):
     path, out = league(bots=BOTS, deals=2, extra="[run]\nbatch_size = 2\n"), tmp_path / "out"
     run(path, out)
@@ -272,6 +282,7 @@ def test_a_grown_run_stopped_and_resumed_rates_each_match_once(league, tmp_path,
     assert whole.ranking is not None and whole.ranking.rows() == read_results(out).ranking.rows()
 
 
+@pytest.mark.slow
 def test_shards_of_a_grown_league_merge_to_the_grown_league(league, grown, tmp_path):
     path, out, _, _ = grown
     first = path.with_name("first.toml")
@@ -298,6 +309,7 @@ def test_shards_of_a_grown_league_merge_to_the_grown_league(league, grown, tmp_p
     assert s.complete and s.played == 0
 
 
+@pytest.mark.slow
 def test_merge_counts_the_standings_not_a_removed_bots_unplayed_matches(league, tmp_path):
     path, out = league(bots=BOTS, deals=2, extra="[run]\nbatch_size = 2\n"), tmp_path / "out"
     run(path, out)
@@ -311,6 +323,7 @@ def test_merge_counts_the_standings_not_a_removed_bots_unplayed_matches(league, 
     assert "merged 24 of 24 matches" in r.output and "to finish it" not in r.output
 
 
+@pytest.mark.slow
 def test_verify_all_report_and_compare_on_a_grown_league(grown, tmp_path):
     path, out, _, _ = grown
     for args in (["replay", str(out), "--verify-all", "-j", "1"], ["report", str(out)]):
@@ -349,6 +362,7 @@ def test_a_kill_during_a_grown_run_loses_and_duplicates_nothing(league, tmp_path
 
 
 @pytest.mark.parametrize("step", [1, 2, 3])
+@pytest.mark.slow
 def test_a_crash_while_the_growth_is_recorded_leaves_a_directory_that_grows_alike(
     league, tmp_path, monkeypatch, step
 ):
@@ -390,6 +404,7 @@ def rank_json(out):
     return json.loads(r.output)
 
 
+@pytest.mark.slow
 def test_compare_grown_by_an_opponent_reports_what_a_fresh_compare_does(tmp_path):
     def compare(out, *against):
         args = ["compare", "planner", "random", "-p", "3", "-n", "3", "-j", "1"]
@@ -404,6 +419,7 @@ def test_compare_grown_by_an_opponent_reports_what_a_fresh_compare_does(tmp_path
     assert "pairs of matches (0 unpaired matches)" in grown[0]
 
 
+@pytest.mark.slow
 def test_a_kept_curve_that_does_not_lead_is_not_ranked_on(league, tmp_path, monkeypatch):
     from bohnarena.rating.curvefile import Kept
     from bohnarena.rating.skill import Curve

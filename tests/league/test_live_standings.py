@@ -12,10 +12,13 @@ import subprocess
 import sys
 import termios
 
+import pytest
 from click.testing import CliRunner
 
 from bohnarena.cli import cli
 from bohnarena.rating.results import read_results
+
+pytestmark = pytest.mark.slow  # every test here plays leagues: `pytest -m slow` runs them
 
 LEAGUE = (
     'name = "live"\nedition = "classic"\nplayers = 3\ndeals = {deals}\nseed = 4\n'

@@ -77,6 +77,7 @@ def traded(results: Path) -> list[dict[str, Any]]:
     return [r for r in moves(results) if r["kind"] == "traded"]
 
 
+@pytest.mark.slow
 def test_the_league_holds_trades_of_every_shape(results: Path) -> None:
     # (else the queries below would not be tested on gifts)
     shapes = {(bool(r["cards"]), bool(r["want"])) for r in traded(results)}
@@ -112,6 +113,7 @@ def harvests_by_variety(results: Path, final: bool) -> dict[str, list[int]]:
     return coins
 
 
+@pytest.mark.slow
 def test_coins_per_harvest_by_variety_leaves_the_final_harvest_out(results: Path, con: Any) -> None:
     played = harvests_by_variety(results, final=False)
     # (a query that counted the final harvest would give other figures)
@@ -165,6 +167,7 @@ def test_names_are_the_games_and_read_in_pandas_polars_and_duckdb(results: Path)
     assert duckdb.sql(f"select name from '{path}' where id = 7").fetchall() == [("Black-eyed",)]
 
 
+@pytest.mark.slow
 def test_a_missing_or_different_names_file_is_written_again_by_the_next_run(
     results: Path, tmp_path: Path
 ) -> None:
@@ -190,6 +193,7 @@ def test_a_names_file_that_is_not_one_is_replaced_unread(tmp_path: Path) -> None
     assert write_names(tmp_path, names) and read_names(tmp_path) == names
 
 
+@pytest.mark.slow
 def test_a_merge_writes_the_names(league: Any, tmp_path: Path) -> None:
     path = league(deals=1)
     shards = []

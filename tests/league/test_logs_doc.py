@@ -113,6 +113,7 @@ def moves(runs: dict[str, Path]) -> pa.Table:
     return pa.concat_tables(pq.read_table(d / "moves") for d in runs.values())
 
 
+@pytest.mark.slow
 def test_every_written_kind_and_column_is_documented_and_every_documented_one_written(
     runs: dict[str, Path],
 ) -> None:
@@ -135,6 +136,7 @@ def test_every_written_kind_and_column_is_documented_and_every_documented_one_wr
                 assert nulls == len(rows), f"{kind}.{c} is written but not documented"
 
 
+@pytest.mark.slow
 def test_how_tells_chosen_default_and_forced_answers_apart(runs: dict[str, Path]) -> None:
     table = moves(runs)
     assert set(table.column("how").drop_null().unique().to_pylist()) == {
@@ -214,6 +216,7 @@ def test_the_merged_matches_keep_each_batch_in_a_row_group_and_its_moves_in_a_fi
         assert sorted(ids) == list(range(first, last + 1))
 
 
+@pytest.mark.slow
 def test_the_logged_runs_verify(runs: dict[str, Path]) -> None:
     for d in runs.values():
         checked, parts, failures = verify_all(d, workers=1, progress=False)

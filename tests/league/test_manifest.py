@@ -95,6 +95,7 @@ EDITS = {
 
 
 @pytest.mark.parametrize("kind", EDITS)
+@pytest.mark.slow
 def test_rank_and_report_refuse_every_edit_naming_the_part(tmp_path, parts, kind):
     _, finished = parts
     out = tmp_path / "out"
@@ -109,6 +110,7 @@ def test_rank_and_report_refuse_every_edit_naming_the_part(tmp_path, parts, kind
     assert not (tmp_path / "r.html").exists()
 
 
+@pytest.mark.slow
 def test_the_untouched_directory_ranks_reports_and_verifies(tmp_path, parts):
     _, out = parts
     assert invoke("rank", out).exit_code == 0
@@ -137,6 +139,7 @@ def doubled_moves(out):
 
 @pytest.mark.parametrize("kind", VERIFY)
 @pytest.mark.parametrize("forged", [False, True], ids=["manifest kept", "manifest rewritten"])
+@pytest.mark.slow
 def test_verify_all_catches_a_deleted_row_and_duplicated_parts(tmp_path, parts, kind, forged):
     _, finished = parts
     out = tmp_path / "out"
@@ -183,6 +186,7 @@ def strip_manifest(out):
     (out / "run.json").write_text(json.dumps(meta))
 
 
+@pytest.mark.slow
 def test_an_old_directory_is_read_with_one_warning_and_the_next_run_records_its_manifest(
     tmp_path, parts
 ):
@@ -249,6 +253,7 @@ def test_a_manifest_line_naming_a_file_elsewhere_is_refused_and_the_file_left_al
     assert victim.read_text() == "precious"
 
 
+@pytest.mark.slow
 def test_a_part_replaced_by_a_fifo_is_refused_then_played_again_not_waited_on(tmp_path, parts):
     path, finished = parts
     out = tmp_path / "out"
@@ -275,6 +280,7 @@ def shards(parts, tmp_path_factory):
     return tmp / "s1", tmp / "s2"
 
 
+@pytest.mark.slow
 def test_merge_refuses_an_edited_shard(tmp_path, shards):
     s1, s2 = shards
     edited = tmp_path / "s2"
@@ -288,6 +294,7 @@ def test_merge_refuses_an_edited_shard(tmp_path, shards):
     assert not (tmp_path / "m").exists()
 
 
+@pytest.mark.slow
 def test_a_merge_keeps_a_manifest_of_its_own(tmp_path, shards, parts):
     _, whole = parts
     s1, s2 = shards
@@ -302,6 +309,7 @@ def test_a_merge_keeps_a_manifest_of_its_own(tmp_path, shards, parts):
 # -- a directory created whole ----------------------------------------------------
 
 
+@pytest.mark.slow
 def test_restart_swaps_a_whole_directory_in_where_the_old_one_was(league, tmp_path, monkeypatch):
     path = league(deals=1)
     real = tmp_path / "disk" / "out"

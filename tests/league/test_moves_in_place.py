@@ -47,6 +47,7 @@ def verified(out, n=N):
     return v.exit_code == 0 and f"verified {n} matches" in v.output
 
 
+@pytest.mark.slow
 def test_compaction_leaves_every_moves_file_byte_identical_and_in_place(parts):
     path, out = parts
     before = moves_files(out)
@@ -63,6 +64,7 @@ def test_compaction_leaves_every_moves_file_byte_identical_and_in_place(parts):
     assert again.played == 0 and moves_files(out) == before
 
 
+@pytest.mark.slow
 def test_a_run_writes_each_move_once(league, tmp_path, monkeypatch):
     """Its worker writes a batch's moves file; the run only renames it
     into place (spooled, pending, committed) and never writes moves again."""
@@ -87,6 +89,7 @@ def test_a_run_writes_each_move_once(league, tmp_path, monkeypatch):
     assert verified(out)
 
 
+@pytest.mark.slow
 def test_a_copy_of_a_moves_file_left_in_place_is_refused(parts):
     _, out = parts
     RunDir(out).compact(0, N - 1)
@@ -99,6 +102,7 @@ def test_a_copy_of_a_moves_file_left_in_place_is_refused(parts):
 
 
 @pytest.mark.parametrize("damaged", ["matches", "moves"])
+@pytest.mark.slow
 def test_a_resume_plays_again_the_matches_of_a_damaged_file(parts, damaged):
     path, out = parts
     RunDir(out).compact(0, N - 1)
@@ -116,6 +120,7 @@ def test_a_resume_plays_again_the_matches_of_a_damaged_file(parts, damaged):
     assert sorted(set(ids)) == list(range(N))  # every match's moves, none twice (verified)
 
 
+@pytest.mark.slow
 def test_a_merge_copies_the_moves_files_left_in_place(parts, tmp_path):
     path, whole = parts
     for k in (1, 2):
@@ -127,6 +132,7 @@ def test_a_merge_copies_the_moves_files_left_in_place(parts, tmp_path):
 
 
 @pytest.mark.parametrize("old", [1, 2])
+@pytest.mark.slow
 def test_an_older_manifest_is_read_and_the_next_run_writes_the_current_version(parts, old):
     path, out = parts
     text = (out / manifest.NAME).read_text()
@@ -141,6 +147,7 @@ def test_an_older_manifest_is_read_and_the_next_run_writes_the_current_version(p
     assert verified(out)
 
 
+@pytest.mark.slow
 def test_a_newer_manifest_is_refused_by_name(parts):
     _, out = parts
     text = (out / manifest.NAME).read_text()

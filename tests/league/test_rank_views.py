@@ -33,6 +33,7 @@ def rank(*args):
     return r.output
 
 
+@pytest.mark.slow
 def test_text_shows_the_ranking_then_the_bootstrap_intervals(out):
     text = rank(out)
     assert "deal bootstrap: 1000 resamples of the 3 deals" in text and "P(#1)" in text

@@ -19,6 +19,8 @@ from bohnarena.run.dispatch import run_league
 
 from .conftest import run_until
 
+pytestmark = pytest.mark.slow  # every test here plays leagues: `pytest -m slow` runs them
+
 
 def no_trueskill(monkeypatch):
     def refuse(*args, **kwargs):

@@ -37,6 +37,7 @@ def replay(*args):
     return CliRunner().invoke(cli, ["replay", *map(str, args)])
 
 
+@pytest.mark.slow
 def test_transcript_shows_every_turn_and_the_table(run_dir):
     r = replay(run_dir, "--match", 4)
     assert r.exit_code == 0, r.output
@@ -215,6 +216,7 @@ def edit(table, match_id, kind, nth, column, value):
         ),
     ],
 )
+@pytest.mark.slow
 def test_verify_catches_tampering(run_dir, tmp_path, name, change):
     out = tamper(run_dir, tmp_path, change)
     r = replay(out, "-m", 3, "--verify")
@@ -227,6 +229,7 @@ def test_verify_catches_tampering(run_dir, tmp_path, name, change):
     assert r.exit_code == 1 and "1 do not" in r.output
 
 
+@pytest.mark.slow
 def test_verify_says_in_words_what_differs_and_where(run_dir, tmp_path):
     log = [json.loads(x) for x in replay(run_dir, "-m", 3, "--json").output.splitlines()]
     harvest = next(x for x in log if x["kind"] == "harvested" and x["n"] >= 2)

@@ -14,6 +14,8 @@ from bohnarena.store.directory import RunDir
 from .conftest import reseal
 from .test_run import content
 
+pytestmark = pytest.mark.slow  # every test here plays leagues: `pytest -m slow` runs them
+
 
 def drop_match(out, match_id, moves_too):
     """The directory as a run that lost the match would have committed it."""

@@ -33,6 +33,7 @@ def content(out):
     return matches, moves
 
 
+@pytest.mark.slow
 def test_run_writes_matches_moves_ranking_and_frozen_league(league, tmp_path):
     path = league(deals=2)
     out = tmp_path / "out"
@@ -65,6 +66,7 @@ def test_run_writes_matches_moves_ranking_and_frozen_league(league, tmp_path):
     assert not list(out.rglob(".tmp-*"))
 
 
+@pytest.mark.slow
 def test_workers_1_and_2_give_identical_matches_moves_and_ranking(league, tmp_path):
     path = league(deals=4, extra="[run]\nbatch_size = 2\n")
     one = run_league(path, tmp_path / "w1", workers=1, progress=False)
@@ -77,6 +79,7 @@ def test_workers_1_and_2_give_identical_matches_moves_and_ranking(league, tmp_pa
     ).read_bytes()
 
 
+@pytest.mark.slow
 def test_resume_plays_only_what_is_missing_and_counts_nothing_twice(league, tmp_path):
     path = league(deals=4, extra="[run]\nbatch_size = 1\n")
     out = tmp_path / "out"
@@ -197,6 +200,7 @@ def test_an_engine_bug_errors_the_match_and_its_traceback_is_logged(league, tmp_
     )
 
 
+@pytest.mark.slow
 def test_changed_league_file_is_an_error_unless_restart(league, tmp_path):
     """A league grows by bots and deals (tests/league/test_growing.py); any
     other change is refused."""
@@ -212,6 +216,7 @@ def test_changed_league_file_is_an_error_unless_restart(league, tmp_path):
     assert r.exit_code == 0 and "6 matches played now, 0 before" in r.output
 
 
+@pytest.mark.slow
 def test_rank_command_and_trueskill_order(league, tmp_path):
     path = league(deals=6)
     run_league(path, tmp_path / "o", workers=2, progress=False)
@@ -224,6 +229,7 @@ def test_rank_command_and_trueskill_order(league, tmp_path):
     assert len(data["seats"]) == 3 and sum(s["wins"] for s in data["seats"]) >= data["matches"]
 
 
+@pytest.mark.slow
 def test_parquet_reads_in_pandas_polars_and_duckdb(league, tmp_path):
     import duckdb
     import pandas as pd

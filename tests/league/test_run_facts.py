@@ -11,6 +11,8 @@ import pytest
 from bohnarena.core.errors import UsageError
 from bohnarena.run.dispatch import run_league
 
+pytestmark = pytest.mark.slow  # every test here plays leagues: `pytest -m slow` runs them
+
 ROOT = Path(__file__).parents[2]
 
 

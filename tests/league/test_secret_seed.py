@@ -28,6 +28,7 @@ def seeds(out):
     return sorted(r["seed"] for r in pq.read_table(out / "matches").to_pylist())
 
 
+@pytest.mark.slow
 def test_a_secret_seed_is_drawn_once_and_kept(tmp_path):
     path = write(tmp_path, '"secret"')
     assert load_league(path).seed is None

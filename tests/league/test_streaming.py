@@ -7,6 +7,7 @@ import random
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
+import pytest
 
 from bohnarena.league.file import load_league
 from bohnarena.rating.inorder import COLUMNS, InOrder
@@ -76,6 +77,7 @@ def serial_ranking(out):
     )
 
 
+@pytest.mark.slow
 def test_the_ranking_rated_during_the_run_is_the_serial_pass(league, tmp_path):
     path = league(deals=6, extra="[run]\nbatch_size = 1\n")  # 18 batches, out of order
     out = tmp_path / "out"
@@ -96,6 +98,7 @@ def test_the_ranking_rated_during_the_run_is_the_serial_pass(league, tmp_path):
     assert again.ranking.to_csv() == whole.ranking.to_csv() == serial_ranking(out).to_csv()
 
 
+@pytest.mark.slow
 def test_a_run_stopped_by_its_follower_is_ranked_as_far_as_it_got(league, tmp_path):
     path = league(deals=10, extra="[run]\nbatch_size = 2\n")
     out = tmp_path / "out"
@@ -106,6 +109,7 @@ def test_a_run_stopped_by_its_follower_is_ranked_as_far_as_it_got(league, tmp_pa
     assert s.ranking.to_csv() == serial_ranking(out).to_csv()
 
 
+@pytest.mark.slow
 def test_reading_a_directory_holds_a_record_batch_not_the_table(tmp_path):
     store = RunDir(tmp_path)
     store.matches_dir.mkdir()

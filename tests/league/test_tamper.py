@@ -15,6 +15,8 @@ from bohnarena.cli import cli
 
 from .conftest import reseal
 
+pytestmark = pytest.mark.slow  # every test here plays leagues: `pytest -m slow` runs them
+
 
 def rewrite(out, edit):
     part = next((out / "matches").glob("part-*.parquet"))

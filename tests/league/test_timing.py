@@ -50,6 +50,7 @@ def invoke(*args):
     return CliRunner().invoke(cli, [str(a) for a in args])
 
 
+@pytest.mark.slow
 def test_every_answer_a_bot_gave_has_its_think_time(league, tmp_path):
     path = league(deals=2)
     out = tmp_path / "out"
@@ -72,6 +73,7 @@ def test_every_answer_a_bot_gave_has_its_think_time(league, tmp_path):
     assert timing(again).select(keys).equals(t.select(keys))
 
 
+@pytest.mark.slow
 def test_think_time_is_the_bots_and_the_report_shows_it(league, tmp_path):
     (tmp_path / "slow.py").write_text(SLOW)
     path = league(deals=2, bots={"slow": f"{tmp_path / 'slow.py'}:Slow", "planner": "planner"})
@@ -105,6 +107,7 @@ def test_a_faulted_answer_is_timed_on_the_default_played_for_it(league, tmp_path
         assert before["kind"] in ("fault", "forfeit") and before["seat"] == r["seat"]
 
 
+@pytest.mark.slow
 def test_the_report_figures_are_the_timing_files(league, tmp_path):
     path = league(deals=3)
     out = tmp_path / "out"
@@ -140,6 +143,7 @@ def as_format_3(out):
     (out / manifest.NAME).write_text(json.dumps({**json.loads(head), "manifest": 2}) + "\n" + rest)
 
 
+@pytest.mark.slow
 def test_a_format_3_run_reads_and_grows_across_the_bump(league, tmp_path):
     out = tmp_path / "out"
     run_league(league(deals=2), out, workers=1, progress=False)
@@ -162,6 +166,7 @@ def test_a_format_3_run_reads_and_grows_across_the_bump(league, tmp_path):
     assert invoke("replay", out, "--verify-all", "-j", "1").exit_code == 0
 
 
+@pytest.mark.slow
 def test_another_log_format_is_refused_in_one_line(league, tmp_path):
     out = tmp_path / "out"
     run_league(league(deals=1), out, workers=1, progress=False)
@@ -172,6 +177,7 @@ def test_another_log_format_is_refused_in_one_line(league, tmp_path):
     assert "log format 2; this bohnarena 0.1.0 reads format 3 and 4" in r.output
 
 
+@pytest.mark.slow
 def test_a_damaged_timing_file_plays_its_matches_again(league, tmp_path):
     path = league(deals=4, extra="[run]\nbatch_size = 3\n")
     out = tmp_path / "out"
@@ -235,6 +241,7 @@ def test_bots_in_every_isolation_are_timed(league, tmp_path):
             assert before is not None and before[:2] == (seat, "anytime"), (match_id, seq)
 
 
+@pytest.mark.slow
 def test_timing_rows_read_in_duckdb_with_their_bot(league, tmp_path):
     duckdb = pytest.importorskip("duckdb")
     out = tmp_path / "out"

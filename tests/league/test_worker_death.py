@@ -74,6 +74,7 @@ def charged(out, guilty, decision, text):
         assert sum(rows[i]["faults"]) == 1
 
 
+@pytest.mark.slow
 def test_a_worker_killed_by_its_bot_costs_the_bot_its_match_and_nothing_more(league, tmp_path):
     """The quick one: three matches in one batch, the bot dies in one."""
     path = one_table(league, "ExitInSeatZero")
@@ -170,6 +171,7 @@ def test_a_stray_that_keeps_the_workers_output_open_does_not_hold_up_the_league(
     charged(out, guilty, "plant_second", "crash: its worker process exited with code 3")
 
 
+@pytest.mark.slow
 def test_a_death_in_no_bots_call_errors_only_that_match(league, tmp_path):
     """The bot dies as the engine drops it, after its match: no seat's call
     explains it, so that match is errored; its bystanders are played."""

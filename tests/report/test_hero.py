@@ -43,6 +43,7 @@ def recorded(out):
     return rows
 
 
+@pytest.mark.slow
 def test_the_worst_deals_are_the_heros_worst_by_a_direct_count(gauntlet):
     by_deal = {}
     for r in recorded(gauntlet):
@@ -88,6 +89,7 @@ def test_the_report_has_the_hero_section_and_its_commands_replay(gauntlet):
     assert r.exit_code == 0 and "planner" in r.output
 
 
+@pytest.mark.slow
 def test_a_round_robin_report_has_no_hero(tmp_path):
     path = tmp_path / "rr.toml"
     path.write_text(LEAGUE.format(extra="deals = 1\n").replace("deals = 4\n", ""))

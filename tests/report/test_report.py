@@ -60,6 +60,7 @@ def offline(page: str) -> None:
     assert "default-src 'none'" in page
 
 
+@pytest.mark.slow
 def test_run_writes_a_self_contained_report_with_every_section(classic):
     page = (classic / "report.html").read_text()
     offline(page)
@@ -71,6 +72,7 @@ def test_run_writes_a_self_contained_report_with_every_section(classic):
     assert len(page) < 100_000
 
 
+@pytest.mark.slow
 def test_report_command_writes_where_asked_and_no_report_skips_it(classic, tmp_path):
     out = tmp_path / "x.html"
     r = CliRunner().invoke(cli, ["report", str(classic), "-o", str(out), "--resamples", "50"])
@@ -83,6 +85,7 @@ def test_report_command_writes_where_asked_and_no_report_skips_it(classic, tmp_p
     assert r.exit_code == 0 and not (tmp_path / "o" / "report.html").exists()
 
 
+@pytest.mark.slow
 def test_a_partial_run_and_the_dice_game(tmp_path):
     league = write_league(tmp_path, WUERFEL)
     run_league(league, tmp_path / "half", workers=1, progress=False, shard=(1, 2))
@@ -183,6 +186,7 @@ def test_the_console_check_sees_an_error(tmp_path):
     assert any("boom" in line for line in console(chromium(tmp_path, bad, "--dump-dom").stderr))
 
 
+@pytest.mark.slow
 def test_a_secret_master_seed_stays_out_of_the_report(tmp_path):
     league = write_league(tmp_path, WUERFEL.replace("seed = 4", 'seed = "secret"'))
     run_league(league, tmp_path / "o", workers=1, progress=False)

@@ -86,6 +86,7 @@ def check_mask(base: BohnanzaEnv, kinds):
 # warnings about Dict observations (the action mask's standard form).
 @pytest.mark.filterwarnings("ignore:Observation space for each agent probably should be")
 @pytest.mark.filterwarnings("ignore:Observation is not a NumPy array")
+@pytest.mark.slow
 def test_api_test_passes():
     # enough cycles for a whole match, the end and every agent's last step
     api_test(env(edition="classic", players=3), num_cycles=3000)
@@ -119,6 +120,7 @@ def test_masks_match_the_rules_to_the_end(edition, players, options):
     assert expected <= kinds
 
 
+@pytest.mark.slow
 def test_a_whole_match_ends_with_rewards_for_every_seat():
     game = env(edition="classic", players=3, reward="margin")
     game.reset(seed=5)
@@ -243,6 +245,7 @@ def test_fewer_decisions_leave_the_rest_to_the_defaults():
     assert kinds <= {"plant", "plant_second", "plant_next"}
 
 
+@pytest.mark.slow
 def test_the_random_agent_in_the_docs_runs(capsys):
     code = re.search(r"```python\n(.*?)```", DOCS.read_text(), re.S).group(1)
     assert len(code.strip().splitlines()) <= 10

@@ -52,6 +52,7 @@ def cards(n, word="card"):
     return f"{n} {word}" + ("s" if n != 1 else "")
 
 
+@pytest.mark.slow
 def test_every_frame_of_the_card_game_is_the_table_replay_shows():
     seed = 11
     game, rules, log, names = played("bohnanza", "classic", ["trader", "planner", "random"], seed)
@@ -162,6 +163,7 @@ def test_play_html_writes_the_viewer_and_a_bots_note_stays_text(tmp_path):
     assert film["meta"]["seats"] == ["MarkupNoter", "planner", "random"]
 
 
+@pytest.mark.slow
 def test_view_writes_a_matchs_page_beside_its_results_or_where_asked(run_dir, tmp_path):
     r = CliRunner().invoke(cli, ["view", str(run_dir), "--match", "2"])
     assert r.exit_code == 0, r.output

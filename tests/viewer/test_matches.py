@@ -55,6 +55,7 @@ def margin(row):
     return top[0] - top[1]
 
 
+@pytest.mark.slow
 def test_the_faulter_faults_in_seat_one_only(rows):
     """What the faults tests below rely on."""
     faulted = [r["match_id"] for r in rows if sum(r["faults"])]
@@ -175,6 +176,7 @@ def links(page):
     return re.findall(r'<a href="([^"]+)">match (\d+)</a>', page)
 
 
+@pytest.mark.slow
 def test_the_report_links_notable_matches_to_their_viewer_pages_beside_it(
     league_dir, rows, tmp_path
 ):
@@ -213,6 +215,7 @@ def test_the_report_without_matches_writes_no_pages(league_dir, tmp_path):
     assert "Matches to watch" not in report.read_text() and not (tmp_path / "watch").exists()
 
 
+@pytest.mark.slow
 def test_a_league_without_moves_lists_its_matches_and_says_why_no_pages(tmp_path):
     league = tmp_path / "n.toml"
     league.write_text(
@@ -248,6 +251,7 @@ def test_json_says_each_match_with_what_it_was_sorted_by(league_dir, rows, score
     assert m["replay"] == f"bohnarena replay {quoted} --match {m['match_id']}"
 
 
+@pytest.mark.slow
 def test_a_match_the_rules_do_not_replay_gets_no_page_and_says_why(run_dir, tmp_path):
     from bohnarena.run.replay import write_pages_all
     from tests.league.test_replay import edit, tamper

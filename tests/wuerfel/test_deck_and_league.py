@@ -18,6 +18,7 @@ def shipped():
     return tomllib.loads(text)["card"]
 
 
+@pytest.mark.slow
 def test_every_shipped_card_follows_the_design_rule_and_prints_exact_chances():
     rules = ruleset("standard", 3)
     cards = shipped()
@@ -37,6 +38,7 @@ def test_the_deck_uses_every_order_kind_the_text_names_in_the_documented_shares(
         assert text in named  # the text's own examples
 
 
+@pytest.mark.slow
 def test_a_deck_file_that_breaks_the_rules_is_caught(tmp_path):
     bad = tmp_path / "deck.toml"
     good = "\n".join(f"[[card]]\norders = {c['orders']!r}".replace("'", '"') for c in shipped())
@@ -50,6 +52,7 @@ def test_a_deck_file_that_breaks_the_rules_is_caught(tmp_path):
         ruleset("standard", 3, deck_file=str(short))
 
 
+@pytest.mark.slow
 def test_dice_league_runs_ranks_logs_and_replays(tmp_path):
     league = tmp_path / "w.toml"
     league.write_text(
@@ -81,6 +84,7 @@ def test_play_dice_game_and_bad_input():
         assert r.exit_code == 2 and message in r.output
 
 
+@pytest.mark.slow
 def test_check_bot_for_the_dice_game():
     r = CliRunner().invoke(cli, ["check-bot", "--game", "wuerfel", "wuerfel-greedy"])
     assert r.exit_code == 0, r.output

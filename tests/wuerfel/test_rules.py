@@ -119,6 +119,7 @@ def test_kept_beige_dice_leave_only_white_dice_to_roll() -> None:
         assert len(rolls) == 5 and all(set(r) <= white for r in rolls[1:]), (seed, rolls)
 
 
+@pytest.mark.slow
 def test_no_impossible_roll_in_a_thousand_turns() -> None:
     turns, impossible = sample(1_000)
     assert turns >= 1_000 and impossible == 0
@@ -373,6 +374,7 @@ def test_same_seed_same_match():
     assert a.play() == b.play() and a.records == b.records
 
 
+@pytest.mark.slow
 def test_past_the_overview_cards_every_seat_keeps_its_own_active_card() -> None:
     seen = {"waiting": 0}
 

@@ -68,6 +68,7 @@ class Probe(BotSeat):
         return super().decide(kind, view, args)
 
 
+@pytest.mark.slow
 def test_the_json_path_samples_what_the_engine_samples() -> None:
     Probe.compared = 0
     hidden = 0
@@ -86,6 +87,7 @@ def test_the_json_path_samples_what_the_engine_samples() -> None:
     assert Probe.compared > 700 and hidden > 10, (Probe.compared, hidden)
 
 
+@pytest.mark.slow
 def test_what_is_sent_never_depends_on_a_card_nobody_has_seen() -> None:
     checked = 0
 

@@ -175,6 +175,7 @@ def test_replay_says_in_words_what_differs() -> None:
 
 @settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(config=st.sampled_from(CONFIGS), seed=st.integers(0, 2**32))
+@pytest.mark.slow
 def test_clones_and_samples_never_change_the_match_or_what_a_seat_sees(
     config: tuple[int, dict[str, Any]], seed: int
 ) -> None:
@@ -205,6 +206,7 @@ def test_clones_and_samples_never_change_the_match_or_what_a_seat_sees(
 
 @settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(config=st.sampled_from(CONFIGS), seed=st.integers(0, 2**32))
+@pytest.mark.slow
 def test_a_sample_plays_to_a_legal_end(config: tuple[int, dict[str, Any]], seed: int) -> None:
     players, options = config
     rules = ruleset("standard", players, **options)
