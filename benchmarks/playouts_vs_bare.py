@@ -16,7 +16,10 @@ round times the bare loop and the four in turn (the order rotating), in
 this process's CPU time; printed are the medians of the rates and of the
 per-round shares (playouts/s over bare games/s: 0.5 is half as many
 playouts as bare games a second). ``--checked`` times the referee's way of
-playing out as well (every answer checked and recorded).
+playing out as well (every answer checked and recorded). The engine's own
+loop is timed the same way (``--engine-games`` whole refereed matches of
+four planners a round, as ``bohnarena bench`` plays them): its share of the
+bare loop's games/s is the engine's ratio, in CPU time.
 """
 
 from __future__ import annotations
@@ -32,7 +35,9 @@ from pathlib import Path
 
 from bohnarena.bohnanza import ruleset
 from bohnarena.bohnanza.state import State
+from bohnarena.core.game import get_game
 from bohnarena.tools.bench import STARTS, playout_roots
+from bohnarena_bots.planner import PlannerBot
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from engine_vs_bare import load_bare
@@ -63,6 +68,9 @@ def main() -> None:
     ap.add_argument("--parts", type=int, default=20, help="turns a round is timed in")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--checked", action="store_true", help="also the checked playout")
+    ap.add_argument(
+        "--engine-games", type=int, default=200, help="refereed planner matches a round"
+    )
     ap.add_argument("--bare", type=Path, default=HERE / "bare_loop.py")
     args = ap.parse_args()
 
@@ -86,6 +94,20 @@ def main() -> None:
         name = "clone + checked playout, first decision"
         ways[name] = lambda part: seconds(share(first, part), "clone", checked=True)
         work[name] = len(first)
+
+    if args.engine_games:
+        # the engine's own loop: whole refereed matches, every answer checked and recorded
+        game = get_game("bohnanza")
+
+        def engine(part: int) -> float:
+            began = time.process_time()
+            for s in range(args.seed + part, args.seed + args.engine_games, k):
+                game.play(rules, s, [PlannerBot() for _ in range(args.players)])
+            return time.process_time() - began
+
+        name = "engine, refereed matches of planners"
+        ways[name] = engine
+        work[name] = args.engine_games
 
     def bare_rate(part: int) -> float:
         began = time.process_time()
@@ -119,8 +141,9 @@ def main() -> None:
     )
     print(f"  bare loop: {statistics.median(rates['bare loop']):,.0f} games/s")
     for name in ways:
+        unit = "games" if name.startswith("engine") else "playouts"
         print(
-            f"  {name}: {statistics.median(rates[name]):,.0f} playouts/s,"
+            f"  {name}: {statistics.median(rates[name]):,.0f} {unit}/s,"
             f" {statistics.median(shares[name]):.2f} of the bare loop's games/s"
             f" (rounds {min(shares[name]):.2f}-{max(shares[name]):.2f})"
         )
