@@ -9,8 +9,9 @@ each rollout is a fast playout that says which decisions its policy answers
 (``decides``: no seat makes an offer in a rollout, so its trading rounds are
 never opened). The budget is a number of rollouts, not a time, and every
 deal and rollout draws from the bot's own random stream: a seed plays the
-same match on any machine. About 40 ms a decision at the median on the
-shared 2-core VM it was measured on (``benchmarks/abacus_time.py``).
+same match on any machine. About 90 ms of CPU a decision at the median
+(the bean counter: 20 ms), 115 ms at the 90th percentile, on the shared
+2-core VM it was measured on (``benchmarks/abacus_time.py``).
 """
 
 from __future__ import annotations
