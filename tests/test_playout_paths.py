@@ -24,6 +24,15 @@ CONFIGS = [
 ]
 
 
+#: A match of any edition and seed, from any turn, copied or sampled.
+CASES = {
+    "config": st.sampled_from(CONFIGS),
+    "seed": st.integers(0, 2**32),
+    "turns": st.integers(0, 40),
+    "sample": st.booleans(),
+}
+
+
 def root(name: str, edition: str, players: int, seed: int, turns: int) -> Any:
     """A match of ``seed`` at its first decision of turn ``turns`` (reached
     the referee's way, with random answers)."""
@@ -93,12 +102,7 @@ def test_fast_and_refereed_playouts_end_alike(config: tuple[str, str, int]) -> N
     check(config, 1, turns=12, sample=True)  # from mid-game, a seat's sample
 
 
-@given(
-    config=st.sampled_from(CONFIGS),
-    seed=st.integers(0, 2**32),
-    turns=st.integers(0, 40),
-    sample=st.booleans(),
-)
+@given(**CASES)
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 def test_fast_and_refereed_playouts_end_alike_any_seed(
     config: tuple[str, str, int], seed: int, turns: int, sample: bool
@@ -107,12 +111,7 @@ def test_fast_and_refereed_playouts_end_alike_any_seed(
 
 
 @pytest.mark.slow
-@given(
-    config=st.sampled_from(CONFIGS),
-    seed=st.integers(0, 2**32),
-    turns=st.integers(0, 40),
-    sample=st.booleans(),
-)
+@given(**CASES)
 @settings(max_examples=2000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 def test_fast_and_refereed_playouts_end_alike_thousands(
     config: tuple[str, str, int], seed: int, turns: int, sample: bool
