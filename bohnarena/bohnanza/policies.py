@@ -13,6 +13,11 @@ if TYPE_CHECKING:
     from .state import State
 
 
+#: The decisions :func:`random_policy` answers other than by default: it
+#: opens no harvest window, makes no offer and declines every one.
+RANDOM_DECIDES = frozenset({"plant", "make_room", "plant_second", "plant_next", "draft"})
+
+
 def random_policy(
     state: State, seat: int, kind: str, args: tuple[Any, ...], rng: random.Random
 ) -> Any:
@@ -20,19 +25,20 @@ def random_policy(
     it at random, plant a second card at even odds; no harvest windows, no
     trade offers, every offer declined."""
     t = state.table
+    # (rng.random() rather than rng.randrange(): a C call, not three Python ones)
     if kind == "plant":
         fits = t.fields_for(seat, args[0])
-        return fits[rng.randrange(len(fits))]
+        return fits[int(rng.random() * len(fits))]
     if kind == "make_room":
         room = t.harvestable(seat)
-        return room[rng.randrange(len(room))]
+        return room[int(rng.random() * len(room))]
     if kind == "plant_next":
-        return rng.randrange(len(t.trade[seat]))
+        return int(rng.random() * len(t.trade[seat]))
     if kind == "plant_second":
         return rng.random() < 0.5
     if kind == "draft":
         cards = args[0]
-        i = rng.randrange(len(cards))
+        i = int(rng.random() * len(cards))
         fits = t.fields_for(seat, cards[i])
         return DraftPick(i, fits[0] if fits else None)
     return None  # anytime, propose, offer, respond
@@ -48,4 +54,4 @@ def random_answer(state: State, rng: random.Random) -> Any:
 Policy = Callable[["State", int, str, tuple[Any, ...], random.Random], Any]
 
 
-__all__ = ["Policy", "random_answer", "random_policy"]
+__all__ = ["RANDOM_DECIDES", "Policy", "random_answer", "random_policy"]

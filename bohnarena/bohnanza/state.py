@@ -32,7 +32,7 @@ When seats are asked (the "at any time" rule made concrete):
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from ..core.botapi import FORCED
@@ -41,7 +41,7 @@ from ..referee.gamestate import STOPPED, Frame
 from .answers import LEGAL, sensible_offers
 from .bot import DECISION_METHODS, Anytime, DraftPick, Offer
 from .decisions import DECISIONS
-from .policies import Policy, random_answer, random_policy
+from .policies import RANDOM_DECIDES, Policy, random_answer, random_policy
 from .rules import RuleSet
 from .table import EMPTY, FINAL_PHASE, FROM_HAND, FROM_TRADE_AREA, GameOver, Table, shuffle
 from .trading import Trading
@@ -64,6 +64,7 @@ class State(Trading):
 
     DECISIONS = DECISIONS
     RECORDS_HOW = True
+    RANDOM_DECIDES = RANDOM_DECIDES
     table: Table
 
     def __init__(self, rules: RuleSet, seed: int, asks: Sequence[frozenset[str]] | None = None):
@@ -80,6 +81,14 @@ class State(Trading):
         self.declared = list(declared) if declared is not None else list(self.asks)
         self._windows = any("anytime" in a for a in self.asks)
         self._trades = any("propose" in a or "offer" in a for a in self.declared)
+
+    def _narrowed(self) -> None:
+        # Where no seat makes offers (nor opens windows before them), the
+        # trading rounds would be all declined: they are left out.
+        windows = any("anytime" in a for a in self.asks)
+        offers = any("propose" in a or "offer" in a for a in self.asks)
+        self._trades = self._trades and (offers or windows)
+        self._windows = windows
 
     def start(self, declared: Sequence[frozenset[str]] | None = None) -> None:
         """Deal, and play on to the first decision (see :meth:`seated`)."""
@@ -126,6 +135,7 @@ class State(Trading):
         """An independent copy: playing on one never changes the other."""
         new: State = self._copy()
         new._own(self.table.copy())
+        new._busy, new._windows, new._trades = self._busy, self._windows, self._trades
         new._views = [SeatView(new.table, s) for s in range(len(self._views))]
         return new
 
@@ -241,7 +251,7 @@ class State(Trading):
                 self._stack.append(f)  # plant once the draft is over
                 self._stack.append((State._draft, seat))
                 return
-            fits = t.fields_for(seat, card)
+            fits = [field]  # (no field took the card; the harvested one is empty now)
         if len(fits) == 1:
             field = fits[0]
             t.record(("plant", seat, card, field, FORCED))
@@ -408,8 +418,13 @@ class State(Trading):
 
     def _reveal(self, f: Frame) -> None:
         t = self.table
+        a, revealed, deck = t.active, t.revealed, t.deck
         for _ in range(self.rules.reveal):
-            if not self._draw(t.revealed, "revealed", t.active) or t.ended:
+            if len(deck) > 1:  # self._draw()'s common case, inlined
+                card = deck.pop()
+                revealed.append(card)
+                t.record(("revealed", a, card))
+            elif not self._draw(revealed, "revealed", a) or t.ended:
                 break  # phases 2 and 3 are still played, with what was revealed
         if self._trades:
             self._stack.append(STEP_KEEP)
@@ -507,17 +522,15 @@ class State(Trading):
                     t.harvest(s, f, final=True)
         coins = self.returns()
         t.record(("ended", -1, coins))
-        breaks: dict[str, Callable[[int], int]] = {
-            "seat": lambda s: s,
-            "hand": lambda s: len(t.hands[s]),
-        }
-        keys = [
-            (s not in self.forfeited, coins[s], *(breaks[b](s) for b in self.rules.tie_break))
-            for s in range(t.players)
-        ]
-        ranks = tuple(1 + sum(k > keys[s] for k in keys) for s in range(t.players))
+        keys = []
+        for s in range(t.players):
+            key = [s not in self.forfeited, coins[s]]
+            for by in self.rules.tie_break:
+                key.append(s if by == "seat" else len(t.hands[s]))  # (or "hand")
+            keys.append(key)
+        ranks = tuple([1 + sum(k > keys[s] for k in keys) for s in range(t.players)])
         self.result = MatchResult(
-            coins, ranks, tuple(s for s in range(t.players) if ranks[s] == 1), t.turn, ()
+            coins, ranks, tuple([s for s in range(t.players) if ranks[s] == 1]), t.turn, ()
         )
         return self.result
 
@@ -543,6 +556,7 @@ State.random_policy = staticmethod(random_policy)  # type: ignore[method-assign]
 __all__ = [
     "EVERYTHING",
     "LEGAL",
+    "RANDOM_DECIDES",
     "Policy",
     "State",
     "random_answer",

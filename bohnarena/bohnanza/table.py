@@ -44,11 +44,11 @@ def _no_protection(fields: list[list[int]]) -> list[int]:
     return out
 
 
-def _protected(fields: list[list[int]], singles: bool) -> list[int]:
-    """Fields with more than one card, and single-card ones if ``singles``."""
+def _multi(fields: list[list[int]]) -> list[int]:
+    """Fields with more than one card."""
     out = []
     for i, (_, c) in enumerate(fields):
-        if c > 1 or (c == 1 and singles):
+        if c > 1:
             out.append(i)
     return out
 
@@ -56,12 +56,15 @@ def _protected(fields: list[list[int]], singles: bool) -> list[int]:
 def _no_single_while_multi(fields: list[list[int]]) -> list[int]:
     # 000: "You may not harvest a field containing a single bean card if at
     # least one of your fields contains more than one bean card."
-    return _protected(fields, not any(c > 1 for _, c in fields))
+    return _multi(fields) or _no_protection(fields)
 
 
 def _single_only_if_all_single(fields: list[list[int]]) -> list[int]:
     # Rio Grande: a single-card field only if *all* own fields hold one card.
-    return _protected(fields, all(c == 1 for _, c in fields))
+    for _, c in fields:
+        if c != 1:
+            return _multi(fields)
+    return list(range(len(fields)))
 
 
 PROTECTION: dict[str, Callable[[list[list[int]]], list[int]]] = {
@@ -96,9 +99,10 @@ class Table:
         self.rules = rules
         n = rules.players
         self.players = n
-        self.rng = random.Random(derive_seed(seed, "deck"))
+        self._rng = random.Random(derive_seed(seed, "deck"))
+        self._rng_shared = False  # with a copy of this table (see copy())
         self.deck: list[int] = [v for v, k in enumerate(rules.deck) for _ in range(k)]
-        shuffle(self.deck, self.rng)  # the top of the draw pile is the list's end
+        shuffle(self.deck, self._rng)  # the top of the draw pile is the list's end
         self.discard: list[int] = []  # top is the end
         self.hands: list[list[int]] = [[] for _ in range(n)]  # front card first
         self.fields: list[list[list[int]]] = [
@@ -128,22 +132,49 @@ class Table:
         self.payouts = [v.payout for v in rules.varieties]
         self._draft_at = [v.draft_at for v in rules.varieties]
 
+    @property
+    def rng(self) -> random.Random:
+        """The match's random stream (the reshuffles)."""
+        if self._rng_shared:  # copied on first use, not with every table copy
+            rng = random.Random.__new__(random.Random)  # (not seeded: no os.urandom)
+            rng.setstate(self._rng.getstate())
+            self._rng, self._rng_shared = rng, False
+        return self._rng
+
+    @rng.setter
+    def rng(self, rng: random.Random) -> None:
+        self._rng, self._rng_shared = rng, False
+
     def copy(self) -> Table:
         """An independent copy of every zone (the records list is copied too,
         the random stream is the same stream's copy)."""
+        # Attribute by attribute: copying the __dict__ whole would make it a
+        # plain dict, in the copy and here (CPython 3.11), and every
+        # attribute read of either slower (a third of a playout).
         new = Table.__new__(Table)
-        new.__dict__.update(self.__dict__)
-        new.rng = random.Random()
-        new.rng.setstate(self.rng.getstate())
-        new.deck, new.discard, new.revealed = self.deck[:], self.discard[:], self.revealed[:]
+        new.rules, new.players = self.rules, self.players
+        # one stream object for both until either draws from it (a playout
+        # may never reshuffle; copying it was a tenth of a playout)
+        new._rng, new._rng_shared = self._rng, True
+        self._rng_shared = True
+        new.deck, new.discard = self.deck[:], self.discard[:]
         new.hands = [h[:] for h in self.hands]
         new.fields = [[f[:] for f in fs] for fs in self.fields]
         new.trade = [a[:] for a in self.trade]
+        new.revealed = self.revealed[:]
         new.coins = [p[:] for p in self.coins]
         new.drafts = [d[:] for d in self.drafts]
+        new.exhaustions, new.ended, new.playing_out = (
+            self.exhaustions,
+            self.ended,
+            self.playing_out,
+        )
+        new.active, new.turn, new.phase = self.active, self.turn, self.phase
         new.records = self.records[:]
         new.record = new.records.append
         new.state = no_state
+        new.referee = self.referee
+        new._protect, new.payouts, new._draft_at = self._protect, self.payouts, self._draft_at
         return new
 
     # -- the draw pile ------------------------------------------------------

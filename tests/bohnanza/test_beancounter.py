@@ -1,5 +1,6 @@
 """The bean counter (bots/searcher.py): legal, reproducible, safe without a
-state to search, and stronger than chance."""
+state to search, and stronger than chance; the abacus (bots/abacus.py, its
+search on fast playouts) legal and reproducible too."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import pytest
 
 from bohnarena.bohnanza import Bot, play_match, ruleset
 from bohnarena.bohnanza.view import SeatView
+from bohnarena_bots.abacus import AbacusBot
 from bohnarena_bots.planner import PlannerBot
 from bohnarena_bots.random_bot import RandomBot
 from bohnarena_bots.searcher import BeanCounterBot
@@ -23,6 +25,18 @@ class Quick(BeanCounterBot):
     max_seconds = 1e9
 
 
+class QuickAbacus(AbacusBot):
+    """The abacus (the bean counter's search on fast playouts), as small."""
+
+    playouts = 8
+    min_deals = 1
+    horizon_rounds = 1
+
+
+#: The searchers the first tests hold to the same: legal, reproducible.
+SEARCHERS = [Quick, QuickAbacus]
+
+
 TABLES = [
     ("classic", 4, {}),
     ("anniversary", 4, {"extra_bean": "jumping"}),
@@ -36,10 +50,8 @@ def table(bot: Bot, players: int) -> list[Bot]:
     return [bot, *others[: players - 1]]
 
 
-@pytest.mark.parametrize(("edition", "players", "options"), TABLES)
-@pytest.mark.slow
-def test_it_answers_legally_in_every_edition(edition, players, options):
-    me = Quick()
+def plays_legally(me: BeanCounterBot, edition: str, players: int, options: dict) -> None:
+    """``me`` plays a match without a fault, and searches."""
     bots = table(me, players)
     k = len(options) + players // 2  # not always the first seat
     bots = bots[-k:] + bots[:-k]
@@ -50,9 +62,17 @@ def test_it_answers_legally_in_every_edition(edition, players, options):
 
 
 @pytest.mark.slow
-def test_the_same_seed_plays_the_same_match():
+@pytest.mark.parametrize("searcher", SEARCHERS)
+@pytest.mark.parametrize(("edition", "players", "options"), TABLES)
+def test_it_answers_legally_in_every_edition(searcher, edition, players, options):
+    plays_legally(searcher(), edition, players, options)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("searcher", SEARCHERS)
+def test_the_same_seed_plays_the_same_match(searcher):
     rules = ruleset("classic", 4)
-    runs = [play_match(rules, 5, table(Quick(), 4)) for _ in range(2)]
+    runs = [play_match(rules, 5, table(searcher(), 4)) for _ in range(2)]
     assert runs[0][1] == runs[1][1]
     assert runs[0][0] == runs[1][0]
 
