@@ -12,7 +12,8 @@ from ..core.errors import BohnarenaError, UsageError
 from ..core.game import game_names, get_game
 from ..core.plugins import list_bots, load_bot
 from ..league.file import DEFAULT_PACKAGES, BotEntry
-from ..sandbox.cmdline import SANDBOXED, command_entry
+from ..league.services import is_url
+from ..sandbox.cmdline import SANDBOXED, command_entry, url_entry
 from .group import _isolation, cli, echo, game_option, isolation_choice, one, progress_option
 
 
@@ -91,6 +92,8 @@ def check_bot(
         raise UsageError("--dir goes with --command")
     if is_command:
         entry = command_entry(spec, isolation, "--command: ", own)
+    elif is_url(spec):  # served over HTTP: it runs where it is served
+        entry = url_entry(spec)
     else:
         if isolation == "inprocess":
             load_bot(spec, g.bot_base)

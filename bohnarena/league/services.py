@@ -147,6 +147,26 @@ def service(name: str, value: dict[str, Any], where: str, base: Path | None = No
     return Service(url.text, allow, env, file)
 
 
+#: The environment variable whose token goes to a URL given on the command line.
+CLI_TOKEN_ENV = "BOHNARENA_TOKEN"
+
+
+def cli_service(url: str) -> Service:
+    """A service given on the command line (``play``, ``check-bot``,
+    ``compare``): the operator typed it, so it may be on a private address
+    (a league file can come from anyone: it must say ``allow_private``),
+    and its token, if any, is in :data:`CLI_TOKEN_ENV`. Raises UsageError."""
+    env = CLI_TOKEN_ENV if os.environ.get(CLI_TOKEN_ENV, "").strip() else None
+    return Service(parse_url(url).text, allow_private=True, token_env=env)
+
+
+def cli_table(url: str) -> dict[str, Any]:
+    """The league table of :func:`cli_service` (a comparison's league file)."""
+    svc = cli_service(url)
+    table: dict[str, Any] = {"spec": svc.url, "allow_private": True}
+    return table if svc.token_env is None else {**table, "token_env": svc.token_env}
+
+
 def misplaced(name: str, value: dict[str, Any], where: str) -> None:
     """Refuse a service's keys on a bot that is not served over HTTP."""
     found = sorted(KEYS & set(value))
