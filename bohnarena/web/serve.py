@@ -131,14 +131,16 @@ def serve(spec: str, host: str = "127.0.0.1", port: int = 8000, game: str = "boh
         service.server_close()
 
 
-def main() -> None:
+def main(argv: list[str] | None = None, spec: str | None = None) -> None:
+    """The command line (``spec``: the bot, fixed by a service's own script)."""
     parser = argparse.ArgumentParser(prog="python -m bohnarena.web.serve", description=__doc__)
-    parser.add_argument("spec", help="the bot: a registered name, file.py:Class or module:Class")
+    if spec is None:
+        parser.add_argument("spec", help="the bot: a name, file.py:Class or module:Class")
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=8000, help="0: any free port")
     parser.add_argument("--game", default="bohnanza")
-    args = parser.parse_args()
-    serve(args.spec, args.host, args.port, args.game)
+    args = parser.parse_args(argv)
+    serve(spec or args.spec, args.host, args.port, args.game)
 
 
 if __name__ == "__main__":

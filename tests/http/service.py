@@ -145,6 +145,7 @@ class TrickyService(BotService):
             "session": msg.get("session"),
             "match_id": msg.get("match_id"),
             "seat": msg.get("seat"),
+            "body": msg,
         }
         with self.lock, open(self.record, "a") as f:
             f.write(json.dumps(line) + "\n")
