@@ -1,9 +1,11 @@
 """What serving bots over HTTP costs: a league of 4 bots served on loopback
-(bohnarena.web.serve, a process each) against the same 4 bots as command
-bots (``python -m bohnarena.host``: JSON lines on pipes, isolation
-"process"), the same deals; the wall time of each ``bohnarena run`` and
-the median think time per decision its timing files recorded, and the
-difference per decision.
+(bohnarena.web.serve, a process each) against the same 4 bots out of
+process (isolation "process": a process each match behind bohnarena's
+host, on pipes), the same deals; the wall time of each ``bohnarena run``,
+the median think time per answer its timing files recorded, and the
+difference per decision. (The host answers a harvest window and the
+decision after it in one round trip, one timing row; over HTTP each is a
+request of its own: the counts of answers differ, the moves do not.)
 
     python benchmarks/http_bench.py [--deals 5] [--repeat 3] [--workers 1]
 
@@ -14,7 +16,6 @@ The machine is noisy: compare the two modes of one run, medians of
 from __future__ import annotations
 
 import argparse
-import json
 import statistics
 import subprocess
 import sys
@@ -26,12 +27,7 @@ import pyarrow.parquet as pq
 
 ROOT = Path(__file__).resolve().parents[1]
 BOTS = {"planner": "planner", "trader": "trader", "random": "random", "planner2": "planner"}
-WIRE = "bohnarena.bohnanza.wire"
-HEAD = (
-    'name = "{name}"\nedition = "classic"\nplayers = 4\ndeals = {deals}\nseed = 5\n'
-    # A host importing bohnarena whole needs more than the default address space.
-    "\n[limits]\nmemory_mb = 4096\n\n[bots]\n"
-)
+HEAD = 'name = "{name}"\nedition = "classic"\nplayers = 4\ndeals = {deals}\nseed = 5\n\n[bots]\n'
 
 
 def serve(spec: str) -> tuple[subprocess.Popen[str], str]:
@@ -54,8 +50,7 @@ def league(mode: str, deals: int, urls: dict[str, str]) -> str:
         if mode == "http":
             lines.append(f'{name} = {{ spec = "{urls[name]}", allow_private = true }}')
         else:
-            cmd = json.dumps([sys.executable, "-m", "bohnarena.host", WIRE, spec])
-            lines.append(f'{name} = {{ command = {cmd}, isolation = "process" }}')
+            lines.append(f'{name} = {{ spec = "{spec}", isolation = "process" }}')
     return HEAD.format(name=f"bench-{mode}", deals=deals) + "\n".join(lines) + "\n"
 
 
