@@ -31,8 +31,9 @@ NAT64 = ipaddress.ip_network("64:ff9b::/96")
 class Unreachable(BotFault):
     """The service could not be reached: its name, its address, the
     connection or the TLS handshake failed (type ``crash``, or ``timeout``
-    when it took too long). A seat whose service keeps being unreachable
-    forfeits (see :mod:`.seat`)."""
+    when it took too long). Each counts toward a worker's rest from the
+    service (:func:`.transport.resting`); a seat forfeits a match after
+    three connection faults (see :mod:`.seat`)."""
 
 
 def refusal(address: str) -> str | None:
