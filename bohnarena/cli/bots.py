@@ -12,7 +12,8 @@ from ..core.errors import BohnarenaError, UsageError
 from ..core.game import game_names, get_game
 from ..core.plugins import list_bots, load_bot
 from ..league.file import DEFAULT_PACKAGES, BotEntry
-from ..sandbox.cmdline import SANDBOXED, command_entry
+from ..league.services import is_url
+from ..sandbox.cmdline import SANDBOXED, command_entry, url_entry
 from .group import _isolation, cli, echo, game_option, isolation_choice, one, progress_option
 
 
@@ -91,6 +92,8 @@ def check_bot(
         raise UsageError("--dir goes with --command")
     if is_command:
         entry = command_entry(spec, isolation, "--command: ", own)
+    elif is_url(spec):  # served over HTTP: it runs where it is served
+        entry = url_entry(spec)
     else:
         if isolation == "inprocess":
             load_bot(spec, g.bot_base)
@@ -165,9 +168,15 @@ def shipped_bots() -> set[str]:
     show_default=True,
     help="Where to create the NAME directory.",
 )
-def new_bot(name: str, parent: str) -> None:
+@click.option(
+    "--http",
+    is_flag=True,
+    help="A bot served over HTTP instead: a small service (docs/http-bots.md).",
+)
+def new_bot(name: str, parent: str, http: bool) -> None:
     """Create a pip-installable bot plugin package NAME (entry point, bot
-    module, a conformance test and a league file), ready to edit.
+    module, a conformance test and a league file), ready to edit; with
+    --http, a small web service playing the same plan.
 
     \b
     From nothing to a ranked bot:
@@ -177,7 +186,15 @@ def new_bot(name: str, parent: str) -> None:
     """
     from ..tools.newbot import create
 
-    target, module = create(name, parent)
+    target, module = create(name, parent, http)
+    if http:
+        echo(
+            f"created {target}: edit {target / module / 'bot.py'}, then\n"
+            f"  python {target / 'service.py'} &\n"
+            "  bohnarena check-bot http://127.0.0.1:8000/\n"
+            f"  bohnarena run {target / 'league.toml'}"
+        )
+        return
     echo(
         f"created {target}: edit {target / module / 'bot.py'}, then\n"
         f"  pip install -e {target}\n  bohnarena run {target / 'league.toml'}"

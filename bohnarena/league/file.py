@@ -13,13 +13,15 @@ from ..core.game import get_game
 from ..referee.limits import ISOLATION_ALIASES, ISOLATIONS, Limits
 from .schedule import FORMATS, SEATINGS, Schedule, format_tables
 from .schedule import seatings as seating_orders
+from .services import HTTP, Service, is_service, misplaced, service
+from .services import KEYS as SERVICE_KEYS
 
 TOP_KEYS = {
     *("name", "game", "edition", "players", "deals", "seed", "rules", "bots", "run", "limits"),
     *("format", "hero", "challenger", "seatings", "packages"),
 }
 RUN_KEYS = {"batch_size", "moves", "workers", "isolation"}
-BOT_KEYS = {"spec", "command", "isolation", "dir"}
+BOT_KEYS = {"spec", "command", "isolation", "dir", *SERVICE_KEYS}
 SECRET = "secret"
 MAX_DEALS = 10_000_000
 MAX_PERMUTED = 7  # 5,040 seatings a deal
@@ -44,7 +46,9 @@ class BotEntry:
     for command bots). ``dir``: a command bot's own directory, which its
     sandbox shows whole (without it, only the files its command names).
     ``packages``: the installed packages a Python bot run as a process or in
-    a sandbox may import (the league's ``packages``)."""
+    a sandbox may import (the league's ``packages``). A bot served over
+    HTTP has a ``service`` (its URL) instead, and the isolation ``"http"``:
+    it runs where it is served (services.py)."""
 
     name: str
     spec: str | None = None
@@ -52,6 +56,7 @@ class BotEntry:
     isolation: str = "inprocess"
     dir: str | None = None
     packages: tuple[str, ...] = DEFAULT_PACKAGES
+    service: Service | None = None
 
 
 @dataclass(frozen=True)
@@ -114,7 +119,7 @@ def guessable_seed(league: League) -> bool:
     return (
         league.seed is not None
         and abs(league.seed) < GUESSABLE
-        and any(b.isolation == "sandbox" for b in league.bots.values())
+        and any(b.isolation in ("sandbox", HTTP) for b in league.bots.values())
     )
 
 
@@ -276,6 +281,9 @@ def _bot_entry(
             f"{where}: bot {name!r}: unknown key {unknown[0]!r} "
             f"(known: {', '.join(sorted(BOT_KEYS))})"
         )
+    if is_service(value):
+        return BotEntry(name, isolation=HTTP, service=service(name, value, where, base))
+    misplaced(name, value, where)
     spec, command = value.get("spec"), value.get("command")
     if (spec is None) == (command is None):
         raise LeagueError(f"{where}: bot {name!r} needs exactly one of spec or command")

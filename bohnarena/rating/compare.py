@@ -21,8 +21,10 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from ..league.file import NAME, League, parse_league
+from ..league.services import cli_table, is_url
 from .paired import Estimate, Running, Sprt
 
 METRICS = ("coins", "place", "win")
@@ -185,6 +187,8 @@ def bot_names(specs: Iterable[str], taken: Iterable[str] = ()) -> list[tuple[str
         name, sep, spec = given.partition("=")
         if not sep or ":" in name:
             name, spec = "", given
+        if not name and is_url(spec):  # its host and port
+            name = urlsplit(spec.strip()).netloc.rpartition("@")[2].replace(":", "-")
         if not name:
             name = spec if NAME.match(spec) else spec.rpartition(":")[2] or Path(spec).stem
             name = re.sub(r"[^A-Za-z0-9._-]", "-", name).strip("-.") or "bot"
@@ -223,8 +227,23 @@ def league_text(
     if rules:
         lines += ["", "[rules]", *(f"{k} = {toml_value(v)}" for k, v in rules.items())]
     lines += ["", "[run]", f"batch_size = {batch_size}", f"moves = {toml_value(moves)}"]
-    lines += ["", "[bots]", *(f"{n} = {json.dumps(s)}" for n, s in (a, b, *opponents))]
+    lines += ["", "[bots]", *(f"{_key(n)} = {_bot_value(s)}" for n, s in (a, b, *opponents))]
     return "\n".join(lines) + "\n"
+
+
+def _key(name: str) -> str:
+    """A bot's name as a TOML key: bare where it can be (as comparisons have
+    always written it, so they resume), else quoted (a dot would nest it)."""
+    return name if re.fullmatch(r"[A-Za-z0-9_-]+", name) else json.dumps(name)
+
+
+def _bot_value(spec: str) -> str:
+    """A bot's value in a comparison's league file: its spec, or the table
+    of a URL given on the command line (league/services.py)."""
+    if not is_url(spec):
+        return json.dumps(spec)
+    pairs = (f"{k} = {toml_value(v)}" for k, v in cli_table(spec).items())
+    return "{ " + ", ".join(pairs) + " }"
 
 
 def compare_league(

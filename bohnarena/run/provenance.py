@@ -34,10 +34,13 @@ def source_hash(entry: BotEntry, base: type) -> str:
     file of its top-level package, or of its file's directory tree) and its
     distribution's version; a command bot's command line and what its
     sandbox shows (:func:`~bohnarena.sandbox.botfiles.shown`: each file it names, or
-    every file of its own directory). A bot run in process is also
+    every file of its own directory); a bot served over HTTP: its URL alone
+    (a service's code cannot be hashed). A bot run in process is also
     loaded here, which checks its spec before anything is written; no other
     bot's code is imported, only read (see :func:`~bohnarena.core.plugins.locate`)."""
-    if entry.command is not None:
+    if entry.service is not None:
+        parts = [entry.service.url.encode()]
+    elif entry.command is not None:
         parts = [" ".join(entry.command).encode(), (entry.dir or "").encode()]
         for path in shown(entry):
             parts += [str(f).encode() + b"\0" + _content(f) for f in tree(path)]
@@ -81,10 +84,12 @@ def run_facts(game: Game, rules: Any, league: League) -> dict[str, Any]:
                 continue
             if found.dist:
                 packages[found.dist] = found.version
+    services = {n: e.service.url for n, e in league.bots.items() if e.service is not None}
     return {
         "python": platform.python_version(),
         "platform": platform.platform(),
         "packages": packages,
+        **({"services": services} if services else {}),
         "rules": json.loads(json.dumps(rules.options(), default=str)),
         "data": data_hashes(game, rules),
     }

@@ -23,8 +23,8 @@ def make_seat(
     match_id: int | None = None,
     clocked: bool = False,
 ) -> Seat:
-    """The seat of ``entry`` at a table of ``game``: in this process, or in a
-    sandbox process (whose stderr goes to ``log``); ``timed`` keeps each
+    """The seat of ``entry`` at a table of ``game``: in this process, in a
+    sandbox process (whose stderr goes to ``log``), or a web service; ``timed`` keeps each
     decision's time (for conformance reports); ``match_id``: the league's id
     of the match, which the seat's view tells its bot; ``clocked``: the
     referee notes each answer's think time in the seat's ``clock``."""
@@ -35,6 +35,10 @@ def make_seat(
         # its constructor's faults are its own.
         make = load_bot(entry.spec, game.bot_base)
         seat = BotSeat(None, game.decisions, limits, watchdog, timed, make=make)
+    elif entry.service is not None:  # served over HTTP
+        from ..web.seat import http_seat
+
+        seat = http_seat(game.name, entry, limits, log)
     else:
         seat = remote_seat(game.name, entry, limits, log)
     seat.match_id = match_id

@@ -14,13 +14,23 @@ import os
 import select
 import struct
 import time
-from typing import Any
+from typing import Any, Protocol
 
 # The fault types a bot's process can cause (faults.py has the whole set).
 from ..core.errors import BohnarenaError
 from ..core.faults import CRASH, MEMORY, OUTPUT, PROTOCOL, START, TIMEOUT
 
-__all__ = ["CRASH", "MEMORY", "OUTPUT", "PROTOCOL", "START", "TIMEOUT", "BotFault", "Channel"]
+__all__ = [
+    "CRASH",
+    "MEMORY",
+    "OUTPUT",
+    "PROTOCOL",
+    "START",
+    "TIMEOUT",
+    "BotFault",
+    "Channel",
+    "Conversation",
+]
 
 
 class BotFault(BohnarenaError):
@@ -32,6 +42,21 @@ class BotFault(BohnarenaError):
 
     def __str__(self) -> str:
         return f"{self.kind}: {self.detail}"[:300]
+
+
+class Conversation(Protocol):
+    """What a seat out of process talks to its bot through: a
+    :class:`Channel` (a process's pipes or socket), or an HTTP service's
+    (:class:`bohnarena.web.transport.HttpChannel`)."""
+
+    framed: bool
+    reused: bool
+
+    def send(self, msg: dict[str, Any], deadline: float) -> None: ...
+
+    def request(self, msg: dict[str, Any], seconds: float) -> tuple[dict[str, Any], float]: ...
+
+    def close(self) -> None: ...
 
 
 class Channel:

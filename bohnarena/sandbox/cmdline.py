@@ -1,6 +1,7 @@
 """Bots given as command lines (``cmd:COMMAND`` in ``play``, ``--command``
 in ``check-bot``): league-style entries, their paths resolved against
-the working directory and checked as a league's."""
+the working directory and checked as a league's; and bots given as URLs
+(``http://``, ``https://``): served over HTTP."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from pathlib import Path
 
 from ..core.errors import UsageError
 from ..league.file import BotEntry
+from ..league.services import HTTP, cli_service, is_url
 
 COMMAND_PREFIX = "cmd:"
 SANDBOXED = "sandbox"
@@ -51,6 +53,14 @@ def play_entries(bots: Sequence[str], isolation: str) -> list[BotEntry]:
                 bot[len(COMMAND_PREFIX) :], isolation, f"seat {i}: {COMMAND_PREFIX}"
             )
             entries.append(replace(entry, name=Path(entry.command[-1]).name))  # type: ignore[index]
+        elif is_url(bot):
+            entries.append(url_entry(bot))
         else:
             entries.append(BotEntry(bot, spec=bot, isolation=isolation))
     return entries
+
+
+def url_entry(url: str) -> BotEntry:
+    """A bot served at ``url``, given on the command line (see
+    :func:`~bohnarena.league.services.cli_service`)."""
+    return BotEntry(url, isolation=HTTP, service=cli_service(url))

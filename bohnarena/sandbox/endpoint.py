@@ -40,7 +40,7 @@ from ..league.file import DEFAULT_PACKAGES
 from ..referee.limits import Limits
 from . import jail, unroot
 from .cgroups import Groups
-from .channel import CRASH, START, BotFault, Channel
+from .channel import CRASH, START, BotFault, Channel, Conversation
 from .packages import allowed_code
 from .zygote import JUNK, ask, describe_exit
 
@@ -63,11 +63,11 @@ class Endpoint(Protocol):
         """What went wrong ending the last match, the bot's doing (None: nothing)."""
         ...
 
-    def open(self) -> Channel:
-        """A fresh bot process for one match; raises BotFault."""
+    def open(self) -> Conversation:
+        """A fresh bot process (or connection) for one match; raises BotFault."""
         ...
 
-    def keep(self, channel: Channel) -> None:
+    def keep(self, channel: Conversation) -> None:
         """The match is over: ``channel``'s process lives on for the next
         (only where :attr:`keeps`)."""
         ...
@@ -103,7 +103,7 @@ class ProcessEndpoint:
     keeps = False  # a process ends with its match
     trouble: str | None = None  # its ending is the bot's exit, nothing more
 
-    def keep(self, channel: Channel) -> None:
+    def keep(self, channel: Conversation) -> None:
         raise NotImplementedError("a process endpoint keeps no bot (keeps is False)")
 
     def __init__(
@@ -400,10 +400,10 @@ class SandboxEndpoint:
         if _HOLDERS.get(self.key) is self:
             del _HOLDERS[self.key]
 
-    def keep(self, channel: Channel) -> None:
+    def keep(self, channel: Conversation) -> None:
         """The match is over, and the command bot asked to serve the next one
         too (``"reuse": true``): its process lives on in its sandbox."""
-        assert self.pid is not None
+        assert self.pid is not None and isinstance(channel, Channel)
         _KEPT[self.key] = (channel, self.pid)
         self.pid = None
         self._release()

@@ -22,7 +22,7 @@ from ..core.game import PROTOCOL_VERSION, STATE, MatchResult, get_game
 from ..core.wire import Wire, wire_of
 from ..league.file import BotEntry
 from ..referee.limits import Limits
-from .channel import CRASH, MEMORY, PROTOCOL, START, BotFault, Channel
+from .channel import CRASH, MEMORY, PROTOCOL, START, BotFault, Conversation
 from .endpoint import Endpoint, endpoint
 
 _NONE = object()
@@ -49,7 +49,7 @@ def remote_seat(
 class RemoteSeat:
     def __init__(self, wire: Wire, endpoint: Endpoint, limits: Limits) -> None:
         self.wire, self.endpoint, self.limits = wire, endpoint, limits
-        self.channel: Channel | None = None
+        self.channel: Conversation | None = None
         self.asks: frozenset[str] = frozenset()
         self.spent = 0.0  # seconds of decisions this match (the time bank)
         self.times: list[float] = []

@@ -17,10 +17,18 @@ FILES = {  # template -> path in the package ({module} is the Python package)
     "league.toml.tmpl": "league.toml",
     "README.md.tmpl": "README.md",
 }
+#: ``new-bot --http``: the same plan, served over HTTP on one command.
+HTTP_FILES = {
+    "bot.py.tmpl": "{module}/bot.py",
+    "service.py.tmpl": "service.py",
+    "league_http.toml.tmpl": "league.toml",
+    "README_http.md.tmpl": "README.md",
+}
 
 
-def create(name: str, parent: str | Path = ".") -> tuple[Path, str]:
-    """Writes the package; returns its directory and its Python package name."""
+def create(name: str, parent: str | Path = ".", http: bool = False) -> tuple[Path, str]:
+    """Writes the package (``http``: a service instead, docs/http-bots.md);
+    returns its directory and its Python package name."""
     if not NAME.match(name) or len(name) > 64:
         raise UsageError(
             f"bot name {name[:70]!r} must be at most 64 lowercase letters, digits, "
@@ -44,7 +52,7 @@ def create(name: str, parent: str | Path = ".") -> tuple[Path, str]:
     }
     templates = resources.files(__package__).joinpath("templates", "newbot")
     try:
-        for template, path in FILES.items():
+        for template, path in (HTTP_FILES if http else FILES).items():
             out = target / path.format(**fields)
             out.parent.mkdir(parents=True, exist_ok=True)
             out.write_text(
