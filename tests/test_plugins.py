@@ -91,10 +91,14 @@ def test_new_bot_writes_a_plugin_package_that_conforms(tmp_path):
     assert project["project"]["entry-points"]["bohnarena.bots"] == {
         "my-bot": "bohnarena_my_bot.bot:MyBotBot"
     }
-    assert (root / "tests" / "test_conformance.py").is_file()
+    # the package's own test runs (here on the file, as the package is not installed)
+    own_test = (root / "tests" / "test_conformance.py").read_text()
+    spec = f"{root / 'bohnarena_my_bot' / 'bot.py'}:MyBotBot"
+    scope: dict = {}
+    exec(own_test.replace('spec="my-bot"', f"spec={spec!r}"), scope)
+    scope["test_my_bot_conforms"]()
     league = tomllib.loads((root / "league.toml").read_text())
     assert league["bots"]["my-bot"] == "my-bot"
-    spec = f"{root / 'bohnarena_my_bot' / 'bot.py'}:MyBotBot"
     assert check_bot(get_game("bohnanza"), BotEntry("m", spec=spec), Limits()).passed
     again = run("new-bot", "my-bot", "--dir", tmp_path)
     assert again.exit_code == 2 and "already exists" in again.output
