@@ -24,6 +24,7 @@ from itertools import pairwise
 from typing import Any
 
 from ..core.errors import UsageError
+from .drawn import drawn_tables, full_size
 from .file import League, parse_league
 from .schedule import Block, Schedule, format_tables
 from .schedule import seatings as seating_list
@@ -78,6 +79,8 @@ def grown(past: Sequence[Generation], league: League) -> list[Generation]:
 
 def schedule_of(league: League, seed: int, generations: Sequence[Generation]) -> Schedule:
     """The schedule of ``generations`` (the last one: the league now)."""
+    if league.full_tables is not None:
+        return drawn_schedule(league, seed, generations)
     players, seatings = league.players, seating_list(league.players, league.seatings)
 
     def tables_of(g: Generation) -> list[tuple[str, ...]]:
@@ -114,6 +117,77 @@ def schedule_of(league: League, seed: int, generations: Sequence[Generation]) ->
     )
 
 
+def drawn_schedule(league: League, seed: int, generations: Sequence[Generation]) -> Schedule:
+    """The schedule of a league with ``full_tables`` (drawn.py): each
+    generation keeps the tables of the last whose bots all stay, extends
+    its full tables to its deals as above, then adds its new bots' tables:
+    the round-robin tables that hold one while its full round-robin is at
+    most ``full_tables`` tables a deal, else its drawn tables (table d
+    plays deal d only). Nothing is enumerated beyond what is played."""
+    assert league.full_tables is not None
+    players, seatings = league.players, len(seating_list(league.players, league.seatings))
+    tables: list[tuple[str, ...]] = []
+    index: dict[tuple[str, ...], int] = {}  # the full tables, by their bots
+    played: dict[int, int] = {}  # a full table's deals so far (a prefix)
+    seen: set[str] = set()
+    current: list[int] = []
+    blocks: list[Block] = []
+    spans: list[range] = []
+    first = 0
+
+    def add(block: Block) -> None:
+        nonlocal first
+        blocks.append(block)
+        first += block.size
+
+    for g in generations:
+        start, bots = first, set(g.bots)
+        new = [b for b in g.bots if b not in seen]
+        seen.update(new)
+        filler = format_tables(list(g.bots), players)[0] if len(bots) < players else None
+        # (a table of repeated bots stands while the league is that small)
+        current = [t for t in current if bots.issuperset(tables[t]) and _stays(tables[t], filler)]
+        drawn: dict[int, list[int]] = {}  # deal -> its drawn tables
+        if full_size(len(g.bots), players) <= league.full_tables:
+            fresh = set(new)
+            for table in format_tables(list(g.bots), players):
+                if fresh.intersection(table) and table not in index:
+                    index[table] = len(tables)
+                    current.append(len(tables))
+                    tables.append(table)
+        else:
+            for b in new:
+                field = [o for o in g.bots if o != b]
+                for deal, table in enumerate(drawn_tables(b, field, players, g.deals, seed)):
+                    drawn.setdefault(deal, []).append(len(tables))
+                    current.append(len(tables))
+                    tables.append(table)
+        full = [t for t in current if index.get(tables[t]) == t]
+        edges = sorted({min(played.get(t, 0), g.deals) for t in full} | {g.deals})
+        for low, high in pairwise(edges):
+            at = tuple(t for t in full if played.get(t, 0) <= low)
+            add(Block(first, range(low, high), at, seatings))
+        for t in full:
+            played[t] = max(played.get(t, 0), g.deals)
+        for deal, them in sorted(drawn.items()):
+            add(Block(first, range(deal, deal + 1), tuple(them), seatings))
+        spans.append(range(start, first))
+    return Schedule(
+        tuple(tables),
+        players,
+        generations[-1].deals,
+        seed,
+        league.seatings,
+        tuple(blocks),
+        frozenset(current),
+        tuple(spans),
+    )
+
+
+def _stays(table: tuple[str, ...], filler: tuple[str, ...] | None) -> bool:
+    return len(set(table)) == len(table) or table == filler
+
+
 def generations_json(schedule: Schedule, generations: Sequence[Generation]) -> list[dict[str, Any]]:
     """run.json's ``generations``: each one's bots and deals, and (for the
     reader's convenience, derived) its first match id and match count."""
@@ -135,6 +209,7 @@ KEPT = (
     ("challenger", "challenger"),
     ("seatings", "seatings"),
     ("limits", "limits"),
+    ("full_tables", "full_tables"),
 )
 
 
