@@ -15,6 +15,7 @@ from bohnarena.league.drawn import drawn_tables
 from bohnarena.league.file import LeagueError, parse_league
 from bohnarena.league.growth import Generation, GrowthError, check_growth, schedule_of
 from bohnarena.rating.results import read_results
+from bohnarena.run import dispatch
 
 from .test_growing import count_ratings, grow, run
 
@@ -114,3 +115,24 @@ def test_a_drawn_league_grown_rates_its_new_matches_as_a_full_replay(league, tmp
     assert second.ranking is not None and second.ranking.rows() == again.ranking.rows()
     assert second.results is not None
     assert (second.results.curve.mu == again.curve.mu).all()
+
+
+@pytest.mark.slow
+def test_a_grown_league_starts_only_its_new_bots_before_it_runs(league, tmp_path, monkeypatch):
+    bots = {f"r{i}": "random" for i in range(5)}
+    extra = 'full_tables = 3\n[run]\nisolation = "process"\n'
+    path, out = league(bots=bots, players=4, deals=1, extra=extra), tmp_path / "out"
+    assert run(path, out).complete
+    started = []
+    real = dispatch.preflight
+
+    def counting(game, entry, *rest):
+        started.append(entry.name)
+        return real(game, entry, *rest)
+
+    monkeypatch.setattr(dispatch, "preflight", counting)
+    grow(path, {**bots, "r5": "random"})
+    assert run(path, out).played == 4 and started == ["r5"]  # the others started when they joined
+    started.clear()
+    again = dispatch.run_league(path, out, workers=2, progress=False, restart=True)
+    assert again.complete and sorted(started) == sorted([*bots, "r5"])  # afresh: every bot
