@@ -5,8 +5,9 @@ against what the whole history holds; then what retiring one costs.
     python benchmarks/ladder_bench.py              # 200 random bots, 4 seats, 5 deals
     python benchmarks/ladder_bench.py --deals 10 --entries 300
 
-A league with ``full_tables = 100`` (what a ladder writes) of 200 random
-bots at 4-player tables: the full round-robin of a newcomer would be
+A league with ``full_tables = 100`` (what a ladder writes) of 200 file
+bots (a random player each, run in process: playing is not what is
+measured) at 4-player tables: the full round-robin of a newcomer would be
 C(199, 3) = 1,293,699 tables a deal, so each plays its ``deals`` deals at
 tables drawn for it (docs/ladder.md, "Matchmaking that scales"). Runs, with
 the figures grow_bench.py prints for each: the 200 entries' first run; one
@@ -30,9 +31,11 @@ from bohnarena.league.file import parse_league
 from bohnarena.league.growth import Generation, schedule_of
 from bohnarena.rating.results import read_results
 
+BOT = "from bohnarena_bots.random_bot import RandomBot\n\n\nclass Entry(RandomBot):\n    pass\n"
 
-def league_text(bots: list[str], deals: int) -> str:
-    lines = "\n".join(f'{b} = "random"' for b in bots)
+
+def league_text(bots: list[str], deals: int, spec: str) -> str:
+    lines = "\n".join(f'{b} = "{spec}"' for b in bots)
     return (
         f'name = "ladder"\nplayers = 4\ndeals = {deals}\nseed = 1\nfull_tables = 100\n'
         f"[run]\nmoves = false\n[bots]\n{lines}\n"
@@ -48,14 +51,16 @@ def main() -> None:
     bots = [f"e{i:03d}" for i in range(a.entries + 1)]
     with tempfile.TemporaryDirectory() as tmp:
         path, out = Path(tmp) / "league.toml", Path(tmp) / "results"
-        path.write_text(league_text(bots[:-1], a.deals))
+        (Path(tmp) / "entry.py").write_text(BOT)
+        spec = f"{tmp}/entry.py:Entry"  # a file bot, as a ladder's entries are
+        path.write_text(league_text(bots[:-1], a.deals, spec))
         base = timed(path, out, a.workers)
         print(line(f"{a.entries} entries", base))
-        path.write_text(league_text(bots, a.deals))
+        path.write_text(league_text(bots, a.deals, spec))
         grown = timed(path, out, a.workers)
         print(line("one entry added", grown))
         assert grown[0].complete and grown[0].played == a.deals * 4, grown
-        path.write_text(league_text(bots[1:], a.deals))
+        path.write_text(league_text(bots[1:], a.deals, spec))
         retired = timed(path, out, a.workers)
         print(line("one entry retired", retired))
         started = time.perf_counter()

@@ -96,9 +96,10 @@ class League:
 
     @property
     def per_deal(self) -> int:
-        """Matches per deal (the seed changes no count)."""
+        """Matches per deal (the seed changes no count; drawn tables play
+        one deal each, so with ``full_tables`` it is the mean)."""
         if self.full_tables is not None:
-            return self.schedule(0).per_deal
+            return self.match_count // self.deals
         return len(self._tables()) * len(seating_orders(self.players, self.seatings))
 
     @property
