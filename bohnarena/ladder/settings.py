@@ -20,7 +20,10 @@ OWN_KEYS = {"isolation", "max_submission_mb"}
 #: Where a submission runs: never in the organiser's process.
 ISOLATIONS = ("sandbox", "process")
 LEAGUE_KEYS = {"name", "game", "edition", "players", "deals", "seed", "rules", "limits"}
-LEAGUE_KEYS |= {"packages", "run", "seatings"}
+LEAGUE_KEYS |= {"packages", "run", "seatings", "full_tables"}
+#: A newcomer's full round-robin while it is at most this many tables a deal
+#: (9 entries at 4-player tables: 56), drawn tables beyond (league/drawn.py).
+DEFAULT_FULL_TABLES = 100
 DEFAULT_MAX_MB = 50
 
 TEMPLATE = """\
@@ -30,6 +33,8 @@ game = "bohnanza"
 edition = "classic"
 players = 4
 deals = 10              # deals every table of a new version plays
+full_tables = 100       # beyond this many tables a deal, a new version plays
+                        # `deals` deals at tables drawn for it (docs/ladder.md)
 seed = "secret"         # drawn at the first run, kept where no bot reads it
 packages = ["bohnarena_bots"]  # what a submission may import and require
 isolation = "sandbox"   # or "process" (trusted authors only)
@@ -84,6 +89,7 @@ def parse_settings(data: dict[str, Any], default_name: str) -> Settings:
     league = {k: v for k, v in data.items() if k in LEAGUE_KEYS}
     league.setdefault("name", default_name if NAME.match(default_name) else "ladder")
     league.setdefault("seed", SECRET)
+    league.setdefault("full_tables", DEFAULT_FULL_TABLES)
     isolation = data.get("isolation", "sandbox")
     if isolation not in ISOLATIONS:
         raise LadderError(f"ladder.toml: isolation must be one of {', '.join(ISOLATIONS)}")

@@ -18,7 +18,7 @@ from .services import KEYS as SERVICE_KEYS
 
 TOP_KEYS = {
     *("name", "game", "edition", "players", "deals", "seed", "rules", "bots", "run", "limits"),
-    *("format", "hero", "challenger", "seatings", "packages"),
+    *("format", "hero", "challenger", "seatings", "packages", "full_tables"),
 }
 RUN_KEYS = {"batch_size", "moves", "workers", "isolation"}
 BOT_KEYS = {"spec", "command", "isolation", "dir", *SERVICE_KEYS}
@@ -79,11 +79,18 @@ class League:
     challenger: str | None = None  # paired: the bot that takes the hero's place
     seatings: str = "rotations"  # or "permutations"
     file: Path | None = None  # the league file it was read from, if any
+    #: round-robin: a new bot plays the full round-robin while that is at
+    #: most this many tables per deal, drawn tables beyond (drawn.py); None: always full
+    full_tables: int | None = None
 
     def schedule(self, seed: int | None = None) -> Schedule:
         """The league's schedule; ``seed``: the master seed when it is secret."""
         master = self.seed if seed is None else seed
         assert master is not None, "a secret seed is read from the run before scheduling"
+        if self.full_tables is not None:  # (its tables follow from the draw)
+            from .growth import Generation, schedule_of
+
+            return schedule_of(self, master, [Generation.of(self)])
         return Schedule(self._tables(), self.players, self.deals, master, self.seatings)
 
     def _tables(self) -> tuple[tuple[str, ...], ...]:
@@ -94,12 +101,17 @@ class League:
 
     @property
     def per_deal(self) -> int:
-        """Matches per deal (the seed changes no count)."""
+        """Matches per deal (the seed changes no count; drawn tables play
+        one deal each, so with ``full_tables`` it is the mean)."""
+        if self.full_tables is not None:
+            return self.match_count // self.deals
         return len(self._tables()) * len(seating_orders(self.players, self.seatings))
 
     @property
     def match_count(self) -> int:
         """Matches in the whole league."""
+        if self.full_tables is not None:
+            return len(self.schedule(0))
         return self.per_deal * self.deals
 
     def format_facts(self) -> dict[str, Any]:
@@ -201,6 +213,9 @@ def parse_league(
             f"{where}: unknown key run.{unknown[0]} (known: {', '.join(sorted(RUN_KEYS))})"
         )
     shape = _format(data, bots, players, where)
+    full_tables = _get(data, "full_tables", int, where, None)
+    if full_tables is not None and (full_tables < 1 or shape[0] != "round-robin"):
+        raise LeagueError(f"{where}: full_tables must be a whole number from 1, in a round-robin")
     batch = _get(run, "batch_size", int, f"{where} [run]", 0)
     workers = _get(run, "workers", int, f"{where} [run]", 0)
     if batch < 0 or workers < 0:
@@ -223,6 +238,7 @@ def parse_league(
         seatings=shape[1],
         hero=shape[2].get("hero"),
         challenger=shape[2].get("challenger"),
+        full_tables=full_tables,
     )
 
 

@@ -18,12 +18,13 @@ takes its tables out of them; their matches stay on disk.
 from __future__ import annotations
 
 import tomllib
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
 from typing import Any
 
 from ..core.errors import UsageError
+from .drawn import drawn_tables, full_size
 from .file import League, parse_league
 from .schedule import Block, Schedule, format_tables
 from .schedule import seatings as seating_list
@@ -76,8 +77,26 @@ def grown(past: Sequence[Generation], league: League) -> list[Generation]:
     return [*past, now]
 
 
+def extended(
+    current: Sequence[int], played: dict[int, int], deals: int, first: int, seatings: int
+) -> Iterator[Block]:
+    """The blocks that bring each of ``current`` (table indices) to ``deals``
+    deals, from id ``first``: for each deal it lacks (ascending), each
+    table still lacking it; ``played`` (a table's deals so far) updated."""
+    edges = sorted({min(played.get(t, 0), deals) for t in current} | {deals})
+    for low, high in pairwise(edges):
+        at = tuple(t for t in current if played.get(t, 0) <= low)
+        block = Block(first, range(low, high), at, seatings)
+        first += block.size
+        yield block
+    for t in current:
+        played[t] = max(played.get(t, 0), deals)
+
+
 def schedule_of(league: League, seed: int, generations: Sequence[Generation]) -> Schedule:
     """The schedule of ``generations`` (the last one: the league now)."""
+    if league.full_tables is not None:
+        return Schedule(**drawn_shape(league, seed, generations))
     players, seatings = league.players, seating_list(league.players, league.seatings)
 
     def tables_of(g: Generation) -> list[tuple[str, ...]]:
@@ -92,14 +111,9 @@ def schedule_of(league: League, seed: int, generations: Sequence[Generation]) ->
     for g in generations:
         current = [tables.setdefault(t, len(tables)) for t in tables_of(g)]
         start = first
-        edges = sorted({min(played.get(t, 0), g.deals) for t in current} | {g.deals})
-        for low, high in pairwise(edges):
-            at = tuple(t for t in current if played.get(t, 0) <= low)
-            block = Block(first, range(low, high), at, len(seatings))
+        for block in extended(current, played, g.deals, first, len(seatings)):
             blocks.append(block)
             first += block.size
-        for t in current:
-            played[t] = max(played.get(t, 0), g.deals)
         spans.append(range(start, first))
     whole = len(generations) == 1
     return Schedule(
@@ -112,6 +126,74 @@ def schedule_of(league: League, seed: int, generations: Sequence[Generation]) ->
         None if whole else frozenset(current),
         tuple(spans),
     )
+
+
+def drawn_shape(league: League, seed: int, generations: Sequence[Generation]) -> dict[str, Any]:
+    """The schedule of a league with ``full_tables`` (drawn.py): each
+    generation keeps the tables of the last whose bots all stay, extends
+    its full tables to its deals as above, then adds its new bots' tables:
+    the round-robin tables that hold one while its full round-robin is at
+    most ``full_tables`` tables a deal, else its drawn tables (table d
+    plays deal d only). Nothing is enumerated beyond what is played.
+    Returns the schedule's arguments (``seed`` is the draw's too)."""
+    assert league.full_tables is not None
+    players, seatings = league.players, len(seating_list(league.players, league.seatings))
+    tables: list[tuple[str, ...]] = []
+    index: dict[tuple[str, ...], int] = {}  # the full tables, by their bots
+    played: dict[int, int] = {}  # a full table's deals so far (a prefix)
+    seen: set[str] = set()
+    current: list[int] = []
+    blocks: list[Block] = []
+    spans: list[range] = []
+    first = 0
+
+    def add(block: Block) -> None:
+        nonlocal first
+        blocks.append(block)
+        first += block.size
+
+    for g in generations:
+        start, bots = first, set(g.bots)
+        new = [b for b in g.bots if b not in seen]
+        seen.update(new)
+        filler = format_tables(list(g.bots), players)[0] if len(bots) < players else None
+        # (a table of repeated bots stands while the league is that small)
+        current = [t for t in current if bots.issuperset(tables[t]) and _stays(tables[t], filler)]
+        drawn: dict[int, list[int]] = {}  # deal -> its drawn tables
+        if full_size(len(g.bots), players) <= league.full_tables:
+            fresh = set(new)
+            for table in format_tables(list(g.bots), players):
+                if fresh.intersection(table) and table not in index:
+                    index[table] = len(tables)
+                    current.append(len(tables))
+                    tables.append(table)
+        else:
+            for b in new:
+                field = [o for o in g.bots if o != b]
+                for deal, table in enumerate(drawn_tables(b, field, players, g.deals, seed)):
+                    drawn.setdefault(deal, []).append(len(tables))
+                    current.append(len(tables))
+                    tables.append(table)
+        full = [t for t in current if index.get(tables[t]) == t]
+        for block in extended(full, played, g.deals, first, seatings):
+            add(block)
+        for deal, them in sorted(drawn.items()):
+            add(Block(first, range(deal, deal + 1), tuple(them), seatings))
+        spans.append(range(start, first))
+    return {
+        "tables": tuple(tables),
+        "players": players,
+        "deals": generations[-1].deals,
+        "seed": seed,
+        "seating_kind": league.seatings,
+        "blocks": tuple(blocks),
+        "standing": frozenset(current),
+        "spans": tuple(spans),
+    }
+
+
+def _stays(table: tuple[str, ...], filler: tuple[str, ...] | None) -> bool:
+    return len(set(table)) == len(table) or table == filler
 
 
 def generations_json(schedule: Schedule, generations: Sequence[Generation]) -> list[dict[str, Any]]:
@@ -135,6 +217,7 @@ KEPT = (
     ("challenger", "challenger"),
     ("seatings", "seatings"),
     ("limits", "limits"),
+    ("full_tables", "full_tables"),
 )
 
 

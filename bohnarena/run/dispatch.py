@@ -44,7 +44,7 @@ from ..store.logbook import LOG_FORMAT
 from ..store.names import write_names
 from ..store.parts import StorageError, part_name, storage_error, write_text
 from .execution import Backend, LocalPool
-from .provenance import check_workers, preflight, run_facts, source_hash
+from .provenance import check_workers, preflight, run_facts, source_hash, started_before
 from .rankfiles import _try_write_errors, errors_json, keep_curve, rated_before, write_ranking
 from .standings import Standings
 from .supervise import BatchLost
@@ -205,9 +205,12 @@ def run_league(
         check_layout(entry, league.file, out)
     hashes = {name: source_hash(entry, game.bot_base) for name, entry in league.bots.items()}
     rules = game.rules(league.edition, league.players, league.rules)
+    # (a bot whose code the results already hold started when it joined: a
+    # league that grows, or a ladder of hundreds, checks its new bots only)
+    known = set() if restart else started_before(out, hashes)
     try:
-        for entry in league.bots.values():  # before anything is written
-            if entry.isolation != "inprocess":
+        for name, entry in league.bots.items():  # before anything is written
+            if entry.isolation != "inprocess" and name not in known:
                 preflight(game, entry, rules, league.limits)
     finally:
         close_sandboxes()  # the workers start their own

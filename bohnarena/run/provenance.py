@@ -14,6 +14,7 @@ import re
 import stat
 import sys
 import tempfile
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -107,6 +108,19 @@ def data_hashes(game: Game, rules: Any) -> dict[str, str]:
         for f in files
         if f.is_file()
     }
+
+
+def started_before(out: Path, hashes: Mapping[str, str]) -> set[str]:
+    """The bots of ``hashes`` (name -> source hash) that the results in
+    ``out`` already hold with that very code: they passed their preflight
+    when they joined (an unreadable run.json: none)."""
+    try:
+        kept = json.loads((out / "run.json").read_text("utf-8")).get("bots", {})
+    except (OSError, ValueError, AttributeError):
+        return set()
+    if not isinstance(kept, dict):
+        return set()
+    return {name for name, digest in hashes.items() if kept.get(name) == digest}
 
 
 def preflight(
