@@ -206,11 +206,12 @@ def run_league(
     hashes = {name: source_hash(entry, game.bot_base) for name, entry in league.bots.items()}
     rules = game.rules(league.edition, league.players, league.rules)
     # (a bot whose code the results already hold started when it joined: a
-    # league that grows, or a ladder of hundreds, checks its new bots only)
+    # league that grows, or a ladder of hundreds, checks its new bots only;
+    # a service has no code to hash, so whether it answers is checked each time)
     known = set() if restart else started_before(out, hashes)
     try:
         for name, entry in league.bots.items():  # before anything is written
-            if entry.isolation != "inprocess" and name not in known:
+            if entry.isolation != "inprocess" and (entry.service or name not in known):
                 preflight(game, entry, rules, league.limits)
     finally:
         close_sandboxes()  # the workers start their own

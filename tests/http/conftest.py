@@ -29,8 +29,9 @@ LIFETIME = 240
 
 @pytest.fixture
 def serve(tmp_path):
-    """Start services; each call returns the URL of a new one on 127.0.0.1."""
-    started: list[subprocess.Popen] = []
+    """Start services; each call returns the URL of a new one on 127.0.0.1
+    (``serve.stop(url)`` stops one)."""
+    started: dict[str, subprocess.Popen] = {}
 
     def start(spec: str = "planner", *args: str, env: dict | None = None) -> str:
         proc = subprocess.Popen(
@@ -39,13 +40,19 @@ def serve(tmp_path):
             text=True,
             env=env,
         )
-        started.append(proc)
         port = proc.stdout.readline().strip()
         assert port.isdigit(), f"the service did not start: {port!r}"
-        return f"http://127.0.0.1:{port}/"
+        url = f"http://127.0.0.1:{port}/"
+        started[url] = proc
+        return url
 
+    def stop(url: str) -> None:
+        started[url].kill()
+        started[url].wait()
+
+    start.stop = stop  # type: ignore[attr-defined]
     yield start
-    for proc in started:
+    for proc in started.values():
         proc.kill()
         proc.wait()
 

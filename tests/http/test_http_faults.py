@@ -98,6 +98,17 @@ def test_a_service_down_when_the_run_starts_is_a_load_error(tmp_path):
     assert not (tmp_path / "out").exists()
 
 
+def test_a_service_down_when_a_run_resumes_is_a_load_error_too(tmp_path, serve):
+    # a service has no code to hash: a run that knows it still checks it answers
+    url = serve("planner")
+    path = tmp_path / "l.toml"
+    path.write_text(league_text({"gone": served(url), "p": '"planner"'}))
+    assert run_cli(path, "--out", tmp_path / "out").exit_code == 0
+    serve.stop(url)
+    r = run_cli(path, "--out", tmp_path / "out")
+    assert r.exit_code == 2 and "bot 'gone' does not start" in r.output, r.output
+
+
 @pytest.mark.slow
 def test_a_service_that_goes_down_mid_run_forfeits_its_own_matches_quickly(tmp_path, serve):
     # Up for the run's check (start), its first match's start and 20 decisions, then gone.
