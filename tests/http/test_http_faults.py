@@ -55,12 +55,12 @@ def run_cli(*args):
     [
         pytest.param("slow", "timeout", "no answer within 0.5 s", marks=pytest.mark.slow),
         ("status500", "protocol", "HTTP status 500"),
-        ("junk", "protocol", "not JSON"),
-        ("nothttp", "protocol", "not HTTP/1.1"),
-        ("huge", "output", "an answer over 64 KB"),
-        ("flood", "output", "an answer over 64 KB"),
+        pytest.param("junk", "protocol", "not JSON", marks=pytest.mark.slow),
+        pytest.param("nothttp", "protocol", "not HTTP/1.1", marks=pytest.mark.slow),
+        pytest.param("huge", "output", "an answer over 64 KB", marks=pytest.mark.slow),
+        pytest.param("flood", "output", "an answer over 64 KB", marks=pytest.mark.slow),
         ("drop", "crash", "closed the connection before its whole answer"),
-        ("redirect", "protocol", "redirects are not followed"),
+        pytest.param("redirect", "protocol", "redirects are not followed", marks=pytest.mark.slow),
     ],
 )
 def test_a_misbehaving_service_faults_itself_only(tmp_path, serve, trick, kind, says):
@@ -98,6 +98,7 @@ def test_a_service_down_when_the_run_starts_is_a_load_error(tmp_path):
     assert not (tmp_path / "out").exists()
 
 
+@pytest.mark.slow
 def test_a_service_down_when_a_run_resumes_is_a_load_error_too(tmp_path, serve):
     # a service has no code to hash: a run that knows it still checks it answers
     url = serve("planner")

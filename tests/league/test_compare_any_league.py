@@ -66,6 +66,7 @@ def test_every_pair_of_a_permutations_league_is_paired(leagues, n):
         assert pairs == brute_force_pairs(out, x, y) > 0
 
 
+@pytest.mark.slow
 def test_every_pair_of_a_rotations_round_robin_is_paired_or_told_why(leagues):
     # four bots, three seats: a table of one without the other keeps its order
     # under a swap when no opponent stands between them in the league file
@@ -85,6 +86,7 @@ def test_every_pair_of_a_rotations_round_robin_is_paired_or_told_why(leagues):
     assert refused == {frozenset(("r0", "r2")), frozenset(("r1", "r3"))}
 
 
+@pytest.mark.slow
 def test_as_many_bots_as_seats_with_rotations_says_so_and_permutations_pair(leagues):
     out = leagues[3, "rotations"]
     for x, y in itertools.permutations(BOTS[:3], 2):

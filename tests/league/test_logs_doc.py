@@ -152,6 +152,7 @@ def test_how_tells_chosen_default_and_forced_answers_apart(runs: dict[str, Path]
             assert (nxt["kind"], nxt["how"]) == (r["decision"], "default")
 
 
+@pytest.mark.slow
 def test_matches_table_is_as_documented(runs: dict[str, Path]) -> None:
     documented = {row[0]: row[1] for row in doc_tables()["matches: one row per finished match"]}
     for d in runs.values():
@@ -159,6 +160,7 @@ def test_matches_table_is_as_documented(runs: dict[str, Path]) -> None:
         assert {f.name: type_name(f.type) for f in schema} == documented
 
 
+@pytest.mark.slow
 def test_run_json_holds_the_documented_keys_and_the_whole_rule_set(runs: dict[str, Path]) -> None:
     documented = {row[0] for row in doc_tables()["run.json: what the run was played under"]}
     expanded = {k.strip() for key in documented for k in key.split(",")}
@@ -181,6 +183,7 @@ def sql_blocks(text: str) -> list[str]:
     return re.findall(r"```sql\n(.*?)```", text, re.S)
 
 
+@pytest.mark.slow
 def test_the_documented_queries_give_each_bot_its_own_coins(runs: dict[str, Path]) -> None:
     d = runs["third_field"]
     here: Callable[[str], str] = lambda sql: sql.replace("results/quickstart", str(d))  # noqa: E731
@@ -198,6 +201,7 @@ def test_the_documented_queries_give_each_bot_its_own_coins(runs: dict[str, Path
     assert dict(con.sql(per_bot).fetchall()) == expected
 
 
+@pytest.mark.slow
 def test_the_merged_matches_keep_each_batch_in_a_row_group_and_its_moves_in_a_file(
     runs: dict[str, Path],
 ) -> None:

@@ -216,6 +216,7 @@ def test_an_old_directory_is_read_with_one_warning_and_the_next_run_records_its_
     assert r.exit_code == 2 and "35 rows, 36 committed" in r.output
 
 
+@pytest.mark.slow
 def test_a_removed_manifest_is_not_an_old_directory(tmp_path, parts):
     _, finished = parts
     out = tmp_path / "out"
@@ -227,6 +228,7 @@ def test_a_removed_manifest_is_not_an_old_directory(tmp_path, parts):
         assert f"{manifest.NAME} is missing, yet run.json says its run keeps one" in r.output
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("field", ["part", "at", "retired"])
 def test_a_manifest_line_naming_a_file_elsewhere_is_refused_and_the_file_left_alone(
     tmp_path, parts, field

@@ -42,6 +42,7 @@ def test_text_shows_the_ranking_then_the_bootstrap_intervals(out):
     assert rank(out, "--bootstrap-seed", "3") != text
 
 
+@pytest.mark.slow
 def test_json_and_csv_keep_the_ranking_and_add_the_bootstrap(out):
     data = json.loads(rank(out, "--format", "json"))
     assert [b["bot"] for b in data["bots"]] == [b["bot"] for b in data["bootstrap"]]
@@ -107,6 +108,7 @@ def intervals_in(data):
             yield from intervals_in(v)
 
 
+@pytest.mark.slow
 def test_one_interval_per_figure_and_no_wilson_left(out):
     """Every win-rate interval shown is the deal bootstrap's (issue 25, part 3)."""
     boot = bootstrap_intervals(out)

@@ -74,6 +74,7 @@ def test_the_worst_deals_are_the_heros_worst_by_a_direct_count(gauntlet):
         assert (o.pairs, o.score) == (int(s.h2h_n[h, j]), pytest.approx(s.h2h.value[h, j]))
 
 
+@pytest.mark.slow
 def test_the_report_has_the_hero_section_and_its_commands_replay(gauntlet):
     results = read_results(gauntlet)
     page = build(results, 200)
