@@ -65,15 +65,37 @@ def init(ladder: Path) -> None:
     help="SOURCE is a directory and its bot this command line, run in it "
     "(paths relative to SOURCE).",
 )
-def submit(ladder: Path, name: str, source: str, bot: str | None, command: str | None) -> None:
+@click.option(
+    "--token-env",
+    default=None,
+    metavar="VAR",
+    help="SOURCE is a URL: the environment variable that holds its bearer token "
+    "(the ladder keeps the name; the token is read when the ladder plays).",
+)
+@click.option(
+    "--token-file",
+    default=None,
+    metavar="PATH",
+    help="SOURCE is a URL: the file that holds its bearer token (the ladder keeps the path).",
+)
+def submit(
+    ladder: Path,
+    name: str,
+    source: str,
+    bot: str | None,
+    command: str | None,
+    token_env: str | None,
+    token_file: str | None,
+) -> None:
     """Submit SOURCE as the new version of entry NAME: a file (FILE.py:Class),
-    a package directory, a wheel, an sdist, or a directory with --command.
+    a package directory, a wheel, an sdist, a directory with --command, or
+    the http:// or https:// URL of a bot served over HTTP.
 
     Nothing of it is installed or runs here: it is copied (or unpacked)
     into the ladder, its declared requirements must be on the ladder's
     packages, and it plays the conformance check of check-bot in the
-    sandbox. Accepted, it retires NAME's active version; rejected (exit
-    code 1), nothing changes."""
+    sandbox (a URL: against the service). Accepted, it retires NAME's
+    active version; rejected (exit code 1), nothing changes."""
     from ..ladder.catalog import Catalog
     from ..ladder.check import validate
     from ..ladder.settings import load_settings
@@ -83,7 +105,9 @@ def submit(ladder: Path, name: str, source: str, bot: str | None, command: str |
     settings = load_settings(ladder)
     catalog = Catalog(ladder)
     try:
-        version, old = take(ladder, settings, catalog, name, source, bot, command, validate)
+        version, old = take(
+            ladder, settings, catalog, name, source, bot, command, validate, token_env, token_file
+        )
     except Rejected as e:
         echo(f"Rejected: {one(str(e))}", err=True)
         if e.verdict.stderr:

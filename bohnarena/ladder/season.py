@@ -45,7 +45,7 @@ def write_league(ladder: Path, settings: Settings, catalog: Catalog) -> Path:
     active = catalog.active()
     if not active:
         raise LadderError(f"{ladder} has no active version to play: bohnarena ladder submit")
-    bots = {v.bot: bot_table(ladder, v, settings.isolation) for v in active}
+    bots = {v.bot: bot_table(ladder, v, settings) for v in active}
     settings.league(bots, ladder)  # checked before it is written
     path = ladder / LEAGUE
     aside = path.with_name(f".{LEAGUE}.{os.getpid()}")

@@ -16,7 +16,7 @@ SETTINGS = "ladder.toml"
 LEAGUE = "league.toml"
 RESULTS = "results"
 #: Keys of the ladder's own; every other key is the league's (docs/leagues.md).
-OWN_KEYS = {"isolation", "max_submission_mb"}
+OWN_KEYS = {"isolation", "max_submission_mb", "allow_private"}
 #: Where a submission runs: never in the organiser's process.
 ISOLATIONS = ("sandbox", "process")
 LEAGUE_KEYS = {"name", "game", "edition", "players", "deals", "seed", "rules", "limits"}
@@ -27,7 +27,7 @@ DEFAULT_FULL_TABLES = 100
 DEFAULT_MAX_MB = 50
 
 TEMPLATE = """\
-# A ladder (docs/ladder.md). Every key but the last two is a league file's.
+# A ladder (docs/ladder.md). Every key but the last three is a league file's.
 name = "{name}"
 game = "bohnanza"
 edition = "classic"
@@ -39,6 +39,7 @@ seed = "secret"         # drawn at the first run, kept where no bot reads it
 packages = ["bohnarena_bots"]  # what a submission may import and require
 isolation = "sandbox"   # or "process" (trusted authors only)
 max_submission_mb = 50  # the largest submission, unpacked
+allow_private = false   # may a bot submitted as a URL be on a loopback/private address
 
 [run]
 workers = 0             # 0: all cores
@@ -54,6 +55,9 @@ class Settings:
     data: dict[str, Any]  # the league's keys as written
     isolation: str
     max_bytes: int
+    #: Whether a bot submitted as a URL may be on a loopback or private
+    #: address (a league file's ``allow_private``, for every such bot).
+    allow_private: bool = False
 
     @property
     def packages(self) -> tuple[str, ...]:
@@ -96,7 +100,10 @@ def parse_settings(data: dict[str, Any], default_name: str) -> Settings:
     size = data.get("max_submission_mb", DEFAULT_MAX_MB)
     if not isinstance(size, int) or isinstance(size, bool) or not 1 <= size <= 10_000:
         raise LadderError("ladder.toml: max_submission_mb must be a whole number from 1 to 10000")
-    settings = Settings(league, isolation, size << 20)
+    allow = data.get("allow_private", False)
+    if not isinstance(allow, bool):
+        raise LadderError("ladder.toml: allow_private must be true or false")
+    settings = Settings(league, isolation, size << 20, allow)
     try:
         settings.league({"check": {"command": ["true"]}})  # every league key checked
     except LeagueError as e:

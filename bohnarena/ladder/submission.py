@@ -25,10 +25,13 @@ from typing import IO, Any
 from ..core.errors import BotLoadError
 from ..core.plugins import locate
 from ..league.file import BotEntry, League
+from ..league.services import is_url
 from ..sandbox.botfiles import ExposedError, check_layout
 from .catalog import Catalog, Version
 from .check import Verdict
 from .metadata import Declared, check_requirements, chosen_bot, project, wheel
+from .served import KIND as URL
+from .served import url_entry, url_hash, url_table
 from .settings import LEAGUE, RESULTS, Settings
 from .unpack import (
     Budget,
@@ -68,10 +71,12 @@ def bot_dir(ladder: Path, digest: str) -> Path:
     return (ladder / BOTS / digest).resolve()
 
 
-def bot_table(ladder: Path, version: Version, isolation: str) -> dict[str, Any]:
+def bot_table(ladder: Path, version: Version, settings: Settings) -> dict[str, Any]:
     """``version`` as a bot of the ladder's league file: paths absolute."""
     home = bot_dir(ladder, version.hash)
-    e = version.entry
+    e, isolation = version.entry, settings.isolation
+    if version.kind == URL:
+        return url_table(e, settings.allow_private)
     if "command" in e:
         argv = [str(home / a) if a and (home / a).exists() else a for a in e["command"]]
         return {"command": argv, "dir": str(home), "isolation": isolation}
@@ -139,7 +144,7 @@ def stage(
         return _python("sdist", tree, project(tree), bot, settings)
     raise SubmissionError(
         f"{source}: a submission is file.py:Class, a package directory, a wheel (.whl), "
-        "an sdist (.tar.gz, .zip) or a directory with --command"
+        "an sdist (.tar.gz, .zip), a directory with --command or an http(s):// URL"
     )
 
 
@@ -234,40 +239,47 @@ def submit(
     bot: str | None,
     command: str | None,
     check: Callable[[League, BotEntry], Verdict],
+    token_env: str | None = None,
+    token_file: str | None = None,
 ) -> tuple[Version, Version | None]:
-    """Take ``source`` as the new version of ``name``: (it, the version it
-    retired). Raises SubmissionError (Rejected after its check)."""
+    """Take ``source`` (files, or the URL of a bot served over HTTP, whose
+    token is in ``token_env`` or ``token_file``) as the new version of
+    ``name``: (it, the version it retired). Raises SubmissionError
+    (Rejected after its check)."""
     if not ENTRY_NAME.match(name):
         raise SubmissionError(
             f"entry name {name!r} must be letters, digits, '_' or '-' (at most 64)"
         )
+    served = is_url(source)
+    if served and (bot is not None or command is not None):
+        raise SubmissionError("a URL is a bot served over HTTP: it takes no --bot or --command")
+    if not served and (token_env is not None or token_file is not None):
+        raise SubmissionError("--token-env and --token-file go with a URL (a bot served over HTTP)")
     recover(ladder, catalog)
     token = secrets.token_hex(8)
     incoming = ladder / INCOMING
     with held(incoming / f"{token}.lock"):
         tree = incoming / token
         try:
-            staged = stage(source, bot, command, settings, tree)
-            how = f"{staged.kind} {sorted(staged.entry.items())}"
-            digest = tree_hash(tree, how)
+            if served:  # nothing to bring in: its version is its URL (served.py)
+                staged = Staged(URL, url_entry(source, token_env, token_file), tree)
+                digest, shown = url_hash(staged.entry), staged.entry["url"]
+            else:
+                staged = stage(source, bot, command, settings, tree)
+                how = f"{staged.kind} {sorted(staged.entry.items())}"
+                digest, shown = tree_hash(tree, how), Path(source).name
             same = [v for v in catalog.versions(name, ("active",)) if v.hash == digest]
             if same:
                 raise SubmissionError(f"{name} already has this version active: {same[0].bot}")
-            home = bot_dir(ladder, digest)
-            home.parent.mkdir(parents=True, exist_ok=True)
-            try:
-                os.rename(tree, home)  # whole, or not at all
-            except OSError:
-                if not home.is_dir():
-                    raise
-                # the same files are there already (another entry's, or an earlier try)
+            if not served:
+                _keep(tree, bot_dir(ladder, digest))
         finally:
             remove(tree)
-        vid = catalog.add(name, digest, staged.kind, staged.entry, Path(source).name, token)
+        vid = catalog.add(name, digest, staged.kind, staged.entry, shown, token)
         version = catalog.get(vid)
         try:
             catalog.set_state(vid, "validating")
-            league = settings.league({version.bot: bot_table(ladder, version, settings.isolation)})
+            league = settings.league({version.bot: bot_table(ladder, version, settings)})
             entry = league.bots[version.bot]
             check_layout(entry, ladder / LEAGUE, ladder / RESULTS)  # it shows nothing of ours
             verdict = check(league, entry)
@@ -282,6 +294,17 @@ def submit(
             raise Rejected(catalog.get(vid), verdict)
         old = catalog.activate(vid)
         return catalog.get(vid), old
+
+
+def _keep(tree: Path, home: Path) -> None:
+    """A staged ``tree`` moved to its ``home`` under ``bots/``."""
+    home.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        os.rename(tree, home)  # whole, or not at all
+    except OSError:
+        if not home.is_dir():
+            raise
+        # the same files are there already (another entry's, or an earlier try)
 
 
 def _holds(root: Path, top: str) -> bool:
