@@ -12,7 +12,7 @@ import pytest
 from bohnarena.ladder.catalog import Catalog
 from tests.http.conftest import serve  # noqa: F401 (the fixture)
 
-from ..conftest import sandboxed
+from ..conftest import faults_by_bot, sandboxed
 from .builders import file_bot
 from .conftest import run
 
@@ -58,6 +58,8 @@ def test_a_served_bot_plays_beside_a_file_bot_and_ranks(ladder, tmp_path, serve,
     assert f'"spec" = "{url}", "allow_private" = true, "token_env" = "LADDER_TOKEN"' in league
     table = run("ladder", "rank", ladder).output
     assert hosted.bot in table and "mine." in table
+    faults = faults_by_bot(ladder / "results")  # its token went with every request
+    assert faults[hosted.bot] == 0 and len(faults) == 2
     assert holds_token(ladder) == []
 
 
