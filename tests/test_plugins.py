@@ -96,7 +96,7 @@ def test_new_bot_writes_a_plugin_package_that_conforms(tmp_path):
     spec = f"{root / 'bohnarena_my_bot' / 'bot.py'}:MyBotBot"
     scope: dict = {}
     exec(own_test.replace('spec="my-bot"', f"spec={spec!r}"), scope)
-    scope["test_my_bot_conforms"]()
+    scope["test_bohnarena_my_bot_conforms"]()
     league = tomllib.loads((root / "league.toml").read_text())
     assert league["bots"]["my-bot"] == "my-bot"
     assert check_bot(get_game("bohnanza"), BotEntry("m", spec=spec), Limits()).passed
