@@ -54,11 +54,14 @@ class Exchange:
         self.ended = False
         self.late = "no answer in time"
 
-    def begin(self, deadline: float, connect_seconds: float) -> None:
+    def begin(self, deadline: float, connect_seconds: float, allowed: float | None = None) -> None:
+        """``allowed``: the seconds the seat gave (its fault says so, not the
+        few microseconds less that are left by the time the request starts)."""
         now = time.perf_counter()
         self.at, self.ended = deadline, False
         self.connect_by = now + connect_seconds
-        self.late = f"no answer within {max(0.0, deadline - now):.3g} s"
+        allowed = max(0.0, deadline - now) if allowed is None else allowed
+        self.late = f"no answer within {allowed:.3g} s"
 
     def left(self, until: float, why: str, kind: type[BotFault] = BotFault) -> float:
         left = min(self.at, until) - time.perf_counter()
@@ -267,18 +270,18 @@ class HttpChannel:
     def request(self, msg: dict[str, Any], seconds: float) -> tuple[dict[str, Any], float]:
         """POST ``msg``, read the answer; returns (answer, seconds it took)."""
         start = time.perf_counter()
-        body = self.post(msg, start + seconds)
+        body = self.post(msg, start + seconds, seconds)
         return parse_object(body), time.perf_counter() - start
 
     def send(self, msg: dict[str, Any], deadline: float) -> None:
         """POST a message that has no answer (``end``): its body is read and dropped."""
         self.post(msg, deadline)
 
-    def post(self, msg: dict[str, Any], deadline: float) -> bytes:
+    def post(self, msg: dict[str, Any], deadline: float, allowed: float | None = None) -> bytes:
         if msg.get("type") == "start":
             self.envelope.update(match_id=msg.get("match_id"), seat=msg.get("seat"))
         data = json.dumps({**self.envelope, **msg}, separators=(",", ":")).encode()
-        self.clock.begin(deadline, self.connect_seconds)
+        self.clock.begin(deadline, self.connect_seconds, allowed)
         try:
             with self.pool.stream("POST", self.url, headers=self.headers, content=data) as answer:
                 return self._body(answer)

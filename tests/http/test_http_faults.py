@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import socket
+import time
 
 import pyarrow.parquet as pq
 import pytest
@@ -136,3 +137,11 @@ def test_a_service_that_goes_down_mid_run_forfeits_its_own_matches_quickly(tmp_p
     # refused connections); every later one: its start, refused.
     assert by_match[0] == 3 and all(by_match[m] == 1 for m in range(1, 6)), by_match
     assert json.loads((out / "errors.json").read_text()) == []
+
+
+def test_a_timeout_says_the_seconds_the_seat_gave_not_what_was_left_when_it_began():
+    from bohnarena.web.transport import Exchange
+
+    clock = Exchange()
+    clock.begin(time.perf_counter() + 0.4994, 1.0, allowed=0.5)  # a few µs went by
+    assert clock.late == "no answer within 0.5 s"
