@@ -30,7 +30,7 @@ def random_policy(
         fits = t.fields_for(seat, args[0])
         return fits[int(rng.random() * len(fits))]
     if kind == "make_room":
-        room = t.harvestable(seat)
+        room = t._protect(t.fields[seat])  # t.harvestable(), inlined
         return room[int(rng.random() * len(room))]
     if kind == "plant_next":
         return int(rng.random() * len(t.trade[seat]))

@@ -238,10 +238,11 @@ class State(Trading):
             if v == card or v == EMPTY:  # noqa: SIM109 (a tuple test costs more)
                 fits.append(i)
         while not fits:
-            room = t.harvestable(seat)
+            room = t._protect(t.fields[seat])  # t.harvestable(), inlined
             if len(room) == 1:
                 field = room[0]
-                t.record(("make_room", seat, card, field, FORCED))
+                if t.recording:
+                    t.record(("make_room", seat, card, field, FORCED))
             else:
                 then = (State._room_made, seat, source, index)
                 field = self._decide(seat, "make_room", (card,), then)
@@ -254,7 +255,8 @@ class State(Trading):
             fits = [field]  # (no field took the card; the harvested one is empty now)
         if len(fits) == 1:
             field = fits[0]
-            t.record(("plant", seat, card, field, FORCED))
+            if t.recording:
+                t.record(("plant", seat, card, field, FORCED))
         else:
             field = self._decide(seat, "plant", (card,), (State._planted, seat, source, index))
             if field is STOPPED:
@@ -263,7 +265,8 @@ class State(Trading):
         planted = t.fields[seat][field]  # t.plant(), inlined: a call less a card planted
         planted[0] = card
         planted[1] += 1
-        t.record(("planted", seat, card, field, source))
+        if t.recording:
+            t.record(("planted", seat, card, field, source))
 
     def _room_made(self, f: Frame) -> None:
         seat = f[1]
@@ -291,7 +294,8 @@ class State(Trading):
         if len(deck) > 1:  # Table.draw's common case, inlined: no run-out, no end
             card = deck.pop()
             zone.append(card)
-            t.record((kind, seat, card))
+            if t.recording:
+                t.record((kind, seat, card))
             return True
         if not t.draw(zone, kind, seat):
             return False
@@ -349,7 +353,8 @@ class State(Trading):
             raise RuntimeError("match did not end")  # pragma: no cover
         t.active = t.turn % t.players
         t.turn += 1
-        t.record(("turn", t.active, t.turn))
+        if t.recording:
+            t.record(("turn", t.active, t.turn))
         self._stack += [f, STEP_PHASE_4, STEP_PHASE_3, STEP_PHASE_2]
         self._phase_1(f)
 
@@ -371,7 +376,8 @@ class State(Trading):
         t = self.table
         a = t.active
         t.phase = 1
-        t.record(("phase", a, 1))
+        if t.recording:
+            t.record(("phase", a, 1))
         if self._windows:
             self._windows_then(STEP_FRONT)
             return
@@ -410,7 +416,8 @@ class State(Trading):
         """Reveal two cards (three in some editions), then trade."""
         t = self.table
         t.phase = 2
-        t.record(("phase", t.active, 2))
+        if t.recording:
+            t.record(("phase", t.active, 2))
         if self._windows:
             self._windows_then(STEP_REVEAL)
         else:
@@ -423,7 +430,8 @@ class State(Trading):
             if len(deck) > 1:  # self._draw()'s common case, inlined
                 card = deck.pop()
                 revealed.append(card)
-                t.record(("revealed", a, card))
+                if t.recording:
+                    t.record(("revealed", a, card))
             elif not self._draw(revealed, "revealed", a) or t.ended:
                 break  # phases 2 and 3 are still played, with what was revealed
         if self._trades:
@@ -434,7 +442,8 @@ class State(Trading):
 
     def _keep(self, f: Frame) -> None:
         t = self.table
-        t.record(("kept", t.active, tuple(t.revealed)))  # also when all were traded away
+        if t.recording:
+            t.record(("kept", t.active, tuple(t.revealed)))  # also when all were traded away
         t.trade[t.active].extend(t.revealed)
         t.revealed.clear()
 
@@ -442,7 +451,8 @@ class State(Trading):
         """Every seat, from the active player on, plants its trade area."""
         t = self.table
         t.phase = 3
-        t.record(("phase", t.active, 3))
+        if t.recording:
+            t.record(("phase", t.active, 3))
         if self._windows:
             self._windows_then(PLANT_AREAS)
         else:
@@ -471,7 +481,8 @@ class State(Trading):
                 stack.append((State._plant_only, s))
                 self._window((State._window, s))
             else:
-                t.record(("plant_next", s, 0, FORCED))  # self._plant_only(), inlined
+                if t.recording:
+                    t.record(("plant_next", s, 0, FORCED))  # self._plant_only(), inlined
                 self._place((State._place, s, FROM_TRADE_AREA, 0))
             if self.pending is not None or stack[-1] is not again:
                 return  # a decision or a draft comes first
@@ -490,7 +501,8 @@ class State(Trading):
         """Draw to the hand."""
         t = self.table
         t.phase = 4
-        t.record(("phase", t.active, 4))
+        if t.recording:
+            t.record(("phase", t.active, 4))
         if self._windows:
             self._windows_then(STEP_DRAW_HAND)
         else:
@@ -499,12 +511,13 @@ class State(Trading):
     def _draw_hand(self, f: Frame) -> None:
         t = self.table
         a = t.active
-        hand, deck, record = t.hands[a], t.deck, t.record
+        hand, deck, record, recording = t.hands[a], t.deck, t.record, t.recording
         for _ in range(self.rules.draw):
             if len(deck) > 1:  # self._draw()'s common case, inlined
                 card = deck.pop()
                 hand.append(card)
-                record(("drew", a, card))
+                if recording:
+                    record(("drew", a, card))
             elif not self._draw(hand, "drew", a):
                 raise GameOver  # (a run-out here ends the game in self._draw)
 

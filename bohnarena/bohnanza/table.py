@@ -56,7 +56,15 @@ def _multi(fields: list[list[int]]) -> list[int]:
 def _no_single_while_multi(fields: list[list[int]]) -> list[int]:
     # 000: "You may not harvest a field containing a single bean card if at
     # least one of your fields contains more than one bean card."
-    return _multi(fields) or _no_protection(fields)
+    # (_multi(fields) or _no_protection(fields), in one pass: every forced
+    # harvest of the classic game asks it, twice in a playout)
+    multi, single = [], []
+    for i, (_, c) in enumerate(fields):
+        if c > 1:
+            multi.append(i)
+        elif c:
+            single.append(i)
+    return multi or single
 
 
 def _single_only_if_all_single(fields: list[list[int]]) -> list[int]:
@@ -121,6 +129,10 @@ class Table:
         self.records: list[tuple[Any, ...]] = []
         #: Where every record goes (replay checks each against the log as it is made).
         self.record: Callable[[tuple[Any, ...]], None] = self.records.append
+        #: False in a fast playout (whose records go nowhere): the steps
+        #: then skip building the records a turn makes most of, a sixth of
+        #: a playout's time.
+        self.recording = True
         #: The searchable state this table is part of, if any (a weak
         #: reference: a match's table and state are freed without the gc).
         self.state: Callable[[], State | None] = no_state
@@ -171,7 +183,7 @@ class Table:
         )
         new.active, new.turn, new.phase = self.active, self.turn, self.phase
         new.records = self.records[:]
-        new.record = new.records.append
+        new.record, new.recording = new.records.append, True
         new.state = no_state
         new.referee = self.referee
         new._protect, new.payouts, new._draft_at = self._protect, self.payouts, self._draft_at
@@ -223,7 +235,8 @@ class Table:
         f = self.fields[seat][field]
         f[0] = card
         f[1] += 1
-        self.record(("planted", seat, card, field, source))
+        if self.recording:
+            self.record(("planted", seat, card, field, source))
 
     def coins_for(self, variety: int, count: int) -> int:
         """The beanometer: coins a field of ``count`` cards of ``variety`` pays."""
@@ -236,11 +249,12 @@ class Table:
         variety, count = f
         table = self.payouts[variety]  # self.coins_for(), inlined: a call less a harvest
         paid = table[count] if count < len(table) else table[-1]
-        pile = self.coins[seat]
-        pile.extend([variety] * paid)
+        if paid:  # (most harvests of a playout pay nothing)
+            self.coins[seat] += [variety] * paid
         self.discard.extend([variety] * (count - paid))
         f[0], f[1] = EMPTY, 0
-        self.record(("harvested", seat, field, variety, count, paid))
+        if self.recording:
+            self.record(("harvested", seat, field, variety, count, paid))
         at = self._draft_at[variety]
         return bool(at) and count >= at and not final
 

@@ -200,6 +200,7 @@ class GameState:
         if checked:
             return self._checked_playout(rng, policy)
         self.table.record = _DROP
+        self.table.recording = False  # (a table may skip building what it would drop)
         if decides is not None:
             self.asks = [a & decides for a in self.asks]
             self._narrowed()
