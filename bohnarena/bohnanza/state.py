@@ -233,12 +233,13 @@ class State(Trading):
         t = self.table
         zone = t.hands[seat] if source == FROM_HAND else t.trade[seat]
         card = zone[index]
+        fields = t.fields[seat]
         fits = []  # t.fields_for(), inlined: every card planted asks it
-        for i, (v, _) in enumerate(t.fields[seat]):
+        for i, (v, _) in enumerate(fields):
             if v == card or v == EMPTY:  # noqa: SIM109 (a tuple test costs more)
                 fits.append(i)
         while not fits:
-            room = t._protect(t.fields[seat])  # t.harvestable(), inlined
+            room = t._protect(fields)  # t.harvestable(), inlined
             if len(room) == 1:
                 field = room[0]
                 if t.recording:
@@ -262,7 +263,7 @@ class State(Trading):
             if field is STOPPED:
                 return
         zone.pop(index)
-        planted = t.fields[seat][field]  # t.plant(), inlined: a call less a card planted
+        planted = fields[field]  # t.plant(), inlined: a call less a card planted
         planted[0] = card
         planted[1] += 1
         if t.recording:
@@ -461,10 +462,11 @@ class State(Trading):
     def _plant_area(self, f: Frame) -> None:
         t = self.table
         i = f[1]
-        stack = self._stack
-        while i < t.players:
-            s = (t.active + i) % t.players
-            area = t.trade[s]
+        stack, windows = self._stack, self._windows
+        players, active, trade = t.players, t.active, t.trade
+        while i < players:
+            s = (active + i) % players
+            area = trade[s]
             if not area:
                 i += 1
                 continue
@@ -472,11 +474,11 @@ class State(Trading):
             stack.append(again)
             if len(area) > 1:
                 then = (State._plant_chosen, s)
-                if self._windows:
+                if windows:
                     self._window_then_ask(s, "plant_next", (), then)
                 elif (k := self._decide(s, "plant_next", (), then)) is not STOPPED:
                     self._place((State._place, s, FROM_TRADE_AREA, k))  # then, inlined
-            elif self._windows:
+            elif windows:
                 stack.append((State._place, s, FROM_TRADE_AREA, 0))
                 stack.append((State._plant_only, s))
                 self._window((State._window, s))
