@@ -55,7 +55,7 @@ def main() -> None:
         path, out = Path(tmp) / "league.toml", Path(tmp) / "results"
         (Path(tmp) / "entry.py").write_text(BOT)
         spec = f"{tmp}/entry.py:Entry"  # a file bot, as a ladder's entries are
-        path.write_text(league_text(bots[:-1], a.deals, spec))
+        path.write_text(league_text(bots[: a.entries], a.deals, spec))
         base = timed(path, out, a.workers)
         print(line(f"{a.entries} entries", base))
         print(line("nothing new", timed(path, out, a.workers)))  # (audits what base wrote)
