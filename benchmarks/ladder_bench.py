@@ -10,10 +10,12 @@ bots (a random player each, run in process: playing is not what is
 measured) at 4-player tables: the full round-robin of a newcomer would be
 C(199, 3) = 1,293,699 tables a deal, so each plays its ``deals`` deals at
 tables drawn for it (docs/ladder.md, "Matchmaking that scales"). Runs, with
-the figures grow_bench.py prints for each: the 200 entries' first run; one
-entry added (its matches only; TrueSkill goes on from the ratings the last
-run kept); one entry retired (its tables leave the standings: the field is
-re-rated over every standing match). Then the schedule of a ladder grown
+the figures grow_bench.py prints for each: the 200 entries' first run; a
+run with nothing new (it audits the parts the first run wrote, once:
+audited.json); two entries added, one a run (their matches only; the
+parts audited before are not audited again; TrueSkill goes on from the
+ratings the last run kept); one entry retired (its tables leave the
+standings: the field is re-rated over every standing match). Then the schedule of a ladder grown
 one entry at a time (200 generations), built as each run and `rank` do.
 """
 
@@ -48,18 +50,20 @@ def main() -> None:
     p.add_argument("--deals", type=int, default=5)
     p.add_argument("--workers", type=int, default=2)
     a = p.parse_args()
-    bots = [f"e{i:03d}" for i in range(a.entries + 1)]
+    bots = [f"e{i:03d}" for i in range(a.entries + 2)]
     with tempfile.TemporaryDirectory() as tmp:
         path, out = Path(tmp) / "league.toml", Path(tmp) / "results"
         (Path(tmp) / "entry.py").write_text(BOT)
         spec = f"{tmp}/entry.py:Entry"  # a file bot, as a ladder's entries are
-        path.write_text(league_text(bots[:-1], a.deals, spec))
+        path.write_text(league_text(bots[: a.entries], a.deals, spec))
         base = timed(path, out, a.workers)
         print(line(f"{a.entries} entries", base))
-        path.write_text(league_text(bots, a.deals, spec))
-        grown = timed(path, out, a.workers)
-        print(line("one entry added", grown))
-        assert grown[0].complete and grown[0].played == a.deals * 4, grown
+        print(line("nothing new", timed(path, out, a.workers)))  # (audits what base wrote)
+        for n in (1, 2):  # the second: the first's part not audited yet
+            path.write_text(league_text(bots[: a.entries + n], a.deals, spec))
+            grown = timed(path, out, a.workers)
+            print(line(f"entry {n} added", grown))
+            assert grown[0].complete and grown[0].played == a.deals * 4, grown
         path.write_text(league_text(bots[1:], a.deals, spec))
         retired = timed(path, out, a.workers)
         print(line("one entry retired", retired))

@@ -95,7 +95,9 @@ def submit(
     into the ladder, its declared requirements must be on the ladder's
     packages, and it plays the conformance check of check-bot in the
     sandbox (a URL: against the service). Accepted, it retires NAME's
-    active version; rejected (exit code 1), nothing changes."""
+    active version. Rejected by its check: exit code 1 (as check-bot's for
+    a failing bot), and nothing changes; refused before it (not a ladder,
+    a bad name or file, a requirement not allowed): one line, exit code 2."""
     from ..ladder.catalog import Catalog
     from ..ladder.check import validate
     from ..ladder.settings import load_settings

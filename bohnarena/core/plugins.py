@@ -322,11 +322,12 @@ class Located:
     own: tuple[Path, ...] = field(default=())  # the bot's own code, hashed by source_bytes()
     version: str = ""  # the distribution's version
 
-    def source_bytes(self) -> bytes:
+    def source_bytes(self, spec: str | None = None) -> bytes:
         """The bot's own code (every .py file of its top-level package, or
         its file) and its distribution's version: what the source hash of a
-        sandboxed bot covers. Requirements are not included."""
-        parts = [self.spec.encode(), f"{self.dist} {self.version}".encode()]
+        sandboxed bot covers. Requirements are not included. ``spec``: the
+        spec as its league file wrote it (default: the one located)."""
+        parts = [(spec or self.spec).encode(), f"{self.dist} {self.version}".encode()]
         for root in self.own:
             files = [root] if root.is_file() else python_files(root)
             parts += [

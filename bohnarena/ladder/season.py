@@ -73,7 +73,13 @@ def run_ladder(
             started = time.time()
             league = write_league(ladder, settings, catalog)
             summary = run_league(
-                league, ladder / RESULTS, workers, progress=progress, backend=backend, warn=warn
+                league,
+                ladder / RESULTS,
+                workers,
+                progress=progress,
+                backend=backend,
+                warn=warn,
+                home=ladder.resolve(),  # moved, its bots keep their hashes
             )
             if summary.ranking is not None and not summary.interrupted:
                 versions = {v.bot: v.id for v in catalog.versions()}

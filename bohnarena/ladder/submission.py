@@ -72,17 +72,20 @@ def bot_dir(ladder: Path, digest: str) -> Path:
 
 
 def bot_table(ladder: Path, version: Version, settings: Settings) -> dict[str, Any]:
-    """``version`` as a bot of the ladder's league file: paths absolute."""
-    home = bot_dir(ladder, version.hash)
+    """``version`` as a bot of the ladder's league file: its paths relative
+    to the ladder (``bots/<hash>/...``, which the league file's directory
+    resolves), so that a ladder moved elsewhere plays the very same bots."""
+    home = f"{BOTS}/{version.hash}"
     e, isolation = version.entry, settings.isolation
     if version.kind == URL:
         return url_table(e, settings.allow_private)
     if "command" in e:
-        argv = [str(home / a) if a and (home / a).exists() else a for a in e["command"]]
-        return {"command": argv, "dir": str(home), "isolation": isolation}
+        mine = bot_dir(ladder, version.hash)
+        argv = [f"{home}/{a}" if a and (mine / a).exists() else a for a in e["command"]]
+        return {"command": argv, "dir": home, "isolation": isolation}
     if "file" in e:
-        return {"spec": f"{home / e['file']}:{e['attr']}", "isolation": isolation}
-    root = home / e["root"] if e["root"] else home
+        return {"spec": f"{home}/{e['file']}:{e['attr']}", "isolation": isolation}
+    root = f"{home}/{e['root']}" if e["root"] else home
     return {"spec": f"{root}/{e['module']}:{e['attr']}", "isolation": isolation}
 
 
@@ -248,7 +251,8 @@ def submit(
     (Rejected after its check)."""
     if not ENTRY_NAME.match(name):
         raise SubmissionError(
-            f"entry name {name!r} must be letters, digits, '_' or '-' (at most 64)"
+            f"entry name {name!r} must be letters, digits, '_' or '-' (at most 64; "
+            "no '.': a version is NAME.hash8)"
         )
     served = is_url(source)
     if served and (bot is not None or command is not None):
@@ -279,7 +283,7 @@ def submit(
         version = catalog.get(vid)
         try:
             catalog.set_state(vid, "validating")
-            league = settings.league({version.bot: bot_table(ladder, version, settings)})
+            league = settings.league({version.bot: bot_table(ladder, version, settings)}, ladder)
             entry = league.bots[version.bot]
             check_layout(entry, ladder / LEAGUE, ladder / RESULTS)  # it shows nothing of ours
             verdict = check(league, entry)

@@ -57,6 +57,9 @@ class BotEntry:
     dir: str | None = None
     packages: tuple[str, ...] = DEFAULT_PACKAGES
     service: Service | None = None
+    #: The spec as the league file wrote it, where :func:`spec_path` made it
+    #: absolute (what its source hash names: the same wherever the league is).
+    written: str | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)
@@ -325,7 +328,28 @@ def _bot_entry(
         raise LeagueError(f"{where}: bot {name!r}: dir is a directory name and goes with command")
     if command is not None and base is not None:
         command, own = command_paths(command, own, base)
-    return BotEntry(name, spec, tuple(command) if command else None, mode, own)
+    found = spec if spec is None or base is None else spec_path(spec, base)
+    written = spec if found != spec else None
+    return BotEntry(name, found, tuple(command) if command else None, mode, own, written=written)
+
+
+def spec_path(spec: str, base: Path) -> str:
+    """A bot spec whose file (``bots/x.py:Bot``) or root
+    (``bots/src/module:Bot``) is a relative path that exists in ``base``
+    (the league file's directory), made absolute as a command's paths are:
+    a league that keeps its bots beside it (a ladder) runs from any working
+    directory and can be moved. Any other spec is kept as written."""
+    where, sep, attr = spec.rpartition(":")
+    path = Path(where)
+    if not sep or path.is_absolute() or where.startswith("~"):
+        return spec
+    if where.endswith(".py"):
+        found = base / path
+        return f"{found.resolve()}:{attr}" if found.is_file() else spec
+    if "/" not in where:  # a module on the path
+        return spec
+    root = base / path.parent
+    return f"{root.resolve() / path.name}:{attr}" if root.is_dir() else spec
 
 
 def command_paths(command: list[str], own: str | None, base: Path) -> tuple[list[str], str | None]:

@@ -184,6 +184,7 @@ def run_league(
     follow: Callable[[Row], None] | None = None,
     stop_when: Callable[[], bool] | None = None,
     standings_every: int | None = None,
+    home: Path | None = None,
 ) -> RunSummary:
     """Run (or resume) the league of ``path`` (a file, or a parsed league).
 
@@ -191,7 +192,8 @@ def run_league(
     as the run goes (the ranking is built the same way); once ``stop_when()``
     is true no new batch starts, and the run ends when those playing finish.
     ``standings_every``: a standings line in the run log every this many
-    matches (None: standings.every; 0: none)."""
+    matches (None: standings.every; 0: none). ``home``: where the bots' paths
+    are hashed from (a ladder's directory: moved, its bots are the same)."""
     league = path if isinstance(path, League) else load_league(path)
     if moves is not None:
         league = replace(league, moves=moves)
@@ -203,7 +205,7 @@ def run_league(
     out = Path(out) if out is not None else Path("results") / league.name
     for entry in league.bots.values():  # what a sandbox shows, before it starts
         check_layout(entry, league.file, out)
-    hashes = {name: source_hash(entry, game.bot_base) for name, entry in league.bots.items()}
+    hashes = {n: source_hash(entry, game.bot_base, home) for n, entry in league.bots.items()}
     rules = game.rules(league.edition, league.players, league.rules)
     # (a bot whose code the results already hold started when it joined: a
     # league that grows, or a ladder of hundreds, checks its new bots only;
@@ -275,12 +277,11 @@ def _run(
 ) -> RunSummary:
     for part in store.drop_damaged(league.moves):
         log.warning("part %s does not read: its matches are played again", part)
-    done = store.done_ids()
     run = AuditedRun.of(store, league)
     auditor = run.auditor
-    if done:  # what it resumes must be this league's, untouched
-        for _ in run.matches():
-            pass
+    # What it resumes must be this league's, untouched: the parts not
+    # audited before (or changed since) are audited now.
+    done, listing = run.resume()
     # The schedule is generated lazily: the parent's memory does not grow
     # with the league. A league that grew plays its matches as it is now.
     plan = auditor.schedule
@@ -304,7 +305,8 @@ def _run(
         if follow is not None:
             follow(row)
 
-    inorder = InOrder(rate_and_follow, store.iter_matches(FOLLOW_COLUMNS) if done else None)
+    held = store.iter_matches(FOLLOW_COLUMNS, listing=listing) if done else None
+    inorder = InOrder(rate_and_follow, held)
     assert league.seed is not None, "a secret seed is drawn or read back before the run"
     log.info(
         "league %s: %d matches, %d already done, %d workers",

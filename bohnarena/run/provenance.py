@@ -15,6 +15,7 @@ import stat
 import sys
 import tempfile
 from collections.abc import Mapping
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -30,7 +31,7 @@ from .execution import Backend
 from .seating import make_seat
 
 
-def source_hash(entry: BotEntry, base: type) -> str:
+def source_hash(entry: BotEntry, base: type, home: Path | None = None) -> str:
     """A hash of the code a bot can run: a Python bot's package (every .py
     file of its top-level package, or of its file's directory tree) and its
     distribution's version; a command bot's command line and what its
@@ -38,21 +39,32 @@ def source_hash(entry: BotEntry, base: type) -> str:
     every file of its own directory); a bot served over HTTP: its URL alone
     (a service's code cannot be hashed). A bot run in process is also
     loaded here, which checks its spec before anything is written; no other
-    bot's code is imported, only read (see :func:`~bohnarena.core.plugins.locate`)."""
+    bot's code is imported, only read (see :func:`~bohnarena.core.plugins.locate`).
+    ``home``: a directory whose paths are hashed relative to it (a ladder's:
+    moved elsewhere, its bots keep their hashes); a Python bot's spec is
+    hashed as its league file wrote it."""
     if entry.service is not None:
         parts = [entry.service.url.encode()]
     elif entry.command is not None:
-        parts = [" ".join(entry.command).encode(), (entry.dir or "").encode()]
+        here = partial(_relative, home=home)
+        parts = [" ".join(map(here, entry.command)).encode(), here(entry.dir or "").encode()]
         for path in shown(entry):
-            parts += [str(f).encode() + b"\0" + _content(f) for f in tree(path)]
+            parts += [here(str(f)).encode() + b"\0" + _content(f) for f in tree(path)]
     else:
         if entry.isolation == "inprocess":
             try:
                 load_bot(entry.spec or "", base)
             except BotLoadError as e:
                 raise BotLoadError(f"bot {entry.name!r}: {e}") from None
-        parts = [locate(entry.spec or "").source_bytes()]
+        parts = [locate(entry.spec or "").source_bytes(entry.written)]
     return hashlib.blake2b(b"\0".join(parts), digest_size=16).hexdigest()
+
+
+def _relative(path: str, home: Path | None) -> str:
+    """``path`` relative to ``home`` when it is an absolute path inside it."""
+    if home is None or not path.startswith("/") or not Path(path).is_relative_to(home):
+        return path
+    return str(Path(path).relative_to(home))
 
 
 MAX_HASHED_BYTES = 64 << 20

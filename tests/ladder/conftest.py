@@ -16,3 +16,47 @@ def ladder(tmp_path):
     text = (path / "ladder.toml").read_text()
     (path / "ladder.toml").write_text(text.replace("deals = 10 ", "deals = 2 "))
     return path
+
+
+@pytest.fixture
+def processes(ladder, tmp_path):
+    """``ladder`` with four accepted file bots run as processes (their check
+    passed unplayed: the run is what is tested): one table, 2 deals, 8 matches."""
+    from bohnarena.ladder.catalog import Catalog
+    from bohnarena.ladder.check import Verdict
+    from bohnarena.ladder.settings import load_settings
+    from bohnarena.ladder.submission import submit
+
+    from .builders import file_bot
+
+    text = (ladder / "ladder.toml").read_text()
+    text = text.replace('isolation = "sandbox"', 'isolation = "process"')
+    (ladder / "ladder.toml").write_text(text)
+    settings, catalog = load_settings(ladder), Catalog(ladder)
+    for i, name in enumerate(["ann", "bob", "cy", "dee"]):
+        bot = file_bot(tmp_path, f"Bot{i}")
+        submit(ladder, settings, catalog, name, bot, None, None, lambda *_: Verdict())
+    catalog.close()
+    return ladder
+
+
+def join(ladder, name, spec, command=None):
+    """A new version of ``name``, its check passed unplayed."""
+    from bohnarena.ladder.catalog import Catalog
+    from bohnarena.ladder.check import Verdict
+    from bohnarena.ladder.settings import load_settings
+    from bohnarena.ladder.submission import submit
+
+    settings, catalog = load_settings(ladder), Catalog(ladder)
+    try:
+        return submit(ladder, settings, catalog, name, spec, None, command, lambda *_: Verdict())
+    finally:
+        catalog.close()
+
+
+def run_ok(ladder, played, before, *options):
+    """``ladder run`` that plays ``played`` matches with ``before`` on disk."""
+    r = run("ladder", "run", ladder, *options)
+    assert r.exit_code == 0, r.output
+    assert f"{played} matches played now, {before} before" in r.output, r.output
+    return r

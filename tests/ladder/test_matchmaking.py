@@ -14,6 +14,7 @@ from bohnarena.ladder.season import write_league
 from bohnarena.ladder.settings import load_settings
 from bohnarena.league.file import load_league
 from bohnarena.league.growth import Generation, generations_json, schedule_of
+from bohnarena.league.schedule import format_tables
 from bohnarena.store.growing import Growth
 
 
@@ -49,3 +50,42 @@ def test_a_ladder_of_200_grown_by_one_schedules_its_matches_only(ladder):
     # the same tables again on another run (or a resumed one)
     again = Growth(old_text, meta, text).schedule
     assert [again.spec(i) for i in again.spans[-1]] == added
+
+
+def test_raising_deals_extends_the_full_tables_and_leaves_drawn_ones_at_their_deal(ladder):
+    """Five entries play full round-robins (C(4, 3) = 4 tables a deal, at
+    most full_tables = 4); the sixth would have 10, so it plays its 2 deals
+    at tables drawn for it. Deals raised to 3: the full tables get deal 2,
+    the drawn tables nothing, and both stay in the standings."""
+    text = (ladder / "ladder.toml").read_text().replace("full_tables = 100", "full_tables = 4")
+    (ladder / "ladder.toml").write_text(text)
+    catalog = Catalog(ladder)
+    texts, history = [], []
+
+    def grow():
+        texts.append(write_league(ladder, load_settings(ladder), catalog).read_text())
+        league = load_league(ladder / "league.toml")
+        history.append(Generation.of(league))
+        meta = {"generations": generations_json(schedule_of(league, 0, history), history)}
+        return league, meta
+
+    for i in range(5):
+        add_entry(catalog, f"author{i}")
+    first, _ = grow()
+    add_entry(catalog, "newcomer")
+    grow()
+    (ladder / "ladder.toml").write_text(text.replace("deals = 2 ", "deals = 3 "))
+    _, meta = grow()
+    newcomer = catalog.active()[-1].bot
+    catalog.close()
+    plan = Growth(texts[-2], meta, texts[-1]).schedule
+    drawn = [plan.spec(i) for i in plan.spans[1]]
+    assert len(drawn) == 2 * 4 and all(newcomer in m.seats for m in drawn)
+    added = [plan.spec(i) for i in plan.spans[2]]
+    # deal 2 at each of the 5 full tables (of the first five), under 4 seatings
+    assert len(added) == 5 * 4 and {m.deal for m in added} == {2}
+    assert all(newcomer not in m.seats for m in added)
+    assert {tuple(sorted(m.seats)) for m in added} == {
+        tuple(sorted(t)) for t in format_tables(list(first.bots), 4)
+    }
+    assert all(plan.stands(*plan.locate(i)) for i in [*plan.spans[1], *plan.spans[2]])

@@ -61,6 +61,7 @@ def test_bad_input_is_one_line_exit_2(ladder, tmp_path):
     cases = [
         (["ladder", "submit", tmp_path / "none", "x", "x.py:X"], "is not a ladder"),
         (["ladder", "submit", ladder, "bad name", "x.py:X"], "entry name"),
+        (["ladder", "submit", ladder, "bob.v2", "x.py:X"], "no '.': a version is NAME.hash8"),
         (["ladder", "retire", ladder, "nobody"], "no active version"),
         (["ladder", "run", ladder], "no active version to play"),
         (["ladder", "init", ladder], "is a ladder already"),

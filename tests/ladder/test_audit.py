@@ -1,0 +1,61 @@
+"""A ladder run audits what was added, not the whole history: the rows of
+a part are audited once (audited.json keeps its hash), so a run after
+the first audits only the parts the runs before it wrote; a part edited
+since, its manifest line forged to match, is audited again and refused."""
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from bohnarena.store.audit import Auditor
+
+from ..league.conftest import reseal
+from .builders import file_bot
+from .conftest import join, run, run_ok
+
+
+@pytest.fixture
+def audited(monkeypatch):
+    """The match ids whose rows are audited (in this process: the run's parent)."""
+    seen = []
+    real = Auditor.problem
+
+    def problem(self, row):
+        seen.append(row["match_id"])
+        return real(self, row)
+
+    monkeypatch.setattr(Auditor, "problem", problem)
+    return seen
+
+
+@pytest.mark.slow
+def test_a_ladder_run_audits_each_part_once(processes, tmp_path, audited):
+    run_ok(processes, 8, 0)
+    assert audited == []  # nothing on disk before it
+    run_ok(processes, 0, 8)
+    assert sorted(audited) == list(range(8))  # the first run's part, once
+    audited.clear()
+    join(processes, "eve", file_bot(tmp_path, "Bot4"))
+    run_ok(processes, 32, 8)  # eve's 4 new tables
+    assert audited == []  # the 8 audited already
+    run_ok(processes, 0, 40)
+    assert sorted(audited) == list(range(8, 40))  # what the last run added, only
+    audited.clear()
+    run_ok(processes, 0, 40)
+    assert audited == []
+
+
+@pytest.mark.slow
+def test_an_audited_part_edited_with_its_manifest_line_is_refused(processes):
+    run_ok(processes, 8, 0)
+    run_ok(processes, 0, 8)  # its part audited and recorded
+    (part,) = (processes / "results" / "matches").glob("part-*.parquet")
+    table = pq.read_table(part)
+    seeds = table.column("seed").to_pylist()
+    seeds[3] += 1  # a row moved to another deal's deck
+    column = pa.array(seeds, table.schema.field("seed").type)
+    pq.write_table(table.set_column(table.schema.get_field_index("seed"), "seed", column), part)
+    reseal(processes / "results")  # a forger's way past the manifest
+    r = run("ladder", "run", processes)
+    assert r.exit_code == 2, r.output
+    assert "match 3: seed" in r.output and r.output.count("\n") == 1, r.output
