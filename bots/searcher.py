@@ -38,7 +38,7 @@ from __future__ import annotations
 import math
 import random
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from bohnarena.bohnanza import (
@@ -371,15 +371,10 @@ class BeanCounterBot(TraderBot):
         began = time.perf_counter()
         totals = [0.0] * n
         horizon = self.horizon_rounds * view.players
-        seat = self.seat
         done = 0
         for d in range(deals):
             state = root if d == 0 else view.determinize(rng)
-            seed = rng.getrandbits(64)
-            for i, answer in enumerate(candidates):
-                s = state.clone()
-                s.apply(answer)
-                totals[i] += self._rollout(s, seed, horizon, seat)
+            self._deal(state, candidates, range(n), totals, horizon)
             done += 1
             # stop before a deal that would overrun the cap (deals so far as its cost)
             spent = time.perf_counter() - began
@@ -390,6 +385,22 @@ class BeanCounterBot(TraderBot):
         if totals[best] - totals[0] <= self.stay * done:
             best = 0  # not clearly better than the heuristic's answer: keep it
         return candidates[best]
+
+    def _deal(
+        self,
+        state: State,
+        candidates: list[Any],
+        which: Iterable[int],
+        totals: list[float],
+        horizon: int,
+    ) -> None:
+        """Adds to ``totals`` a rollout of each candidate in ``which`` from
+        ``state``, all with the same random stream (common random numbers)."""
+        seed = self.rng.getrandbits(64)
+        for i in which:
+            s = state.clone()
+            s.apply(candidates[i])
+            totals[i] += self._rollout(s, seed, horizon, self.seat)
 
     def _rollout(self, state: State, seed: int, horizon: int, seat: int) -> float:
         rng = random.Random(seed)
