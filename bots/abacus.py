@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import math
 import random
+import time
 from collections.abc import Sequence
 from typing import Any
 
@@ -114,6 +115,8 @@ class AbacusBot(BeanCounterBot):
         totals = [0.0] * n
         alive = list(range(n))
         done = 0
+        limit = self._limit(view)
+        began = time.perf_counter()
         for r in range(rounds):
             deals = max(1, budget // rounds // len(alive))
             if r == 0:
@@ -122,14 +125,26 @@ class AbacusBot(BeanCounterBot):
                 state = root if done == 0 else view.determinize(rng)
                 self._deal(state, candidates, alive, totals, horizon)
                 done += 1
-            if r + 1 < rounds:  # keep the better half, and the heuristic's answer
-                ranked = sorted(alive, key=lambda i: (-totals[i], i))
-                keep = set(ranked[: max(2, (len(alive) + 1) // 2)]) | {0}
-                alive = [i for i in alive if i in keep]
+                # as the bean counter: stop before a deal that would overrun the cap
+                if (time.perf_counter() - began) * (done + 1) / done > limit:
+                    self.capped += 1
+                    break
+            else:
+                if r + 1 < rounds:
+                    alive = self._halve(alive, totals)
+                continue
+            break
         best = max(alive, key=lambda i: (totals[i], -i))
         if totals[best] - totals[0] <= self.stay * done:
             best = 0  # not clearly better than the heuristic's answer: keep it
         return candidates[best]
+
+    @staticmethod
+    def _halve(alive: list[int], totals: list[float]) -> list[int]:
+        """The better half of ``alive`` (at least two), and the heuristic's answer."""
+        ranked = sorted(alive, key=lambda i: (-totals[i], i))
+        keep = set(ranked[: max(2, (len(alive) + 1) // 2)]) | {0}
+        return [i for i in alive if i in keep]
 
     def _rollout(self, state: State, seed: int, horizon: int, seat: int) -> float:
         rng = random.Random(seed)

@@ -364,10 +364,7 @@ class BeanCounterBot(TraderBot):
         # A rollout plays a turn per seat: fewer of them at a bigger table,
         # and no more deals than the budget pays for (a draft can offer 18).
         deals = max(self.min_deals, self.playouts * 4 // view.players // n)
-        limit = math.inf if self.max_seconds is None else self.max_seconds
-        left = view.time_left
-        if left is not None:
-            limit = min(limit, left / 100)  # never more than 1% of what is left
+        limit = self._limit(view)
         began = time.perf_counter()
         totals = [0.0] * n
         horizon = self.horizon_rounds * view.players
@@ -385,6 +382,15 @@ class BeanCounterBot(TraderBot):
         if totals[best] - totals[0] <= self.stay * done:
             best = 0  # not clearly better than the heuristic's answer: keep it
         return candidates[best]
+
+    def _limit(self, view: SeatView) -> float:
+        """Seconds a search may take: ``max_seconds``, and never more than
+        1% of what is left of a time bank."""
+        limit = math.inf if self.max_seconds is None else self.max_seconds
+        left = view.time_left
+        if left is not None:
+            limit = min(limit, left / 100)
+        return limit
 
     def _deal(
         self,
