@@ -38,7 +38,7 @@ from __future__ import annotations
 import math
 import random
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from bohnarena.bohnanza import (
@@ -364,22 +364,14 @@ class BeanCounterBot(TraderBot):
         # A rollout plays a turn per seat: fewer of them at a bigger table,
         # and no more deals than the budget pays for (a draft can offer 18).
         deals = max(self.min_deals, self.playouts * 4 // view.players // n)
-        limit = math.inf if self.max_seconds is None else self.max_seconds
-        left = view.time_left
-        if left is not None:
-            limit = min(limit, left / 100)  # never more than 1% of what is left
+        limit = self._limit(view)
         began = time.perf_counter()
         totals = [0.0] * n
         horizon = self.horizon_rounds * view.players
-        seat = self.seat
         done = 0
         for d in range(deals):
             state = root if d == 0 else view.determinize(rng)
-            seed = rng.getrandbits(64)
-            for i, answer in enumerate(candidates):
-                s = state.clone()
-                s.apply(answer)
-                totals[i] += self._rollout(s, seed, horizon, seat)
+            self._deal(state, candidates, range(n), totals, horizon)
             done += 1
             # stop before a deal that would overrun the cap (deals so far as its cost)
             spent = time.perf_counter() - began
@@ -390,6 +382,31 @@ class BeanCounterBot(TraderBot):
         if totals[best] - totals[0] <= self.stay * done:
             best = 0  # not clearly better than the heuristic's answer: keep it
         return candidates[best]
+
+    def _limit(self, view: SeatView) -> float:
+        """Seconds a search may take: ``max_seconds``, and never more than
+        1% of what is left of a time bank."""
+        limit = math.inf if self.max_seconds is None else self.max_seconds
+        left = view.time_left
+        if left is not None:
+            limit = min(limit, left / 100)
+        return limit
+
+    def _deal(
+        self,
+        state: State,
+        candidates: list[Any],
+        which: Iterable[int],
+        totals: list[float],
+        horizon: int,
+    ) -> None:
+        """Adds to ``totals`` a rollout of each candidate in ``which`` from
+        ``state``, all with the same random stream (common random numbers)."""
+        seed = self.rng.getrandbits(64)
+        for i in which:
+            s = state.clone()
+            s.apply(candidates[i])
+            totals[i] += self._rollout(s, seed, horizon, self.seat)
 
     def _rollout(self, state: State, seed: int, horizon: int, seat: int) -> float:
         rng = random.Random(seed)
