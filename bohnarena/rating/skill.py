@@ -140,16 +140,18 @@ class Ranking:
         return "\n".join(lines) + "\n"
 
     def to_text(self) -> str:
-        rows = self.rows()
         out = [
             f"{'#':>2}  {'bot':<16} {'score':>7} {'mu':>7} {'sigma':>6} {'matches':>7} "
             f"{'win rate':>8} {'coins':>6} {'place':>6} {'faults':>6}"
         ]
-        for i, r in enumerate(rows, 1):
+        # (from the unrounded figures, as every other table of ratings: a
+        # figure rounded twice can read 0.01 off the ladder's tables)
+        for i, s in enumerate(self.standings, 1):
+            n = s.matches or 1
             out.append(
-                f"{i:>2}  {r['bot']:<16} {r['score']:>7.2f} {r['mu']:>7.2f} {r['sigma']:>6.2f} "
-                f"{r['matches']:>7} {r['win_rate']:>8.1%} {r['mean_coins']:>6.2f} "
-                f"{r['mean_place']:>6.2f} {r['faults']:>6}"
+                f"{i:>2}  {s.bot:<16} {s.score:>7.2f} {s.mu:>7.2f} {s.sigma:>6.2f} "
+                f"{s.matches:>7} {s.win_rate:>8.1%} {s.coins / n:>6.2f} "
+                f"{s.places / n:>6.2f} {s.faults:>6}"
             )
         seats = "  ".join(f"{r['seat']}: {r['win_rate']:.1%}" for r in self.seat_rows())
         out.append(f"Win rate by seat: {seats}")

@@ -35,3 +35,19 @@ def test_the_standings_and_the_history(tmp_path):
     assert page.count('class="mark"') == 3  # a line for each version a run rated...
     assert page.count("<circle") == 4  # ...and a dot for each rating: one alone shows too
     assert "&lt;spring&gt;" in page and "<spring>" not in page
+
+
+def test_a_run_prints_the_figures_its_ladder_keeps(tmp_path):
+    """``ladder run`` prints the run's ranking; ``ladder rank`` the ratings
+    kept from it: the same figures (a figure rounded to 3 places and then
+    to 2 once read 35.52 in one and 35.51 in the other)."""
+    from bohnarena.rating.skill import Ranking
+
+    c = Catalog(tmp_path, create=True)
+    vid = c.add("fay", "f" * 32, "file", {}, "fay.py", "f")
+    c.activate(vid)
+    fay = BotStanding("fay.ffffffff", mu=35.514987, sigma=2.116666, matches=12, wins=8)
+    c.record_run(0.0, 12, 12, [(vid, fay)])
+    printed = Ranking([fay], [0, 0, 0, 0], 0).to_text().splitlines()[1].split()
+    kept = standing_table(c).splitlines()[1].split()
+    assert printed[2:5] == kept[2:5] == ["29.16", "35.51", "2.12"]
