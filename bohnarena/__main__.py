@@ -4,7 +4,11 @@ start-up is one line and exit code 130, never a traceback."""
 
 from __future__ import annotations
 
+import atexit
+import os
 import sys
+import threading
+from typing import NoReturn
 
 from .core.stopping import exit_code, interrupted, redeliver_lost_stops
 
@@ -17,7 +21,32 @@ def main() -> None:
         words = [a for a in sys.argv[1:] if not a.startswith("-")]
         sys.stderr.write(interrupted(words[0] if words else None) + "\n")
         sys.exit(exit_code(stop))
-    command_line()
+    try:
+        command_line()
+    except SystemExit as done:
+        leave(done.code)
+    leave(0)
+
+
+def leave(code: object) -> NoReturn:
+    """End the process with ``code`` (as ``sys.exit`` takes it) once the
+    command is done: Python's own teardown runs (threads joined, atexit
+    handlers: logs flushed, pools' children reaped), the C runtime's does
+    not. Arrow's native thread pools can abort that one ("terminate called
+    without an active exception", apache/arrow issue 34314), after every
+    file is written, turning a finished run's exit code into -6."""
+    if isinstance(code, str):  # sys.exit("message")
+        sys.stderr.write(code + "\n")
+        code = 1
+    status = 0 if code is None else int(code)  # type: ignore[call-overload]
+    threading._shutdown()  # type: ignore[attr-defined]
+    atexit._run_exitfuncs()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):  # a closed pipe (`bohnarena rank | head`)
+            pass
+    os._exit(status)
 
 
 if __name__ == "__main__":
