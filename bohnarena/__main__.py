@@ -35,10 +35,11 @@ def leave(code: object) -> NoReturn:
     not. Arrow's native thread pools can abort that one ("terminate called
     without an active exception", apache/arrow issue 34314), after every
     file is written, turning a finished run's exit code into -6."""
-    if isinstance(code, str):  # sys.exit("message")
-        sys.stderr.write(code + "\n")
-        code = 1
-    status = 0 if code is None else int(code)  # type: ignore[call-overload]
+    if code is None or isinstance(code, int):
+        status = code or 0
+    else:  # sys.exit("message"), or any other object: printed, exit code 1
+        sys.stderr.write(f"{code}\n")
+        status = 1
     threading._shutdown()  # type: ignore[attr-defined]
     atexit._run_exitfuncs()
     for stream in (sys.stdout, sys.stderr):

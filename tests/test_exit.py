@@ -13,7 +13,7 @@ import atexit, sys
 atexit.register(lambda: print("atexit ran", flush=True))
 from bohnarena.__main__ import main, leave
 if sys.argv[1] == "leave":
-    leave(sys.argv[2] if sys.argv[2] != "none" else None)
+    leave({"none": None, "list": [1, 2]}.get(sys.argv[2], sys.argv[2]))
 sys.argv = ["bohnarena", *sys.argv[1:]]
 main()
 """
@@ -42,3 +42,9 @@ def test_leave_takes_what_sys_exit_takes():
     assert end("leave", "none").returncode == 0
     r = end("leave", "a message")
     assert (r.returncode, r.stderr, r.stdout) == (1, "a message\n", "atexit ran\n")
+
+
+@pytest.mark.slow
+def test_leave_prints_any_other_object_and_exits_1():
+    r = end("leave", "list")  # sys.exit([1, 2]): no traceback, as Python's own exit
+    assert (r.returncode, r.stderr, r.stdout) == (1, "[1, 2]\n", "atexit ran\n")
