@@ -20,15 +20,12 @@ import functools
 import json
 import os
 import resource
-import shutil
 import signal
 import socket
 import subprocess
 import sys
-import tempfile
 import weakref
 from collections.abc import Mapping, Sequence
-from multiprocessing.util import Finalize
 from pathlib import Path
 from types import MappingProxyType
 from typing import IO, Any, Protocol
@@ -41,6 +38,7 @@ from ..referee.limits import Limits
 from . import jail, unroot
 from .cgroups import Groups
 from .channel import CRASH, START, BotFault, Channel, Conversation
+from .linkdirs import importable
 from .packages import allowed_code
 from .zygote import JUNK, ask, describe_exit
 
@@ -485,24 +483,5 @@ def process_python(
     # points: the bot goes by module:Class); what it may import comes
     # through PYTHONPATH alone.
     argv = (sys.executable, "-P", "-S", "-s", "-m", "bohnarena.sandbox.host", wire, target)
-    env = {**os.environ, "PYTHONPATH": str(importable(code)), "PYTHONNOUSERSITE": "1"}
+    env = {**os.environ, "PYTHONPATH": str(importable(code, jail.PACKAGE)), "PYTHONNOUSERSITE": "1"}
     return argv, MappingProxyType(env)
-
-
-_IMPORTABLE: dict[tuple[tuple[str, Path], ...], Path] = {}
-
-
-def importable(code: dict[str, Path]) -> Path:
-    """A directory that shows ``code`` (and bohnarena) by top-level name,
-    as links: a process bot's PYTHONPATH. One per set, removed when the
-    process that made it exits: a pool worker too, which ends without
-    running ``atexit`` (multiprocessing runs its finalizers)."""
-    key = tuple(sorted({**code, "bohnarena": jail.PACKAGE}.items()))
-    found = _IMPORTABLE.get(key)
-    if found is None:
-        found = Path(tempfile.mkdtemp(prefix="bohnarena-lib-"))
-        Finalize(None, shutil.rmtree, (found, True), exitpriority=0)
-        for name, path in key:
-            (found / (path.name if path.is_file() else name)).symlink_to(path)
-        _IMPORTABLE[key] = found
-    return found

@@ -6,8 +6,11 @@ setting. And command bots as the docs show them (part 3): ``node bot.js``
 in check-bot and in a league, a failing one's first error line shown."""
 
 import multiprocessing
+import os
 import shutil
+import signal
 import textwrap
+import time
 from pathlib import Path
 
 import pytest
@@ -187,22 +190,51 @@ def test_check_bot_passes_node_bot_js(tmp_path, monkeypatch):
     assert checked.exit_code == 0 and "PASS" in checked.output, checked.output
 
 
-def made_in_a_child(queue):
-    from bohnarena.sandbox import endpoint
+def made_in_a_child(queue, go, die):
+    from bohnarena.sandbox import jail, linkdirs
 
-    queue.put(str(endpoint.importable(dict(allowed_code(DEFAULT_PACKAGES)))))
+    queue.put(str(linkdirs.importable(dict(allowed_code(DEFAULT_PACKAGES)), jail.PACKAGE)))
+    queue.close()
+    queue.join_thread()  # the path sent before anything else happens
+    if die:  # as a worker the pool kills: no finalizer runs
+        os.kill(os.getpid(), signal.SIGKILL)
+    go.get(timeout=60)  # alive until told
+
+
+def make_in_a_child(die: bool):
+    fork = multiprocessing.get_context("fork")
+    made, go = fork.Queue(), fork.Queue()
+    child = fork.Process(target=made_in_a_child, args=(made, go, die))
+    child.start()
+    return child, Path(made.get(timeout=60)), go
 
 
 def test_a_process_bots_import_directory_goes_with_the_worker_that_made_it(monkeypatch):
     # A pool worker ends in os._exit: no atexit handler runs there.
-    from bohnarena.sandbox import endpoint
+    from bohnarena.sandbox import linkdirs
 
-    monkeypatch.setattr(endpoint, "_IMPORTABLE", {})
-    fork = multiprocessing.get_context("fork")
-    queue = fork.Queue()
-    child = fork.Process(target=made_in_a_child, args=(queue,))
-    child.start()
-    made = Path(queue.get(timeout=60))
+    monkeypatch.setattr(linkdirs, "_IMPORTABLE", {})
+    child, made, go = make_in_a_child(die=False)
+    go.put(None)
     child.join(60)
     assert child.exitcode == 0 and made.name.startswith("bohnarena-lib-")
     assert not made.exists()
+
+
+def test_a_killed_workers_import_directory_goes_with_the_next_one_made(monkeypatch):
+    from bohnarena.sandbox import linkdirs
+
+    monkeypatch.setattr(linkdirs, "_IMPORTABLE", {})
+    killed, orphan, _ = make_in_a_child(die=True)
+    killed.join(60)
+    living, held, go = make_in_a_child(die=False)
+    assert killed.exitcode == -signal.SIGKILL and orphan.exists() and held.exists()
+    for young in (orphan, held):  # both past the grace a maker has to take its lock
+        past = time.time() - 2 * linkdirs.GRACE
+        os.utime(young / linkdirs.ALIVE, (past, past))
+    linkdirs.sweep()  # what making the next one does first
+    assert not orphan.exists()
+    assert held.exists()  # its maker lives and holds the lock
+    go.put(None)
+    living.join(60)
+    assert not held.exists()
