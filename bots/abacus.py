@@ -125,9 +125,7 @@ class AbacusBot(BeanCounterBot):
                 state = root if done == 0 else view.determinize(rng)
                 self._deal(state, candidates, alive, totals, horizon)
                 done += 1
-                # as the bean counter: stop before a deal that would overrun the cap
-                if (time.perf_counter() - began) * (done + 1) / done > limit:
-                    self.capped += 1
+                if self._overruns(began, done, limit):
                     break
             else:
                 if r + 1 < rounds:

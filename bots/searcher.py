@@ -373,15 +373,20 @@ class BeanCounterBot(TraderBot):
             state = root if d == 0 else view.determinize(rng)
             self._deal(state, candidates, range(n), totals, horizon)
             done += 1
-            # stop before a deal that would overrun the cap (deals so far as its cost)
-            spent = time.perf_counter() - began
-            if spent * (d + 2) / (d + 1) > limit and d + 1 < deals:
-                self.capped += 1
+            if d + 1 < deals and self._overruns(began, done, limit):
                 break
         best = max(range(n), key=lambda i: (totals[i], -i))
         if totals[best] - totals[0] <= self.stay * done:
             best = 0  # not clearly better than the heuristic's answer: keep it
         return candidates[best]
+
+    def _overruns(self, began: float, done: int, limit: float) -> bool:
+        """Whether one more deal would overrun the cap (the ``done`` deals
+        since ``began`` as its cost); counted in ``capped``."""
+        if (time.perf_counter() - began) * (done + 1) / done <= limit:
+            return False
+        self.capped += 1
+        return True
 
     def _limit(self, view: SeatView) -> float:
         """Seconds a search may take: ``max_seconds``, and never more than
