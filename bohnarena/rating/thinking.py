@@ -91,8 +91,9 @@ class Timed:
         keys = np.flatnonzero(cells)
         counts = cells[keys]
         longest = np.zeros(len(bots), np.int64)
-        for b in np.unique(who):
-            longest[b] = micros[who == b].max()
+        for b in range(len(bots)):
+            mine = micros[who == b]
+            longest[b] = mine.max() if len(mine) else 0
         low = int(ids.min()) if len(ids) else 0  # a summary holds a range of matches
         p = max(players, 1)  # (none: no matches, no decisions)
         flat = (ids - low) * p + seats
@@ -164,7 +165,8 @@ class Timings:
             at = np.searchsorted(m.match_id, ids)
             known = at < m.n
             known[known] = m.match_id[at[known]] == ids[known]  # (a match without its row: none)
-            known &= ~np.isin(ids, covered)
+            if len(covered):
+                known &= ~np.isin(ids, covered)
             if not known.any():
                 continue
             seats = t.column("seat").to_numpy()[known].astype(np.int64)

@@ -78,11 +78,12 @@ def open_part(path: Path) -> IO[bytes]:
     raise FileNotFoundError(errno.ENOENT, "No such file", str(path))
 
 
-def read_table(path: Path, **options: Any) -> pa.Table:
-    """A part's table (``options``: pyarrow.parquet.read_table's)."""
+def read_table(path: Path, columns: list[str] | None = None) -> pa.Table:
+    """A part's table, or those of its ``columns`` (read as one file: not
+    through the datasets library, which costs a third more a file)."""
     try:
         with open_part(path) as f:
-            return pq.read_table(f, **options)
+            return pq.ParquetFile(f).read(columns=columns)
     except (pa.ArrowException, OSError) as e:
         raise unreadable(path, e) from None
 
