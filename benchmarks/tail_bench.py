@@ -4,6 +4,8 @@ directory, and what logging moves costs (issue 23, part 2).
     python benchmarks/tail_bench.py                     # 10,000 matches
     python benchmarks/tail_bench.py --deals 25000       # the issue's 100,000 matches
     python benchmarks/tail_bench.py --log-cost          # 2,000 matches of four planners at -j 1
+    python benchmarks/tail_bench.py --deals 6250 --keep DIR   # 25,000 matches, kept in DIR/out
+    python benchmarks/tail_bench.py --from DIR/out      # its tail's pieces, rank, report again
 
 The league is the issue's: planner, planner, trader and random at tables of
 four. Prints the play time, the tail (compaction, ranking files, report:
@@ -60,6 +62,52 @@ print(json.dumps({"play": summary.play_seconds, "run": ran - start, "total": end
                   "report": end - ran, "cpu": cpu_run}))
 """
 
+#: Run in a fresh process on a finished directory: the pieces of a run's
+#: tail that can be timed again without playing (the rating is the
+#: directory's, read first), each in wall and CPU time.
+PIECES = """
+import json, resource, sys, tempfile, time
+from pathlib import Path
+from bohnarena.cli.matches import watch
+from bohnarena.rating.results import read_results
+from bohnarena.rating.thinking import thinking
+from bohnarena.report.html import write_report
+from bohnarena.run.rankfiles import keep_curve, write_ranking
+from bohnarena.store.directory import RunDir
+from bohnarena.store.reading import RunReader
+def cpu():
+    usage = [resource.getrusage(who) for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)]
+    return sum(r.ru_utime + r.ru_stime for r in usage)
+out = Path(sys.argv[1])
+times = {}
+def timed(name, f):
+    wall, used = time.perf_counter(), cpu()
+    value = f()
+    times[name] = (time.perf_counter() - wall, cpu() - used)
+    return value
+r = timed("read the results", lambda: read_results(out))
+listing = lambda: RunReader(out).listing().require()
+timed("thinking from every timing file", lambda: thinking(listing(), r.matches))
+store = RunDir(out)
+timed("ranking files", lambda: write_ranking(store, r.league, r.ranking))
+timed("rating curve", lambda: keep_curve(store, r))
+with tempfile.TemporaryDirectory() as tmp:
+    page = Path(tmp) / "r.html"
+    timed("report without viewer pages", lambda: write_report(out, page, results=r))
+    timed("viewer pages", lambda: watch(r, page))
+    timed("report with them", lambda: write_report(out, page, results=r, watch=watch))
+    try:  # the think times summed up as a run's workers hand them back (not timed)
+        from bohnarena.rating.thinking import Timings
+    except ImportError:  # a bohnarena before them
+        Timings = None
+    if Timings is not None:
+        r.timings = Timings(list(r.league.bots))
+        r.timings.read(listing(), r.matches)
+        tail = "report as the run's tail writes it"
+        timed(tail, lambda: write_report(out, page, results=r, watch=watch))
+print(json.dumps(times))
+"""
+
 #: A command's wall time, CPU time and peak memory (ru_maxrss of the child, MB).
 TIMED = """
 import resource, subprocess, sys, time
@@ -90,10 +138,12 @@ def timed(*command: str) -> str:
     return f"{took:.1f} s ({cpu:.1f} s of CPU), peak {mb:.0f} MB"
 
 
-def tail(deals: int, workers: int) -> None:
+def tail(deals: int, workers: int, keep: Path | None = None) -> None:
     with tempfile.TemporaryDirectory() as tmp:
-        league = write(Path(tmp), deals, MIXED)
-        out = Path(tmp) / "out"
+        where = keep or Path(tmp)
+        where.mkdir(parents=True, exist_ok=True)
+        league = write(where, deals, MIXED)
+        out = where / "out"
         f = play(league, out, workers)
         matches = deals * 4
         print(
@@ -102,11 +152,23 @@ def tail(deals: int, workers: int) -> None:
             f"files and compaction {f['run'] - f['play']:.1f} s, report {f['report']:.1f} s "
             f"with its {len(list(out.glob('watch/*.html')))} viewer pages)"
         )
-        bohnarena = [sys.executable, "-m", "bohnarena"]
-        print(f"rank: {timed(*bohnarena, 'rank', str(out))}")
-        print(f"report: {timed(*bohnarena, 'report', str(out))}")
-        size = sum(p.stat().st_size for p in out.rglob("*") if p.is_file()) / 2**20
-        print(f"results directory: {size:.0f} MB")
+        directory(out)
+
+
+def pieces(out: Path) -> None:
+    """The tail's pieces timed again on a finished directory."""
+    done = subprocess.run([sys.executable, "-c", PIECES, str(out)], check=True, capture_output=True)
+    for name, (wall, cpu) in json.loads(done.stdout.strip().splitlines()[-1]).items():
+        print(f"{name}: {wall:.2f} s ({cpu:.2f} s of CPU)")
+
+
+def directory(out: Path) -> None:
+    """`rank` and `report` on a finished results directory, each in a fresh process."""
+    bohnarena = [sys.executable, "-m", "bohnarena"]
+    print(f"rank: {timed(*bohnarena, 'rank', str(out))}")
+    print(f"report: {timed(*bohnarena, 'report', str(out))}")
+    size = sum(p.stat().st_size for p in out.rglob("*") if p.is_file()) / 2**20
+    print(f"results directory: {size:.0f} MB")
 
 
 def log_cost(deals: int, repeat: int) -> None:
@@ -136,11 +198,23 @@ def main() -> None:
     p.add_argument("-j", "--workers", type=int, default=2)
     p.add_argument("--log-cost", action="store_true", help="the cost of logging moves instead")
     p.add_argument("--repeat", type=int, default=5)
+    p.add_argument(
+        "--keep", type=Path, help="play into this directory and keep it (league file and out/)"
+    )
+    p.add_argument(
+        "--from",
+        dest="source",
+        type=Path,
+        help="play nothing: time the tail's pieces, rank and report on this results directory",
+    )
     a = p.parse_args()
-    if a.log_cost:
+    if a.source is not None:
+        pieces(a.source)
+        directory(a.source)
+    elif a.log_cost:
         log_cost(500 if a.deals == 2500 else a.deals, a.repeat)
     else:
-        tail(a.deals, a.workers)
+        tail(a.deals, a.workers, a.keep)
 
 
 if __name__ == "__main__":

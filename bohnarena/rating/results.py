@@ -18,6 +18,7 @@ from .curvefile import Kept, read_curve
 from .skill import FRESH, RANK_COLUMNS, Curve, Ranking, Rater
 from .stats import COLUMNS as STATS_COLUMNS
 from .stats import Collector, Matches
+from .thinking import Timings
 
 
 @dataclass
@@ -34,6 +35,9 @@ class LeagueResults:
     curve: Curve
     #: Written before manifests: its parts could not be checked for edits.
     unchecked: bool = False
+    #: The think times a run summed up as its matches finished (None: the
+    #: report reads every timing file).
+    timings: Timings | None = None
 
     @property
     def total(self) -> int:

@@ -158,9 +158,8 @@ def resample_sums(sums: Floats, resamples: int, seed: int, chunk: int = 100) -> 
     for at in range(0, resamples, chunk):
         r = min(chunk, resamples - at)
         drawn = rng.integers(0, blocks, size=(r, blocks))
-        counts = np.bincount(
-            (drawn + blocks * np.arange(r)[:, None]).ravel(), minlength=r * blocks
-        ).reshape(r, blocks)
+        drawn += blocks * np.arange(r)[:, None]  # (in place: a big league's draws are 20 MB)
+        counts = np.bincount(drawn.ravel(), minlength=r * blocks).reshape(r, blocks)
         out[at : at + r] = counts @ sums
     return out
 
@@ -305,35 +304,34 @@ def league_stats(m: Matches, resamples: int = RESAMPLES, seed: int = SEED) -> Le
     ones = np.ones(len(bot))
     # Column layout of the block sums: per bot n, wins, coins, place; per bot
     # and seat n, wins, coins; per ordered pair of bots n, ahead.
-    parts: list[tuple[Ints, Floats]] = [
-        (bot, ones),
-        (b + bot, m.win.ravel().astype(float)),
-        (2 * b + bot, m.coins.ravel().astype(float)),
-        (3 * b + bot, m.place.ravel().astype(float)),
-    ]
+    win, coins, place = (x.ravel().astype(float) for x in (m.win, m.coins, m.place))
     cell = bot * p + seat
     base = 4 * b
-    parts += [
-        (base + cell, ones),
-        (base + b * p + cell, m.win.ravel().astype(float)),
-        (base + 2 * b * p + cell, m.coins.ravel().astype(float)),
+    parts: list[tuple[int, Ints, Floats]] = [  # (first column, column within, value)
+        (0, bot, ones),
+        (b, bot, win),
+        (2 * b, bot, coins),
+        (3 * b, bot, place),
+        (base, cell, ones),
+        (base + b * p, cell, win),
+        (base + 2 * b * p, cell, coins),
     ]
     base += 3 * b * p
-    pair_block, pair_cols, pair_vals = [], [], []
+    width = base + 2 * b * b
+    # Summed a part at a time (each a (deals, width) array), not concatenated
+    # first: a 100,000-match league's concatenation held some 250 MB. The
+    # values are whole numbers and halves, so every sum is exact in any order.
+    sums = np.zeros((blocks, width))
+    for first, columns, values in parts:
+        sums += block_sums(seat_block, blocks, first + columns, values, width)
     for s in range(p):
         for t in range(p):
             if s == t:
                 continue
             a, c = m.bot[:, s], m.bot[:, t]
             ahead = (m.place[:, s] < m.place[:, t]) + 0.5 * (m.place[:, s] == m.place[:, t])
-            pair_block += [block, block]
-            pair_cols += [base + a * b + c, base + b * b + a * b + c]
-            pair_vals += [np.ones(m.n), ahead]
-    width = base + 2 * b * b
-    columns = np.concatenate([np.concatenate([c for c, _ in parts]), *pair_cols])
-    values = np.concatenate([np.concatenate([v for _, v in parts]), *pair_vals])
-    blocks_of = np.concatenate([np.tile(seat_block, len(parts)), *pair_block])
-    sums = block_sums(blocks_of.astype(np.int64), blocks, columns.astype(np.int64), values, width)
+            sums += block_sums(block, blocks, base + a * b + c, np.ones(m.n), width)
+            sums += block_sums(block, blocks, base + b * b + a * b + c, ahead, width)
     total = sums.sum(axis=0)
     boot = resample_sums(sums, resamples, seed) if blocks else np.zeros((0, width))
 

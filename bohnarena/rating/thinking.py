@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
+import pyarrow as pa
 
 from ..store.parts import Listing, read_table
 from .stats import Matches
@@ -60,37 +61,151 @@ class Thinking:
         return float(_middle(np.array([where], np.int64))[0])
 
 
-def thinking(listing: Listing, m: Matches) -> Thinking:
-    """The decision times of the matches in ``m`` from the timing files of
-    ``listing`` (a listing checked by its reader)."""
-    n_bots = len(m.bots)
-    histogram = np.zeros(n_bots * _BINS, np.int64)
-    longest = np.zeros(n_bots, np.int64)
-    spent = np.zeros(m.bot.shape if m.n else (0, 0), np.int64)
-    timed = np.zeros(m.n, np.bool_)
-    for _, path in listing.files("timing"):
-        t = read_table(path, columns=["match_id", "seat", "micros"])
-        ids = t.column("match_id").to_numpy()
-        seats = t.column("seat").to_numpy()
-        micros = t.column("micros").to_numpy()
+@dataclass(frozen=True)
+class Timed:
+    """Think times summed up so that summaries merge exactly: a batch's (its
+    worker hands it to the run with the matches, so the run's end reads no
+    timing file) or one timing file's."""
+
+    bots: list[str]  # the bots its keys count
+    #: histogram cells (bot index * bins + bin), ascending, and their counts
+    keys: npt.NDArray[np.int64]
+    counts: npt.NDArray[np.int64]
+    longest: npt.NDArray[np.int64]  # (bots,) µs of the slowest decision
+    match_id: npt.NDArray[np.int64]  # (n,) the matches timed, ascending
+    spent: npt.NDArray[np.int64]  # (n, players) µs each seat spent in each
+
+    @staticmethod
+    def of(
+        bots: list[str],
+        players: int,
+        ids: npt.NDArray[np.int64],
+        seats: npt.NDArray[np.int64],
+        who: npt.NDArray[np.int64],
+        micros: npt.NDArray[np.int32],
+    ) -> Timed:
+        """Decisions given as aligned arrays: match, seat, bot (index into
+        ``bots``) and µs."""
+        # (counted, not sorted: a file of 100,000 decisions is read in a few ms)
+        cells = np.bincount(who * _BINS + _bins(micros), minlength=len(bots) * _BINS)
+        keys = np.flatnonzero(cells)
+        counts = cells[keys]
+        longest = np.zeros(len(bots), np.int64)
+        for b in range(len(bots)):
+            mine = micros[who == b]
+            longest[b] = mine.max() if len(mine) else 0
+        low = int(ids.min()) if len(ids) else 0  # a summary holds a range of matches
+        p = max(players, 1)  # (none: no matches, no decisions)
+        flat = (ids - low) * p + seats
+        sums = np.bincount(flat, weights=micros, minlength=p).astype(np.int64)
+        sums = np.pad(sums, (0, -len(sums) % p)).reshape(-1, p)
+        timed = np.bincount(ids - low) > 0 if len(ids) else np.zeros(0, np.bool_)
+        match_id = np.flatnonzero(timed).astype(np.int64) + low
+        spent = sums[timed]
+        return Timed(bots, keys, counts.astype(np.int64), longest, match_id, spent)
+
+
+def batch_timed(matches: pa.Table, timing: pa.Table) -> Timed:
+    """A batch's summary, from its matches and timing tables (the bots by
+    name: a worker does not know the league's order)."""
+    seats = matches.column("seats").to_pylist()
+    bots = sorted({b for names in seats for b in names})
+    index = {b: i for i, b in enumerate(bots)}
+    players = max((len(names) for names in seats), default=0)
+    by_match = np.array([[index[b] for b in names] for names in seats], np.int64)
+    rows = np.array(matches.column("match_id").to_pylist(), np.int64)
+    order = np.argsort(rows)
+    ids = np.asarray(timing.column("match_id").to_numpy(), np.int64)
+    at = np.searchsorted(rows, ids, sorter=order)
+    known = at < len(rows)
+    known[known] = rows[order[at[known]]] == ids[known]  # (a match without its row: none)
+    seat = np.asarray(timing.column("seat").to_numpy(), np.int64)[known]
+    who = by_match[order[at[known]], seat] if len(seat) else np.zeros(0, np.int64)
+    micros = np.asarray(timing.column("micros").to_numpy(), np.int32)[known]
+    return Timed.of(bots, players, ids[known], seat, who, micros)
+
+
+class Timings:
+    """Summaries merged as they come (each match's in one of them), into
+    the figures of :class:`Thinking`."""
+
+    def __init__(self, bots: list[str]) -> None:
+        self.bots = bots
+        self._index = {b: i for i, b in enumerate(bots)}
+        self.histogram = np.zeros(len(bots) * _BINS, np.int64)
+        self.longest = np.zeros(len(bots), np.int64)
+        self._ids: list[npt.NDArray[np.int64]] = []
+        self._spent: list[npt.NDArray[np.int64]] = []
+
+    def add(self, t: Timed) -> None:
+        mine = np.array([self._index[b] for b in t.bots], np.int64)
+        bins = t.keys % _BINS
+        self.histogram += np.bincount(
+            mine[t.keys // _BINS] * _BINS + bins, weights=t.counts, minlength=len(self.histogram)
+        ).astype(np.int64)
+        np.maximum.at(self.longest, mine, t.longest)
+        if len(t.match_id):
+            self._ids.append(t.match_id)
+            self._spent.append(t.spent)
+
+    def covered(self) -> npt.NDArray[np.int64]:
+        """The ids of the matches summed up so far, ascending."""
+        return np.unique(np.concatenate(self._ids)) if self._ids else np.zeros(0, np.int64)
+
+    def read(self, listing: Listing, m: Matches) -> None:
+        """Add the decisions of the matches of ``m`` not summed up yet, from
+        the timing files of ``listing`` (those of a run resumed, or all)."""
+        covered = self.covered()
+        for (first, last), path in listing.files("timing"):
+            lo, hi = np.searchsorted(m.match_id, [first, last + 1])
+            if np.isin(m.match_id[lo:hi], covered).all():
+                continue  # (every match there is summed up already, or none is in m)
+            t = read_table(path, columns=["match_id", "seat", "micros"])
+            ids = t.column("match_id").to_numpy()
+            at = np.searchsorted(m.match_id, ids)
+            known = at < m.n
+            known[known] = m.match_id[at[known]] == ids[known]  # (a match without its row: none)
+            if len(covered):
+                known &= ~np.isin(ids, covered)
+            if not known.any():
+                continue
+            seats = t.column("seat").to_numpy()[known].astype(np.int64)
+            bots = m.bot[at[known], seats].astype(np.int64)
+            micros = t.column("micros").to_numpy()[known]
+            self.add(Timed.of(m.bots, m.players, ids[known], seats, bots, micros))
+
+    def fits(self, m: Matches) -> bool:
+        """Whether every match summed up is one of ``m``'s, its bots ``m``'s."""
+        ids = self.covered()
         at = np.searchsorted(m.match_id, ids)
-        known = at < m.n
-        known[known] = m.match_id[at[known]] == ids[known]  # (a match without its row: none)
-        at, seats, micros = at[known], seats[known], micros[known]
-        if not len(at):
-            continue
-        bots = m.bot[at, seats].astype(np.int64)
-        histogram += np.bincount(bots * _BINS + _bins(micros), minlength=n_bots * _BINS)
-        # the slowest per bot: the last of its keys (bot, time) in order
-        keys = np.sort((bots << 32) | micros.astype(np.int64))
-        ends = np.searchsorted(keys, (np.arange(n_bots, dtype=np.int64) + 1) << 32) - 1
-        mine = (ends >= 0) & ((keys[np.maximum(ends, 0)] >> 32) == np.arange(n_bots))
-        longest[mine] = np.maximum(longest[mine], keys[ends[mine]] & 0xFFFFFFFF)
-        low = int(at.min())  # a file holds a range of matches: count within it
-        flat = (at - low) * m.players + seats
-        sums = np.bincount(flat, weights=micros, minlength=int(flat.max()) + 1)
-        window = spent[low : low + len(sums) // m.players + 1].reshape(-1)
-        window[: len(sums)] += sums[: len(window)].astype(np.int64)
-        timed[at] = True
-    per_match = [spent[timed][m.bot[timed] == i] for i in range(n_bots)]
-    return Thinking(m.bots, histogram.reshape(n_bots, _BINS), longest, per_match, int(timed.sum()))
+        return self.bots == m.bots and bool(
+            (at < m.n).all() and (m.match_id[np.minimum(at, m.n - 1)] == ids).all()
+        )
+
+    def thinking(self, m: Matches) -> Thinking:
+        """The figures of the matches of ``m`` summed up (each once)."""
+        n_bots = len(self.bots)
+        spent = np.zeros(m.bot.shape if m.n else (0, 0), np.int64)
+        timed = np.zeros(m.n, np.bool_)
+        if self._ids:
+            at = np.searchsorted(m.match_id, np.concatenate(self._ids))
+            np.add.at(spent, at, np.concatenate(self._spent))
+            timed[at] = True
+        per_match = [spent[timed][m.bot[timed] == i] for i in range(n_bots)]
+        return Thinking(
+            m.bots,
+            self.histogram.reshape(n_bots, _BINS).copy(),
+            self.longest.copy(),
+            per_match,
+            int(timed.sum()),
+        )
+
+
+def thinking(listing: Listing, m: Matches, run: Timings | None = None) -> Thinking:
+    """The decision times of the matches in ``m``: those ``run`` summed up
+    as they finished (None: none), the others from the timing files of
+    ``listing`` (a listing checked by its reader)."""
+    if run is None or not run.fits(m):
+        run = Timings(m.bots)
+    run.read(listing, m)
+    return run.thinking(m)

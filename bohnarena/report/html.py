@@ -340,7 +340,7 @@ def distributions(r: LeagueResults, order: list[int]) -> str:
 def faults_and_times(r: LeagueResults, order: list[int]) -> str:
     m = r.matches
     faults = per_bot(m, m.faults)
-    think = thinking(RunReader(r.path).listing().require(), m)
+    think = thinking(RunReader(r.path).listing().require(), m, r.timings)
     bank = r.league.limits.match_seconds
     rows = []
     for i in order:

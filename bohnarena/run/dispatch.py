@@ -36,6 +36,7 @@ from ..rating.inorder import COLUMNS as FOLLOW_COLUMNS
 from ..rating.inorder import InOrder, Row
 from ..rating.results import LeagueResults, Results, read_results
 from ..rating.skill import Ranking
+from ..rating.thinking import Timings
 from ..sandbox.botfiles import check_layout
 from ..sandbox.endpoint import close_sandboxes
 from ..store.audited import AuditedRun
@@ -346,8 +347,9 @@ def _run(
         dynamic_ncols=True,
     )
     standings.under(bar)
+    timings = Timings(list(league.bots))  # the workers' summaries: the report reads no timing file
     try:
-        Dispatcher(backend, store, summary, bar, inorder, stop_when).run(tasks)
+        Dispatcher(backend, store, summary, bar, inorder, stop_when, timings).run(tasks)
         inorder.finish()
     except StorageError:  # stop at the first: the rest would fail alike
         backend.close(now=True)
@@ -376,6 +378,7 @@ def _run(
             if results.trusted
             else read_results(store.path)
         )
+        summary.results.timings = timings
         summary.ranking = write_ranking(store, league, summary.results.ranking)
         keep_curve(store, summary.results)
     log.info("played %d matches, %d errored", summary.played, len(summary.errors))
@@ -407,9 +410,10 @@ class Dispatcher:
         bar: tqdm,
         inorder: InOrder | None = None,
         stop_when: Callable[[], bool] | None = None,
+        timings: Timings | None = None,
     ) -> None:
         self.backend, self.store, self.summary, self.bar = backend, store, summary, bar
-        self.inorder, self.stop_when = inorder, stop_when
+        self.inorder, self.stop_when, self.timings = inorder, stop_when, timings
         self.retry: deque[BatchTask] = deque()  # pushed back after a failed submit
         self.suspects: deque[BatchTask] = deque()  # in flight when a worker died
         self.inflight: dict[Future[Any], tuple[BatchTask, int, bool]] = {}
@@ -494,6 +498,8 @@ class Dispatcher:
             self.failed(task, alone, f"{type(e).__name__}: {e}")
             return False
         self.store.commit(task.first, task.last, result.matches, result.moves, result.timing)
+        if self.timings is not None and result.timed is not None:
+            self.timings.add(result.timed)
         if self.inorder is not None:
             matches = result.matches
             if isinstance(matches, Path):  # spooled by the worker, now in place

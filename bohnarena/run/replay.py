@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from concurrent.futures import as_completed
 from dataclasses import dataclass
 from functools import cached_property
@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
+import pyarrow.compute as pc
 from tqdm import tqdm
 
 from ..core.errors import BohnarenaError, UsageError
@@ -29,7 +30,7 @@ from ..store.audited import open_run
 from ..store.directory import RunDir
 from ..store.growing import kept_files
 from ..store.logbook import MATCHES_SCHEMA, moves_schema, records_of
-from ..store.parts import Check, Listing, ResultsError, check_schema, read_table, write_text
+from ..store.parts import Check, Listing, ResultsError, check_schema, read_range, write_text
 from ..viewer.info import MatchInfo
 from .execution import LocalPool
 from .seating import make_seat
@@ -87,12 +88,11 @@ class Run:
         if not files and table == "matches":
             raise ResultsError(f"{sub} holds no finished matches")
         schema = MATCHES_SCHEMA if table == "matches" else moves_schema(self.game.columns)
-        where = [("match_id", ">=", first), ("match_id", "<=", last)]
         tables = [schema.empty_table()]
         for span, path in files:
             if span[0] <= last and first <= span[1]:
                 check_schema(path, schema)
-                tables.append(read_table(path, filters=where).select(schema.names))
+                tables.append(read_range(path, first, last).select(schema.names))
         return pa.concat_tables(tables)
 
     def rows(self, first: int, last: int) -> list[dict[str, Any]]:
@@ -100,6 +100,14 @@ class Run:
             self._read(self.store.matches_dir, first, last).sort_by("match_id").to_pylist()
         )
         return rows
+
+    def rows_of(self, ids: Collection[int]) -> dict[int, dict[str, Any]]:
+        """The rows of the matches ``ids`` by id, read in one pass."""
+        if not ids:
+            return {}
+        table = self._read(self.store.matches_dir, min(ids), max(ids))
+        table = table.filter(pc.is_in(table.column("match_id"), pa.array(sorted(ids), pa.int64())))
+        return {row["match_id"]: row for row in table.to_pylist()}
 
     def logs(self, first: int, last: int) -> dict[int, list[tuple[Any, ...]]]:
         return self.logs_and_gaps(first, last)[0]
@@ -126,14 +134,19 @@ class Run:
             logs[mid] = [rec for _, _, rec in numbered]
         return logs, gaps
 
-    def match(self, match_id: int) -> tuple[dict[str, Any], list[tuple[Any, ...]]]:
-        rows = self.rows(match_id, match_id)
-        if not rows:
-            raise ResultsError(f"no finished match {match_id} in {self.store.path}")
+    def match(
+        self, match_id: int, row: dict[str, Any] | None = None
+    ) -> tuple[dict[str, Any], list[tuple[Any, ...]]]:
+        """The match's row (``row``: read already) and its log."""
+        if row is None:
+            rows = self.rows(match_id, match_id)
+            if not rows:
+                raise ResultsError(f"no finished match {match_id} in {self.store.path}")
+            row = rows[0]
         log = self.logs(match_id, match_id).get(match_id)
         if not log:
             raise ResultsError(f"match {match_id} has no move log (run with moves off?)")
-        return rows[0], log
+        return row, log
 
     def check(self, row: dict[str, Any], log: Sequence[tuple[Any, ...]]) -> str | None:
         """None when the row is the league's match of its id and the log
@@ -241,10 +254,11 @@ def write_pages(path: str, pages: Sequence[tuple[int, str]]) -> list[tuple[int, 
     from ..viewer.match import viewer_page
 
     run = Run.open(path, "off", refuse=False)  # the parent checked the parts
+    rows = run.rows_of([mid for mid, _ in pages])  # (one read of the matches for all)
     out: list[tuple[int, str | None]] = []
     for mid, target in pages:
         try:
-            row, log = run.match(mid)
+            row, log = run.match(mid, rows.get(mid))
             page = viewer_page(run.game, run.rules, log, run.info(row, len(log)))
         except BohnarenaError as e:
             out.append((mid, str(e)))
@@ -254,13 +268,20 @@ def write_pages(path: str, pages: Sequence[tuple[int, str]]) -> list[tuple[int, 
     return out
 
 
+#: Pages written in the caller's process when no worker count is given: a
+#: pool's processes cost more to start and to read the directory than a
+#: report's few pages (some 0.3 s each) cost to write.
+ALONE = 16
+
+
 def write_pages_all(
     path: str | Path, pages: Sequence[tuple[int, str]], workers: int = 0
 ) -> dict[int, str | None]:
-    """:func:`write_pages` spread over ``workers`` processes (0: every core;
-    a page costs about as much as replaying its match)."""
+    """:func:`write_pages` spread over ``workers`` processes (0: every core,
+    or none for up to :data:`ALONE` pages; a page costs about as much as
+    replaying its match)."""
     n = min(workers or os.cpu_count() or 1, len(pages))
-    if n <= 1:
+    if n <= 1 or (not workers and len(pages) <= ALONE):
         return dict(write_pages(str(path), pages))
     pool = LocalPool(n)
     try:

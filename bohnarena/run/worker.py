@@ -29,6 +29,7 @@ from ..core.game import get_game
 from ..core.stopping import die_with_parent, private_memory
 from ..league.file import BotEntry
 from ..league.schedule import MatchSpec
+from ..rating.thinking import Timed, batch_timed
 from ..referee import pulse
 from ..referee.limits import Limits, Watchdog
 from ..store.directory import RunDir
@@ -75,6 +76,8 @@ class BatchResult:
     moves: pa.Table | Path | None
     errors: list[tuple[int, str]]  # (match id, reason): matches that could not be played
     timing: pa.Table | Path | None = None  # logged with the moves
+    #: The timing table summed up, for the run's report (it reads no timing file).
+    timed: Timed | None = None
 
 
 def play_batch(task: BatchTask) -> BatchResult:
@@ -205,11 +208,13 @@ def _finish(
 ) -> BatchResult:
     """The batch's result: its tables, or the files they were spooled to
     (a diagnostic play sends its one match's tables back to play_carefully)."""
+    # (a diagnostic play's one match goes back to play_carefully, which sums up its batch)
+    timed = None if timing is None or task.verdicts is not None else batch_timed(matches, timing)
     if task.spool is None or task.verdicts is not None:
-        return BatchResult(matches.num_rows, matches, moves, errors, timing)
+        return BatchResult(matches.num_rows, matches, moves, errors, timing, timed)
     tag = f"{task.first:09d}-{task.last:09d}-{os.getpid()}"
     matches_file, moves_file, timing_file = RunDir(task.spool).spool(tag, matches, moves, timing)
-    return BatchResult(matches.num_rows, matches_file, moves_file, errors, timing_file)
+    return BatchResult(matches.num_rows, matches_file, moves_file, errors, timing_file, timed)
 
 
 class _Batch:

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import IO, Any, Literal
 
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from ..core.errors import BohnarenaError, UsageError
@@ -77,13 +78,38 @@ def open_part(path: Path) -> IO[bytes]:
     raise FileNotFoundError(errno.ENOENT, "No such file", str(path))
 
 
-def read_table(path: Path, **options: Any) -> pa.Table:
-    """A part's table (``options``: pyarrow.parquet.read_table's)."""
+def read_table(path: Path, columns: list[str] | None = None) -> pa.Table:
+    """A part's table, or those of its ``columns`` (read as one file: not
+    through the datasets library, which costs a third more a file)."""
     try:
         with open_part(path) as f:
-            return pq.read_table(f, **options)
+            return pq.ParquetFile(f).read(columns=columns)
     except (pa.ArrowException, OSError) as e:
         raise unreadable(path, e) from None
+
+
+def read_range(path: Path, first: int, last: int, columns: list[str] | None = None) -> pa.Table:
+    """A part's rows with match ids in [first, last]: only the row groups
+    whose statistics meet the range are read (as a filtered read does,
+    without loading the datasets library: 40 MB and a second of CPU)."""
+    try:
+        with open_part(path) as f:
+            part = pq.ParquetFile(f)
+            at = part.schema_arrow.get_field_index("match_id")
+            groups = []
+            for i in range(part.num_row_groups):
+                stats = part.metadata.row_group(i).column(at).statistics
+                if (
+                    stats is None
+                    or not stats.has_min_max
+                    or (stats.min <= last and first <= stats.max)
+                ):
+                    groups.append(i)
+            table = part.read_row_groups(groups, columns=columns)
+    except (pa.ArrowException, OSError) as e:
+        raise unreadable(path, e) from None
+    ids = table.column("match_id")
+    return table.filter(pc.and_(pc.greater_equal(ids, first), pc.less_equal(ids, last)))
 
 
 def check_schema(path: Path, expected: pa.Schema, columns: list[str] | None = None) -> None:

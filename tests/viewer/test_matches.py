@@ -262,3 +262,24 @@ def test_a_match_the_rules_do_not_replay_gets_no_page_and_says_why(run_dir, tmp_
     assert written[0] is None and written[2] is None
     assert written[1].startswith("match 1 does not replay: move ")
     assert sorted(p.name for p in tmp_path.glob("*.html")) == ["0.html", "2.html"]
+
+
+@pytest.mark.slow
+def test_a_reports_few_pages_are_written_in_its_own_process(run_dir, tmp_path, monkeypatch):
+    """No pool for a report's pages (issue 23, part 2): its processes cost
+    more to start and to read the directory than a few pages cost to write;
+    the rows are read from the matches without the datasets library."""
+    import sys
+
+    from bohnarena.run import replay
+
+    def no_pool(*args, **kwargs):
+        raise AssertionError("a pool was started")
+
+    monkeypatch.setattr(replay, "LocalPool", no_pool)
+    monkeypatch.delitem(sys.modules, "pyarrow.dataset", raising=False)
+    pages = [(mid, str(tmp_path / f"{mid}.html")) for mid in (2, 0)]
+    written = replay.write_pages_all(run_dir, pages)
+    assert written == {2: None, 0: None}
+    assert sorted(p.name for p in tmp_path.glob("*.html")) == ["0.html", "2.html"]
+    assert "pyarrow.dataset" not in sys.modules
