@@ -95,7 +95,8 @@ def read_range(path: Path, first: int, last: int, columns: list[str] | None = No
     try:
         with open_part(path) as f:
             part = pq.ParquetFile(f)
-            at = part.schema_arrow.get_field_index("match_id")
+            leaves = part.metadata.schema  # (statistics are kept per leaf column)
+            at = [leaves.column(j).path for j in range(len(leaves))].index("match_id")
             groups = []
             for i in range(part.num_row_groups):
                 stats = part.metadata.row_group(i).column(at).statistics
