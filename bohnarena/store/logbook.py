@@ -152,12 +152,12 @@ class MovesLog:
     """A batch's moves table, built as its matches end.
 
     :meth:`add` puts each record's values in its kind's list (one list of
-    values a kind, record after record), so the record tuples can go with
-    their match, while their memory is still warm; :meth:`table` reads each
-    value column of a kind as a strided slice of that list (not a Python
-    step per value) and puts the rows back in log order by the permutation
-    a stable sort of the kind codes gives. A column no record fills is
-    nulls at once.
+    values a kind, record after record) right after its match, while the
+    records are still in the cache, and keeps no record tuple; :meth:`table`
+    reads each value column of a kind as a strided slice of that list (no
+    transpose, no Python step per value) and puts the rows back in log
+    order by the permutation a stable sort of the kind codes gives. A
+    column no record fills is nulls at once.
     """
 
     def __init__(self, layout: Mapping[str, Sequence[str]], columns: Mapping[str, str]) -> None:
