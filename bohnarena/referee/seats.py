@@ -358,21 +358,28 @@ class Referee:
             if then is not None and then[0] in asks[seat] and seats[seat].pairs:
                 self._paired(state, seats[seat].decide_pair, seat, kind, then)
                 continue
-            if clocks[seat] is not None:
-                resume(*self.answer(seat, kind, args))  # (timed there)
-                continue
             # self.answer(), inlined: the hottest loop of a match
             view = views[seat] if views else self.view(table, seat)
-            answer, fault = seats[seat].decide(kind, view, args)
+            agent, clock = seats[seat], clocks[seat]
+            before = 0.0 if clock is None else agent.spent
+            answer, fault = agent.decide(kind, view, args)
             if fault is None:
                 try:
                     checked = decisions[kind].check(table, seat, answer, *args)
                 except IllegalAnswer as e:  # anything else is an engine bug: the match errors
                     fault = _illegal(e)
                 else:
+                    if clock is not None:  # (its record is the next: resume records it)
+                        clock.append(
+                            (len(table.records), kind, round((agent.spent - before) * 1e6))
+                        )
                     resume(checked, BY_BOT, self._note(seat) if notes[seat] else None)
                     continue
-            resume(*self._settle(seat, kind, args, view, answer, fault))
+            took = 0 if clock is None else round((agent.spent - before) * 1e6)
+            settled = self._settle(seat, kind, args, view, answer, fault)  # (a fault recorded)
+            if clock is not None:
+                clock.append((len(table.records), kind, took))
+            resume(*settled)
 
     def _paired(
         self,

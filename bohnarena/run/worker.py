@@ -33,7 +33,7 @@ from ..rating.thinking import Timed, batch_timed
 from ..referee import pulse
 from ..referee.limits import Limits, Watchdog
 from ..store.directory import RunDir
-from ..store.logbook import matches_table, moves_table, timing_table
+from ..store.logbook import MovesLog, matches_table, moves_table, timing_table
 from .seating import make_seat
 from .supervise import Verdict, probed, supervised, watched
 
@@ -193,8 +193,7 @@ def _play(task: BatchTask) -> BatchResult:
         finally:
             if beating is not None:
                 beating.end()
-    game = batch.game
-    moves = moves_table(batch.records, game.layout, game.columns) if task.moves else None
+    moves = batch.moves.table() if task.moves else None
     timing = timing_table(batch.times) if task.moves else None
     return _finish(task, matches_table(batch.rows), moves, batch.errors, timing)
 
@@ -226,7 +225,8 @@ class _Batch:
         self.rules = self.game.rules(task.edition, task.players, task.rules)
         self.logs_dir = Path(task.spool) / "bots" if task.spool else None
         self.rows: list[dict[str, Any]] = []
-        self.records: list[tuple[int, list[tuple[Any, ...]]]] = []
+        #: The moves, column by column: each match's records go in as it ends.
+        self.moves = MovesLog(self.game.layout, self.game.columns)
         #: Each match's think times: its seats' clocks.
         self.times: list[tuple[int, list[list[Tick]]]] = []
         self.errors: list[tuple[int, str]] = []
@@ -275,5 +275,5 @@ class _Batch:
         if any(result.faults):
             log.info("match %d: faults per seat %s", m.id, list(result.faults))
         if task.moves:
-            self.records.append((m.id, records))
+            self.moves.add(m.id, records)
             self.times.append((m.id, [seat.clock or [] for seat in seats]))

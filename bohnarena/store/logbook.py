@@ -12,8 +12,8 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from itertools import accumulate, chain
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from ..core.botapi import Tick
 
@@ -141,51 +141,86 @@ def moves_table(
     layout: Mapping[str, Sequence[str]],
     columns: Mapping[str, str],
 ) -> pa.Table:
-    """Records of several matches as one table, in (match_id, seq) order.
+    """Records of several matches as one table, in (match_id, seq) order."""
+    log = MovesLog(layout, columns)
+    for match_id, records in matches:
+        log.add(match_id, records)
+    return log.table()
 
-    One pass puts each record in its kind's list (and notes its kind's
-    code), so that each kind's values become columns by one transpose (zip)
-    and buffer copies, not a Python step per value; a stable sort of the
-    codes then gives the permutation that puts the rows back in log order.
+
+class MovesLog:
+    """A batch's moves table, built as its matches end.
+
+    :meth:`add` puts each record's values in its kind's list (one list of
+    values a kind, record after record) right after its match, while the
+    records are still in the cache, and keeps no record tuple; :meth:`table`
+    reads each value column of a kind as a strided slice of that list (no
+    transpose, no Python step per value) and puts the rows back in log
+    order by the permutation a stable sort of the kind codes gives. A
+    column no record fills is nulls at once.
     """
-    kinds = list(layout)
-    code = {kind: i for i, kind in enumerate(kinds)}
-    by_kind: dict[str, list[tuple[Any, ...]]] = {kind: [] for kind in kinds}
-    codes: list[int] = []
-    ids, seqs = array.array("q"), array.array("i")
-    for match_id, recs in matches:
-        n = len(recs)
-        for rec in recs:
-            by_kind[rec[0]].append(rec)
+
+    def __init__(self, layout: Mapping[str, Sequence[str]], columns: Mapping[str, str]) -> None:
+        self.layout, self.columns = layout, columns
+        self.kinds = list(layout)
+        self.code = {kind: i for i, kind in enumerate(self.kinds)}
+        self.values: dict[str, list[Any]] = {kind: [] for kind in self.kinds}
+        self.codes: list[int] = []
+        self.ids, self.seqs = array.array("q"), array.array("i")
+
+    def add(self, match_id: int, records: Sequence[tuple[Any, ...]]) -> None:
+        values, codes, code = self.values, self.codes, self.code
+        for rec in records:
+            values[rec[0]].extend(rec)
             codes.append(code[rec[0]])
-        ids.extend(array.array("q", (match_id,)) * n)
-        seqs.extend(_seq(n))
-    if not codes:
-        return moves_schema(columns).empty_table()
-    parts = []
-    for kind in kinds:
-        rows = by_kind[kind]
-        if not rows:
-            continue
-        cols = list(zip(*rows, strict=False))
-        named = dict(zip(layout[kind], cols[2:], strict=False))
-        arrays = [_ints(cols[1])]
-        for name, kind_of in columns.items():
-            values = named.get(name)
-            arrays.append(
-                pa.nulls(len(rows), _TYPES[kind_of])
-                if values is None
-                else _CONVERT[kind_of](values)
+        n = len(records)
+        self.ids.extend(array.array("q", (match_id,)) * n)
+        self.seqs.extend(_seq(n))
+
+    def table(self) -> pa.Table:
+        n, columns = len(self.codes), self.columns
+        if not n:
+            return moves_schema(columns).empty_table()
+        kind_codes = array.array("b", self.codes)
+        codes = np.frombuffer(kind_codes, np.int8)
+        counts = np.bincount(codes, minlength=len(self.kinds)).tolist()
+        present = [(kind, count) for kind, count in zip(self.kinds, counts, strict=True) if count]
+        filled = ["seat", *(c for c in columns if any(c in self.layout[k] for k, _ in present))]
+        kind_of = {"seat": "int", **columns}
+        parts = []
+        for kind, count in present:
+            width = 2 + len(self.layout[kind])
+            values = self.values[kind]
+            if len(values) != count * width:
+                raise ValueError(f"a {kind!r} record without the {width - 2} values of its layout")
+            at = {name: i for i, name in enumerate(["seat", *self.layout[kind]], 1)}
+            parts.append(
+                [
+                    pa.nulls(count, _TYPES[kind_of[name]])
+                    if name not in at
+                    else _CONVERT[kind_of[name]](values[at[name] :: width])
+                    for name in filled
+                ]
             )
-        parts.append(arrays)
-    merged = [pa.concat_arrays([p[j] for p in parts]) for j in range(len(parts[0]))]
-    kind_codes = _buffer(array.array("b", codes), pa.int8())
-    # grouped row j is log row order[j] (a stable sort: log order within a kind)
-    order = pc.sort_indices(kind_codes)
-    values = pa.table(merged, names=["seat", *columns]).take(pc.sort_indices(order))
-    kind_col = pa.DictionaryArray.from_arrays(kind_codes, pa.array(kinds, pa.string()))
-    head = [_buffer(ids, pa.int64()), _buffer(seqs, _I32), kind_col.cast(pa.string())]
-    return pa.Table.from_arrays(head + values.columns, schema=moves_schema(columns))
+        merged = [pa.concat_arrays([p[j] for p in parts]) for j in range(len(filled))]
+        # grouped row j is log row order[j] (a stable sort: log order within a kind)
+        order = np.argsort(codes, kind="stable")
+        back = np.empty(n, np.int64)
+        back[order] = np.arange(n)
+        done = dict(zip(filled, pa.table(merged, names=filled).take(back).columns, strict=True))
+        kind_col = pa.DictionaryArray.from_arrays(
+            _buffer(kind_codes, pa.int8()), pa.array(self.kinds, pa.string())
+        )
+        return pa.Table.from_arrays(
+            [
+                _buffer(self.ids, pa.int64()),
+                _buffer(self.seqs, _I32),
+                kind_col.cast(pa.string()),
+                done["seat"],
+                *(done[c] if c in done else pa.nulls(n, _TYPES[k]) for c, k in columns.items()),
+            ],
+            schema=moves_schema(columns),
+        )
 
 
 _SEQ = array.array("i", range(4096))

@@ -5,10 +5,12 @@ its kind's columns filled and every other column null."""
 import random
 
 import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 
 from bohnarena.core.game import get_game
-from bohnarena.store.logbook import moves_schema, moves_table, records_of
+from bohnarena.store.logbook import MovesLog, moves_schema, moves_table, records_of
+from bohnarena.store.parts import write_part
 
 VALUES = {
     "int": lambda r: r.randint(-1, 40),
@@ -63,3 +65,77 @@ def test_columns_are_the_rows(game, seed):
 def test_no_records_is_an_empty_table():
     g = get_game("bohnanza")
     assert moves_table([(1, [])], g.layout, g.columns).equals(moves_schema(g.columns).empty_table())
+
+
+@pytest.mark.parametrize("game", ["bohnanza", "wuerfel"])
+def test_matches_added_one_by_one_are_one_table(game):
+    """The worker adds each match's records as the match ends (MovesLog.add),
+    then builds one table: the rows a row at a time would give."""
+    g = get_game(game)
+    matches = random_matches(g.layout, g.columns, 11)
+    log = MovesLog(g.layout, g.columns)
+    for match_id, recs in matches:
+        log.add(match_id, list(recs))
+        recs.clear()  # the records may go with their match
+    assert log.table().equals(
+        row_by_row(random_matches(g.layout, g.columns, 11), g.layout, g.columns)
+    )
+
+
+@pytest.mark.parametrize("values", [("x",), ("x", 3, 4)], ids=["short", "long"])
+def test_a_record_off_its_layout_is_refused(values):
+    """A record with more or fewer values than its kind's layout would shift
+    every value after it into another column: it is refused instead."""
+    layout = {"planted": ("card", "note"), "ended": ()}
+    columns = {"card": "int", "note": "str"}
+    records = [("planted", 0, 1, "a"), ("planted", 1, *values), ("ended", -1)]
+    with pytest.raises(ValueError, match="planted"):
+        moves_table([(0, records)], layout, columns)
+
+
+@pytest.mark.slow  # (the first match of a process loads the bots: a second)
+def test_a_batch_logs_the_records_its_matches_made():
+    """play_batch's moves table holds every match's records, in log order:
+    the records the same match gives when played again."""
+    from bohnarena.league.file import BotEntry
+    from bohnarena.league.schedule import Schedule
+    from bohnarena.run.seating import make_seat
+    from bohnarena.run.worker import BatchTask, play_batch
+
+    g = get_game("bohnanza")
+    bots = {name: BotEntry(name, spec="random") for name in ("a", "b", "c")}
+    specs = tuple(Schedule((("a", "b", "c"),), 3, 1, 9))[:3]
+    task = BatchTask("bohnanza", "classic", 3, {}, bots, specs)
+    result = play_batch(task)
+    rules = g.rules("classic", 3, {})
+    again = []
+    for m in specs:
+        seats = [make_seat(g, bots[name]) for name in m.seats]
+        again += g.play(rules, m.seed, seats)[1]
+    assert records_of(result.moves, g.layout) == again
+    ids = result.moves.column("match_id").to_pylist()
+    assert ids == sorted(ids) and set(ids) == {m.id for m in specs}
+
+
+@pytest.mark.parametrize("game", ["bohnanza", "wuerfel"])
+def test_a_moves_file_reads_back_its_table(game, tmp_path):
+    """A moves part reads back as the table written (nulls, lists, strings
+    and all), its seq delta-coded (a dictionary would be twelve times the
+    size), every other column encoded as Parquet's defaults would."""
+    g = get_game(game)
+    table = moves_table(random_matches(g.layout, g.columns, 3), g.layout, g.columns)
+    path = tmp_path / "moves" / "part-000000000-000000012.parquet"
+    path.parent.mkdir()
+    write_part(path, table)
+    assert pq.read_table(path).equals(table)
+    pq.write_table(table, tmp_path / "defaults.parquet")
+    found, defaults = (encodings(p) for p in (path, tmp_path / "defaults.parquet"))
+    assert found.pop("seq") == {"DELTA_BINARY_PACKED", "RLE"}
+    assert found == {name: e for name, e in defaults.items() if name != "seq"}
+
+
+def encodings(path):
+    """Each column's encodings in a Parquet file's first row group."""
+    chunk = pq.ParquetFile(path).metadata.row_group(0)
+    columns = (chunk.column(i) for i in range(chunk.num_columns))
+    return {c.path_in_schema.split(".")[0]: set(c.encodings) for c in columns}
