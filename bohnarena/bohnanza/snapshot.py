@@ -65,7 +65,12 @@ def _masked(frame: tuple[Any, ...], state: State, seat: int) -> tuple[Any, ...]:
     the hindmost ones of that hand: the seat saw the varieties offered (the
     frame's Proposal), not where in the hand they were. A sample deals that
     hand afresh, so no position in it is truer than another."""
-    by = next((v.by for v in frame if type(v) is Proposal), seat)
+    for v in frame:  # (a loop, not a generator: every frame of every sample comes here)
+        if type(v) is Proposal:
+            by = v.by
+            break
+    else:
+        return frame
     if by == seat:
         return frame
     out = list(frame)

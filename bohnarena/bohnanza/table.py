@@ -85,15 +85,20 @@ PROTECTION: dict[str, Callable[[list[list[int]]], list[int]]] = {
 def shuffle(cards: list[int], rng: random.Random) -> None:
     """``rng.shuffle(cards)``: the same permutation from the same stream
     (CPython's Fisher-Yates over ``_randbelow``, the same in 3.11 to 3.13),
-    written out: it runs in half the time, a tenth of a short match."""
+    written out: it runs in a third of the time, a tenth of a short match
+    and half a sample's dealing."""
     getrandbits = rng.getrandbits
-    for i in range(len(cards) - 1, 0, -1):
-        n = i + 1
-        k = n.bit_length()
-        j = getrandbits(k)
-        while j >= n:
+    n = len(cards)  # swap the n-th card with one of the first n, n falling
+    k = n.bit_length()  # (the bits _randbelow(n) draws: the same for a band of n)
+    while n > 1:
+        least = 1 << (k - 1)  # the least n of k bits
+        while n >= least:
             j = getrandbits(k)
-        cards[i], cards[j] = cards[j], cards[i]
+            while j >= n:
+                j = getrandbits(k)
+            n -= 1
+            cards[n], cards[j] = cards[j], cards[n]
+        k -= 1
 
 
 class GameOver(MatchOver):
