@@ -159,7 +159,9 @@ class State(Trading):
         t.record = t.records.append
         t.referee = None
         unseen = self.view(seat).unseen
-        pool = [v for v, k in enumerate(unseen) for _ in range(k)]
+        pool: list[int] = []
+        for v, k in enumerate(unseen):
+            pool += [v] * k  # (a list a variety, not a loop a card)
         shuffle(pool, rng)
         t.rng = random.Random(rng.getrandbits(64))
         for s in range(t.players):
@@ -227,39 +229,49 @@ class State(Trading):
 
     # -- planting -----------------------------------------------------------
     def _place(self, f: Frame) -> None:
+        self._plant(f[1], f[2], f[3])
+
+    def _plant(self, seat: int, source: int, index: int) -> None:
         """Plant card ``index`` of ``seat``'s hand or trade area, harvesting
-        first if it fits no field."""
-        _, seat, source, index = f
+        first if it fits no field. (The frame that would plant it again, after
+        a draft or an answer, is built only then: every card planted comes
+        here.)"""
         t = self.table
-        zone = t.hands[seat] if source == FROM_HAND else t.trade[seat]
+        zone = t.trade[seat] if source else t.hands[seat]  # (FROM_TRADE_AREA or FROM_HAND)
         card = zone[index]
         fields = t.fields[seat]
         fits = []  # t.fields_for(), inlined: every card planted asks it
         for i, (v, _) in enumerate(fields):
             if v == card or v == EMPTY:  # noqa: SIM109 (a tuple test costs more)
                 fits.append(i)
-        while not fits:
+        if not fits:  # the card fits no field: harvest one first
             room = t._protect(fields)  # t.harvestable(), inlined
             if len(room) == 1:
                 field = room[0]
                 if t.recording:
                     t.record(("make_room", seat, card, field, FORCED))
             else:
+                self.options, self.options_for = room, (args := (card,))  # (listed once)
                 then = (State._room_made, seat, source, index)
-                field = self._decide(seat, "make_room", (card,), then)
+                field = self._decide(seat, "make_room", args, then)
+                self.options = self.options_for = None
                 if field is STOPPED:
                     return
             if t.harvest(seat, field):
-                self._stack.append(f)  # plant once the draft is over
+                self._stack.append((State._place, seat, source, index))  # once the draft is over
                 self._stack.append((State._draft, seat))
                 return
-            fits = [field]  # (no field took the card; the harvested one is empty now)
-        if len(fits) == 1:
+            # the harvested field, empty now, is the only one the card fits
+            if t.recording:
+                t.record(("plant", seat, card, field, FORCED))
+        elif len(fits) == 1:
             field = fits[0]
             if t.recording:
                 t.record(("plant", seat, card, field, FORCED))
         else:
-            field = self._decide(seat, "plant", (card,), (State._planted, seat, source, index))
+            self.options, self.options_for = fits, (args := (card,))
+            field = self._decide(seat, "plant", args, (State._planted, seat, source, index))
+            self.options = self.options_for = None
             if field is STOPPED:
                 return
         zone.pop(index)
@@ -270,13 +282,12 @@ class State(Trading):
             t.record(("planted", seat, card, field, source))
 
     def _room_made(self, f: Frame) -> None:
-        seat = f[1]
-        place = (State._place, *f[1:])
+        _, seat, source, index = f
         if self.table.harvest(seat, self._answer):
-            self._stack.append(place)
+            self._stack.append((State._place, seat, source, index))
             self._stack.append((State._draft, seat))
         else:
-            self._place(place)
+            self._plant(seat, source, index)
 
     def _planted(self, f: Frame) -> None:
         _, seat, source, index = f
@@ -356,7 +367,7 @@ class State(Trading):
         t.turn += 1
         if t.recording:
             t.record(("turn", t.active, t.turn))
-        self._stack += [f, STEP_PHASE_4, STEP_PHASE_3, STEP_PHASE_2]
+        self._stack += TURN  # this step again after the phases
         self._phase_1(f)
 
     def push_turn_phases(self) -> None:
@@ -384,7 +395,7 @@ class State(Trading):
             return
         if t.hands[a]:  # an empty hand goes straight to phase 2
             self._stack.append(STEP_SECOND)
-            self._place((State._place, a, FROM_HAND, 0))
+            self._plant(a, FROM_HAND, 0)
 
     def _front(self, f: Frame) -> None:
         a = self.table.active
@@ -393,12 +404,11 @@ class State(Trading):
             self._window_then_place(a, FROM_HAND, 0)
 
     def _window_then_place(self, seat: int, source: int, index: int) -> None:
-        place = (State._place, seat, source, index)
         if self._windows:
-            self._stack.append(place)
+            self._stack.append((State._place, seat, source, index))
             self._window((State._window, seat))
         else:
-            self._place(place)
+            self._plant(seat, source, index)
 
     def _second(self, f: Frame) -> None:
         a = self.table.active
@@ -407,7 +417,7 @@ class State(Trading):
         if self._windows:
             self._window_then_ask(a, "plant_second", (), STEP_SECOND_PLANTED)
         elif self._decide(a, "plant_second", (), STEP_SECOND_PLANTED) is True:
-            self._place((State._place, a, FROM_HAND, 0))  # self._second_planted(), inlined
+            self._plant(a, FROM_HAND, 0)  # self._second_planted(), inlined
 
     def _second_planted(self, f: Frame) -> None:
         if self._answer:
@@ -470,14 +480,14 @@ class State(Trading):
             if not area:
                 i += 1
                 continue
-            again = (State._plant_area, i)
+            again = (State._plant_area, i)  # on the stack while a bot thinks: the rest of phase 3
             stack.append(again)
             if len(area) > 1:
                 then = (State._plant_chosen, s)
                 if windows:
                     self._window_then_ask(s, "plant_next", (), then)
                 elif (k := self._decide(s, "plant_next", (), then)) is not STOPPED:
-                    self._place((State._place, s, FROM_TRADE_AREA, k))  # then, inlined
+                    self._plant(s, FROM_TRADE_AREA, k)  # then, inlined
             elif windows:
                 stack.append((State._place, s, FROM_TRADE_AREA, 0))
                 stack.append((State._plant_only, s))
@@ -485,7 +495,7 @@ class State(Trading):
             else:
                 if t.recording:
                     t.record(("plant_next", s, 0, FORCED))  # self._plant_only(), inlined
-                self._place((State._place, s, FROM_TRADE_AREA, 0))
+                self._plant(s, FROM_TRADE_AREA, 0)
             if self.pending is not None or stack[-1] is not again:
                 return  # a decision or a draft comes first
             stack.pop()
@@ -497,7 +507,7 @@ class State(Trading):
         self.table.record(("plant_next", f[1], 0, FORCED))
 
     def _plant_chosen(self, f: Frame) -> None:
-        self._place((State._place, f[1], FROM_TRADE_AREA, self._answer))
+        self._plant(f[1], FROM_TRADE_AREA, self._answer)
 
     def _phase_4(self, f: Frame) -> None:
         """Draw to the hand."""
@@ -564,6 +574,8 @@ STEP_SECOND_PLANTED: Frame = (State._second_planted,)
 STEP_TRADING: Frame = (State._trading,)
 STEP_TURN: Frame = (State._turn,)
 PLANT_AREAS: Frame = (State._plant_area, 0)
+#: What a turn pushes after its phase 1: the phases left, then the next turn.
+TURN = (STEP_TURN, STEP_PHASE_4, STEP_PHASE_3, STEP_PHASE_2)
 
 
 State.random_policy = staticmethod(random_policy)  # type: ignore[method-assign]
