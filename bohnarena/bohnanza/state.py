@@ -43,7 +43,8 @@ from .bot import DECISION_METHODS, Anytime, DraftPick, Offer
 from .decisions import DECISIONS
 from .policies import RANDOM_DECIDES, Policy, random_answer, random_policy
 from .rules import RuleSet
-from .table import EMPTY, FINAL_PHASE, FROM_HAND, FROM_TRADE_AREA, GameOver, Table, shuffle
+from .sampling import sample
+from .table import EMPTY, FINAL_PHASE, FROM_HAND, FROM_TRADE_AREA, GameOver, Table
 from .trading import Trading
 from .view import SeatView
 
@@ -150,27 +151,7 @@ class State(Trading):
         of another hand from a declined offer is not used, nor where in that
         hand the cards of an offer on the table are (only their varieties
         were shown: the sample's offer gives the hand's hindmost cards)."""
-        from .snapshot import masked_stack  # (it imports this module)
-
-        new = self.clone()
-        new._stack = masked_stack(self, seat)
-        t = new.table
-        t.records = []
-        t.record = t.records.append
-        t.referee = None
-        unseen = self.view(seat).unseen
-        pool: list[int] = []
-        for v, k in enumerate(unseen):
-            pool += [v] * k  # (a list a variety, not a loop a card)
-        shuffle(pool, rng)
-        t.rng = random.Random(rng.getrandbits(64))
-        for s in range(t.players):
-            if s != seat:
-                size = len(t.hands[s])
-                t.hands[s] = pool[len(pool) - size :]
-                del pool[len(pool) - size :]
-        t.deck = pool
-        return new
+        return sample(self, seat, rng)
 
     # -- running the rules -----------------------------------------------------
     def _end(self) -> None:
@@ -252,8 +233,13 @@ class State(Trading):
                     t.record(("make_room", seat, card, field, FORCED))
             else:
                 self.options, self.options_for = room, (args := (card,))  # (listed once)
-                then = (State._room_made, seat, source, index)
-                field = self._decide(seat, "make_room", args, then)
+                policy = self._policy
+                if policy is not None and "make_room" in self.asks[seat]:
+                    # a playout: _decide()'s first case, inlined (half a playout's decisions)
+                    field = policy(self, seat, "make_room", args, self._policy_rng)
+                else:
+                    then = (State._room_made, seat, source, index)
+                    field = self._decide(seat, "make_room", args, then)
                 self.options = self.options_for = None
                 if field is STOPPED:
                     return
@@ -416,7 +402,13 @@ class State(Trading):
             return
         if self._windows:
             self._window_then_ask(a, "plant_second", (), STEP_SECOND_PLANTED)
-        elif self._decide(a, "plant_second", (), STEP_SECOND_PLANTED) is True:
+            return
+        policy = self._policy
+        if policy is not None and "plant_second" in self.asks[a]:  # _decide(), inlined
+            second = policy(self, a, "plant_second", (), self._policy_rng)
+        else:
+            second = self._decide(a, "plant_second", (), STEP_SECOND_PLANTED)
+        if second is True:
             self._plant(a, FROM_HAND, 0)  # self._second_planted(), inlined
 
     def _second_planted(self, f: Frame) -> None:
@@ -483,11 +475,16 @@ class State(Trading):
             again = (State._plant_area, i)  # on the stack while a bot thinks: the rest of phase 3
             stack.append(again)
             if len(area) > 1:
-                then = (State._plant_chosen, s)
                 if windows:
-                    self._window_then_ask(s, "plant_next", (), then)
-                elif (k := self._decide(s, "plant_next", (), then)) is not STOPPED:
-                    self._plant(s, FROM_TRADE_AREA, k)  # then, inlined
+                    self._window_then_ask(s, "plant_next", (), (State._plant_chosen, s))
+                else:
+                    policy = self._policy
+                    if policy is not None and "plant_next" in self.asks[s]:  # _decide(), inlined
+                        k = policy(self, s, "plant_next", (), self._policy_rng)
+                    else:
+                        k = self._decide(s, "plant_next", (), (State._plant_chosen, s))
+                    if k is not STOPPED:
+                        self._plant(s, FROM_TRADE_AREA, k)  # then, inlined
             elif windows:
                 stack.append((State._place, s, FROM_TRADE_AREA, 0))
                 stack.append((State._plant_only, s))

@@ -272,6 +272,11 @@ class GameState:
     def _run(self) -> None:
         stack = self._stack
         try:
+            if self._policy is not None:  # a playout: no decision stops it
+                pop = stack.pop
+                while stack:
+                    f = pop()
+                    f[0](self, f)
             while self.pending is None and stack:
                 f = stack.pop()
                 f[0](self, f)
