@@ -111,7 +111,7 @@ class State(Trading):
 
     def returns(self) -> tuple[int, ...]:
         """Coins of each seat (final once the match is over)."""
-        return tuple(len(p) for p in self.table.coins)
+        return tuple(map(len, self.table.coins))
 
     def legal_answers(self) -> list[Any]:
         """Every legal answer to the pending decision, but for trade offers
@@ -429,14 +429,17 @@ class State(Trading):
     def _reveal(self, f: Frame) -> None:
         t = self.table
         a, revealed, deck = t.active, t.revealed, t.deck
-        for _ in range(self.rules.reveal):
-            if len(deck) > 1:  # self._draw()'s common case, inlined
-                card = deck.pop()
-                revealed.append(card)
-                if t.recording:
-                    t.record(("revealed", a, card))
-            elif not self._draw(revealed, "revealed", a) or t.ended:
-                break  # phases 2 and 3 are still played, with what was revealed
+        if not t.recording and (cards := t.take(self.rules.reveal)) is not None:
+            revealed += cards  # (a fast playout: no record to make between the cards)
+        else:
+            for _ in range(self.rules.reveal):
+                if len(deck) > 1:  # self._draw()'s common case, inlined
+                    card = deck.pop()
+                    revealed.append(card)
+                    if t.recording:
+                        t.record(("revealed", a, card))
+                elif not self._draw(revealed, "revealed", a) or t.ended:
+                    break  # phases 2 and 3 are still played, with what was revealed
         if self._trades:
             self._stack.append(STEP_KEEP)
             self._trading(STEP_TRADING)
@@ -470,6 +473,8 @@ class State(Trading):
             s = (active + i) % players
             area = trade[s]
             if not area:
+                if not any(trade):
+                    break  # (no seat has a card left to plant: the common case, at once)
                 i += 1
                 continue
             again = (State._plant_area, i)  # on the stack while a bot thinks: the rest of phase 3
@@ -521,6 +526,9 @@ class State(Trading):
         t = self.table
         a = t.active
         hand, deck, record, recording = t.hands[a], t.deck, t.record, t.recording
+        if not recording and (cards := t.take(self.rules.draw)) is not None:
+            hand += cards  # (a fast playout: no record to make between the cards)
+            return
         for _ in range(self.rules.draw):
             if len(deck) > 1:  # self._draw()'s common case, inlined
                 card = deck.pop()

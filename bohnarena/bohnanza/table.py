@@ -30,6 +30,9 @@ FROM_HAND, FROM_TRADE_AREA = 0, 1
 #: Phases 1-4 are the active player's; phase 5 is the final harvest.
 FINAL_PHASE = 5
 
+#: The Jumping Bean count of a variety that sets off no draft.
+NO_DRAFT = 1 << 30
+
 
 # The rule helpers below run several times a decision: plain loops, as a
 # comprehension or generator costs a call of its own (twice the time for
@@ -147,7 +150,8 @@ class Table:
         self._protect = PROTECTION[rules.protection]
         #: By variety: coins for 0, 1, 2... cards (the last entry for longer fields).
         self.payouts = [v.payout for v in rules.varieties]
-        self._draft_at = [v.draft_at for v in rules.varieties]
+        # (a count no field reaches where a variety sets off no draft)
+        self._draft_at = [v.draft_at or NO_DRAFT for v in rules.varieties]
 
     @property
     def rng(self) -> random.Random:
@@ -223,6 +227,18 @@ class Table:
                 self.record(("reshuffled", -1, len(deck)))
         return True
 
+    def take(self, n: int) -> list[int] | None:
+        """The top ``n`` cards of the draw pile, top first, taken off it at
+        once (nothing recorded: for a fast playout) where that leaves a card
+        on it; else None and nothing taken (a run-out: draw them one by one)."""
+        deck = self.deck
+        rest = len(deck) - n
+        if rest < 1:
+            return None
+        cards = deck[: rest - 1 : -1]
+        del deck[rest:]
+        return cards
+
     # -- fields -------------------------------------------------------------
     def fields_for(self, seat: int, card: int) -> list[int]:
         """Fields that take ``card`` now: one of its variety, or an empty one."""
@@ -260,8 +276,7 @@ class Table:
         f[0], f[1] = EMPTY, 0
         if self.recording:
             self.record(("harvested", seat, field, variety, count, paid))
-        at = self._draft_at[variety]
-        return bool(at) and count >= at and not final
+        return count >= self._draft_at[variety] and not final
 
     def can_buy_field(self, seat: int) -> bool:
         cost = self.rules.third_field_cost
