@@ -39,8 +39,9 @@ from ..core.botapi import FORCED
 from ..core.game import MatchResult
 from ..referee.gamestate import STOPPED, Frame
 from .answers import LEGAL, sensible_offers
-from .bot import DECISION_METHODS, Anytime, DraftPick, Offer
+from .bot import DECISION_METHODS, Anytime, Offer
 from .decisions import DECISIONS
+from .drafting import Drafting
 from .policies import RANDOM_DECIDES, Policy, random_answer, random_policy
 from .rules import RuleSet
 from .sampling import sample
@@ -54,7 +55,7 @@ MAX_TURNS = 100_000  # a guard against engine bugs only; real games end far soon
 EVERYTHING = frozenset(DECISION_METHODS)
 
 
-class State(Trading):
+class State(Trading, Drafting):
     """One match of the card game, stopped at a decision (or over).
 
     ``asks[seat]`` are the decisions that seat is asked (the others are
@@ -304,44 +305,6 @@ class State(Trading):
             t.playing_out = True
         return True
 
-    def _draft(self, f: Frame) -> None:
-        """The Jumping Bean draft (000, "The Jumping Bean"): draw, then the
-        seats pick in turn, passing to the right."""
-        harvester = f[1]
-        t = self.table
-        cards: list[int] = []
-        t.drafts.append(cards)
-        for _ in range(t.players + 1):
-            if not self._draw(cards, "draft_card", harvester):
-                break  # played out after the end: the draft goes on with what it drew
-        self._draft_pick((State._draft_pick, harvester, harvester, 0))
-
-    def _draft_pick(self, f: Frame) -> None:
-        _, harvester, seat, k = f
-        t = self.table
-        cards = t.drafts[-1]  # drafts nest: the newest is the one going on
-        if k < t.players and len(cards) >= 2:
-            then = (State._drafted, harvester, seat, k)
-            self._window_then_ask(seat, "draft", (tuple(cards),), then)
-            return
-        if cards:
-            t.coins[harvester].append(cards.pop())
-            t.record(("draft_coin", harvester, t.coins[harvester][-1]))
-        t.drafts.pop()
-
-    def _drafted(self, f: Frame) -> None:
-        _, harvester, seat, k = f
-        t = self.table
-        pick: DraftPick = self._answer
-        card = t.drafts[-1].pop(pick.index)
-        if pick.field is None:
-            t.discard.append(card)
-        else:
-            field = t.fields[seat][pick.field]
-            field[0], field[1] = card, field[1] + 1
-        t.record(("picked", seat, card, -1 if pick.field is None else pick.field))
-        self._stack.append((State._draft_pick, harvester, (seat - 1) % t.players, k + 1))
-
     # -- the turn -----------------------------------------------------------
     # Each step below pushes what comes after it and runs the first of it
     # itself (a frame pushed only to be popped next costs a tenth of a match).
@@ -353,7 +316,9 @@ class State(Trading):
         t.turn += 1
         if t.recording:
             t.record(("turn", t.active, t.turn))
-        self._stack += TURN  # this step again after the phases
+        # this step again after the phases; with no record to make and no
+        # window to open, a phase's first step is its work (it sets the phase)
+        self._stack += TURN if t.recording or self._windows else QUIET_TURN
         self._phase_1(f)
 
     def push_turn_phases(self) -> None:
@@ -428,9 +393,14 @@ class State(Trading):
 
     def _reveal(self, f: Frame) -> None:
         t = self.table
+        t.phase = 2  # (set already unless the turn is quiet)
         a, revealed, deck = t.active, t.revealed, t.deck
         if not t.recording and (cards := t.take(self.rules.reveal)) is not None:
-            revealed += cards  # (a fast playout: no record to make between the cards)
+            # (a fast playout: no record to make between the cards)
+            if not self._trades:
+                t.trade[a] += cards  # revealed and kept at once: self._keep(), inlined
+                return
+            revealed += cards
         else:
             for _ in range(self.rules.reveal):
                 if len(deck) > 1:  # self._draw()'s common case, inlined
@@ -466,6 +436,7 @@ class State(Trading):
 
     def _plant_area(self, f: Frame) -> None:
         t = self.table
+        t.phase = 3  # (set already unless the turn is quiet)
         i = f[1]
         stack, windows = self._stack, self._windows
         players, active, trade = t.players, t.active, t.trade
@@ -524,6 +495,7 @@ class State(Trading):
 
     def _draw_hand(self, f: Frame) -> None:
         t = self.table
+        t.phase = 4  # (set already unless the turn is quiet)
         a = t.active
         hand, deck, record, recording = t.hands[a], t.deck, t.record, t.recording
         if not recording and (cards := t.take(self.rules.draw)) is not None:
@@ -579,8 +551,10 @@ STEP_SECOND_PLANTED: Frame = (State._second_planted,)
 STEP_TRADING: Frame = (State._trading,)
 STEP_TURN: Frame = (State._turn,)
 PLANT_AREAS: Frame = (State._plant_area, 0)
-#: What a turn pushes after its phase 1: the phases left, then the next turn.
+#: What a turn pushes after its phase 1: the phases left, then the next turn;
+#: and the same where no phase is recorded nor has windows (a fast playout).
 TURN = (STEP_TURN, STEP_PHASE_4, STEP_PHASE_3, STEP_PHASE_2)
+QUIET_TURN = (STEP_TURN, STEP_DRAW_HAND, PLANT_AREAS, STEP_REVEAL)
 
 
 State.random_policy = staticmethod(random_policy)  # type: ignore[method-assign]
