@@ -395,8 +395,10 @@ class State(Trading, Drafting):
         t = self.table
         t.phase = 2  # (set already unless the turn is quiet)
         a, revealed, deck = t.active, t.revealed, t.deck
-        if not t.recording and (cards := t.take(self.rules.reveal)) is not None:
-            # (a fast playout: no record to make between the cards)
+        if not t.recording and (rest := len(deck) - self.rules.reveal) > 0:
+            # a fast playout, no run-out: the cards at once (no record to make between them)
+            cards = deck[: rest - 1 : -1]  # the top ones, top first
+            del deck[rest:]
             if not self._trades:
                 t.trade[a] += cards  # revealed and kept at once: self._keep(), inlined
                 return
@@ -498,8 +500,9 @@ class State(Trading, Drafting):
         t.phase = 4  # (set already unless the turn is quiet)
         a = t.active
         hand, deck, record, recording = t.hands[a], t.deck, t.record, t.recording
-        if not recording and (cards := t.take(self.rules.draw)) is not None:
-            hand += cards  # (a fast playout: no record to make between the cards)
+        if not recording and (rest := len(deck) - self.rules.draw) > 0:
+            hand += deck[: rest - 1 : -1]  # as in self._reveal()
+            del deck[rest:]
             return
         for _ in range(self.rules.draw):
             if len(deck) > 1:  # self._draw()'s common case, inlined
@@ -530,10 +533,13 @@ class State(Trading, Drafting):
             for by in self.rules.tie_break:
                 key.append(s if by == "seat" else len(t.hands[s]))  # (or "hand")
             keys.append(key)
-        ranks = tuple([1 + sum(k > keys[s] for k in keys) for s in range(t.players)])
-        self.result = MatchResult(
-            coins, ranks, tuple([s for s in range(t.players) if ranks[s] == 1]), t.turn, ()
-        )
+        ranks, winners = [], []
+        for s, key in enumerate(keys):  # (loops: a generator is a call a step)
+            rank = 1 + sum(map(key.__lt__, keys))  # 1 + the seats ahead
+            ranks.append(rank)
+            if rank == 1:
+                winners.append(s)
+        self.result = MatchResult(coins, tuple(ranks), tuple(winners), t.turn, ())
         return self.result
 
 

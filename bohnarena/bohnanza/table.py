@@ -179,12 +179,13 @@ class Table:
         new._rng, new._rng_shared = self._rng, True
         self._rng_shared = True
         new.deck, new.discard = self.deck[:], self.discard[:]
-        new.hands = [h[:] for h in self.hands]
-        new.fields = [[f[:] for f in fs] for fs in self.fields]
-        new.trade = [a[:] for a in self.trade]
+        # (map(list.copy): a comprehension is a call of its own, a few a playout)
+        new.hands = list(map(list.copy, self.hands))
+        new.fields = [list(map(list.copy, fs)) for fs in self.fields]
+        new.trade = list(map(list.copy, self.trade))
         new.revealed = self.revealed[:]
-        new.coins = [p[:] for p in self.coins]
-        new.drafts = [d[:] for d in self.drafts]
+        new.coins = list(map(list.copy, self.coins))
+        new.drafts = list(map(list.copy, self.drafts))
         new.exhaustions, new.ended, new.playing_out = (
             self.exhaustions,
             self.ended,
@@ -226,18 +227,6 @@ class Table:
                 shuffle(deck, self.rng)
                 self.record(("reshuffled", -1, len(deck)))
         return True
-
-    def take(self, n: int) -> list[int] | None:
-        """The top ``n`` cards of the draw pile, top first, taken off it at
-        once (nothing recorded: for a fast playout) where that leaves a card
-        on it; else None and nothing taken (a run-out: draw them one by one)."""
-        deck = self.deck
-        rest = len(deck) - n
-        if rest < 1:
-            return None
-        cards = deck[: rest - 1 : -1]
-        del deck[rest:]
-        return cards
 
     # -- fields -------------------------------------------------------------
     def fields_for(self, seat: int, card: int) -> list[int]:
