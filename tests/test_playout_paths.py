@@ -7,6 +7,7 @@ games, from the first decision, from mid-game, and from a seat's sample."""
 from __future__ import annotations
 
 import random
+from collections import Counter
 from typing import Any
 
 import pytest
@@ -14,6 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bohnarena.bohnanza.answers import LEGAL
+from bohnarena.bohnanza.policies import RANDOM_DECIDES, random_policy
 from bohnarena.core.game import capabilities, get_game
 
 CONFIGS = [
@@ -117,3 +119,31 @@ def test_fast_and_refereed_playouts_end_alike_thousands(
     config: tuple[str, str, int], seed: int, turns: int, sample: bool
 ) -> None:
     check(config, seed, turns, sample)
+
+
+@pytest.mark.parametrize("edition", ["classic", "riogrande"])
+def test_a_policy_is_given_the_answers_the_rules_listed(edition: str) -> None:
+    """A plant or make_room decision comes with the fields the rules listed
+    on the way to it (``state.options``, for the very ``args`` tuple
+    ``options_for``), the fast way and the referee's; nowhere else, and not
+    in a copy or a stopped state."""
+    asked: Counter[str] = Counter()
+
+    def policy(state: Any, seat: int, kind: str, args: tuple[Any, ...], rng: random.Random) -> Any:
+        if state.options_for is args:
+            assert kind in ("plant", "make_room")
+            assert state.options == LEGAL[kind](state, seat, *args)
+            assert state.clone().options is None
+            asked[kind] += 1
+        else:
+            assert state.options is None
+        return random_policy(state, seat, kind, args, rng)
+
+    for seed in range(3):
+        state = root("bohnanza", edition, 4, seed, 0)
+        state.clone().playout(random.Random(seed), policy, RANDOM_DECIDES)
+        state.clone().playout(random.Random(seed), policy, checked=True)
+        while state.pending is not None:  # stopped at a decision: none listed
+            assert state.options is None and state.options_for is None
+            state.apply(policy(state, *state.pending, random.Random(seed)))
+    assert asked["make_room"] > 100 and asked["plant"] > 3

@@ -24,22 +24,28 @@ def random_policy(
     """A quick random legal answer: plant and harvest where the rules let
     it at random, plant a second card at even odds; no harvest windows, no
     trade offers, every offer declined."""
-    t = state.table
-    # (rng.random() rather than rng.randrange(): a C call, not three Python ones)
-    if kind == "plant":
-        fits = t.fields_for(seat, args[0])
-        return fits[int(rng.random() * len(fits))]
+    # (rng.random() rather than rng.randrange(): a C call, not three Python
+    # ones; the commonest decisions first: a playout's are mostly make_room)
     if kind == "make_room":
-        room = t._protect(t.fields[seat])  # t.harvestable(), inlined
+        # the fields the rules listed on the way here, else listed again
+        room = state.options if state.options_for is args else None
+        if room is None:
+            t = state.table
+            room = t._protect(t.fields[seat])  # t.harvestable(), inlined
         return room[int(rng.random() * len(room))]
-    if kind == "plant_next":
-        return int(rng.random() * len(t.trade[seat]))
     if kind == "plant_second":
         return rng.random() < 0.5
+    if kind == "plant_next":
+        return int(rng.random() * len(state.table.trade[seat]))
+    if kind == "plant":
+        fits = state.options if state.options_for is args else None
+        if fits is None:
+            fits = state.table.fields_for(seat, args[0])
+        return fits[int(rng.random() * len(fits))]
     if kind == "draft":
         cards = args[0]
         i = int(rng.random() * len(cards))
-        fits = t.fields_for(seat, cards[i])
+        fits = state.table.fields_for(seat, cards[i])
         return DraftPick(i, fits[0] if fits else None)
     return None  # anytime, propose, offer, respond
 

@@ -32,6 +32,7 @@ from ..core.game import STATE
 from ..referee.frames import Frames
 from .bot import Accept, Anytime, DraftPick, Offer, Proposal
 from .rules import RuleSet
+from .sampling import masked_stack
 from .state import State
 from .wire import answer_from_json, answer_json, args_from_json, proposal_json
 
@@ -58,28 +59,6 @@ FRAMES = Frames(
     },
 )
 encode, decode = FRAMES.encode, FRAMES.decode
-
-
-def _masked(frame: tuple[Any, ...], state: State, seat: int) -> tuple[Any, ...]:
-    """``frame`` with the hand positions of another seat's offer replaced by
-    the hindmost ones of that hand: the seat saw the varieties offered (the
-    frame's Proposal), not where in the hand they were. A sample deals that
-    hand afresh, so no position in it is truer than another."""
-    by = next((v.by for v in frame if type(v) is Proposal), seat)
-    if by == seat:
-        return frame
-    out = list(frame)
-    for i, v in enumerate(frame):
-        if type(v) is Offer:
-            back = iter(range(len(state.table.hands[by]) - 1, -1, -1))
-            # (negative references are revealed cards: public, kept)
-            out[i] = Offer(tuple(r if r < 0 else next(back) for r in v.give), v.want, v.to)
-    return tuple(out)
-
-
-def masked_stack(state: State, seat: int) -> list[tuple[Any, ...]]:
-    """``state``'s frames as ``seat`` may know them (see :func:`_masked`)."""
-    return [_masked(f, state, seat) for f in state._stack]
 
 
 def snapshot(state: State, seat: int) -> dict[str, Any]:

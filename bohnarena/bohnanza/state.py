@@ -39,11 +39,13 @@ from ..core.botapi import FORCED
 from ..core.game import MatchResult
 from ..referee.gamestate import STOPPED, Frame
 from .answers import LEGAL, sensible_offers
-from .bot import DECISION_METHODS, Anytime, DraftPick, Offer
+from .bot import DECISION_METHODS, Anytime, Offer
 from .decisions import DECISIONS
+from .drafting import Drafting
 from .policies import RANDOM_DECIDES, Policy, random_answer, random_policy
 from .rules import RuleSet
-from .table import EMPTY, FINAL_PHASE, FROM_HAND, FROM_TRADE_AREA, GameOver, Table, shuffle
+from .sampling import sample
+from .table import EMPTY, FINAL_PHASE, FROM_HAND, FROM_TRADE_AREA, GameOver, Table
 from .trading import Trading
 from .view import SeatView
 
@@ -53,7 +55,7 @@ MAX_TURNS = 100_000  # a guard against engine bugs only; real games end far soon
 EVERYTHING = frozenset(DECISION_METHODS)
 
 
-class State(Trading):
+class State(Trading, Drafting):
     """One match of the card game, stopped at a decision (or over).
 
     ``asks[seat]`` are the decisions that seat is asked (the others are
@@ -110,7 +112,7 @@ class State(Trading):
 
     def returns(self) -> tuple[int, ...]:
         """Coins of each seat (final once the match is over)."""
-        return tuple(len(p) for p in self.table.coins)
+        return tuple(map(len, self.table.coins))
 
     def legal_answers(self) -> list[Any]:
         """Every legal answer to the pending decision, but for trade offers
@@ -150,25 +152,7 @@ class State(Trading):
         of another hand from a declined offer is not used, nor where in that
         hand the cards of an offer on the table are (only their varieties
         were shown: the sample's offer gives the hand's hindmost cards)."""
-        from .snapshot import masked_stack  # (it imports this module)
-
-        new = self.clone()
-        new._stack = masked_stack(self, seat)
-        t = new.table
-        t.records = []
-        t.record = t.records.append
-        t.referee = None
-        unseen = self.view(seat).unseen
-        pool = [v for v, k in enumerate(unseen) for _ in range(k)]
-        shuffle(pool, rng)
-        t.rng = random.Random(rng.getrandbits(64))
-        for s in range(t.players):
-            if s != seat:
-                size = len(t.hands[s])
-                t.hands[s] = pool[len(pool) - size :]
-                del pool[len(pool) - size :]
-        t.deck = pool
-        return new
+        return sample(self, seat, rng)
 
     # -- running the rules -----------------------------------------------------
     def _end(self) -> None:
@@ -227,39 +211,54 @@ class State(Trading):
 
     # -- planting -----------------------------------------------------------
     def _place(self, f: Frame) -> None:
+        self._plant(f[1], f[2], f[3])
+
+    def _plant(self, seat: int, source: int, index: int) -> None:
         """Plant card ``index`` of ``seat``'s hand or trade area, harvesting
-        first if it fits no field."""
-        _, seat, source, index = f
+        first if it fits no field. (The frame that would plant it again, after
+        a draft or an answer, is built only then: every card planted comes
+        here.)"""
         t = self.table
-        zone = t.hands[seat] if source == FROM_HAND else t.trade[seat]
+        zone = t.trade[seat] if source else t.hands[seat]  # (FROM_TRADE_AREA or FROM_HAND)
         card = zone[index]
         fields = t.fields[seat]
         fits = []  # t.fields_for(), inlined: every card planted asks it
         for i, (v, _) in enumerate(fields):
             if v == card or v == EMPTY:  # noqa: SIM109 (a tuple test costs more)
                 fits.append(i)
-        while not fits:
+        if not fits:  # the card fits no field: harvest one first
             room = t._protect(fields)  # t.harvestable(), inlined
             if len(room) == 1:
                 field = room[0]
                 if t.recording:
                     t.record(("make_room", seat, card, field, FORCED))
             else:
-                then = (State._room_made, seat, source, index)
-                field = self._decide(seat, "make_room", (card,), then)
+                self.options, self.options_for = room, (args := (card,))  # (listed once)
+                policy = self._policy
+                if policy is not None and "make_room" in self.asks[seat]:
+                    # a playout: _decide()'s first case, inlined (half a playout's decisions)
+                    field = policy(self, seat, "make_room", args, self._policy_rng)
+                else:
+                    then = (State._room_made, seat, source, index)
+                    field = self._decide(seat, "make_room", args, then)
+                self.options = self.options_for = None
                 if field is STOPPED:
                     return
             if t.harvest(seat, field):
-                self._stack.append(f)  # plant once the draft is over
+                self._stack.append((State._place, seat, source, index))  # once the draft is over
                 self._stack.append((State._draft, seat))
                 return
-            fits = [field]  # (no field took the card; the harvested one is empty now)
-        if len(fits) == 1:
+            # the harvested field, empty now, is the only one the card fits
+            if t.recording:
+                t.record(("plant", seat, card, field, FORCED))
+        elif len(fits) == 1:
             field = fits[0]
             if t.recording:
                 t.record(("plant", seat, card, field, FORCED))
         else:
-            field = self._decide(seat, "plant", (card,), (State._planted, seat, source, index))
+            self.options, self.options_for = fits, (args := (card,))
+            field = self._decide(seat, "plant", args, (State._planted, seat, source, index))
+            self.options = self.options_for = None
             if field is STOPPED:
                 return
         zone.pop(index)
@@ -270,13 +269,12 @@ class State(Trading):
             t.record(("planted", seat, card, field, source))
 
     def _room_made(self, f: Frame) -> None:
-        seat = f[1]
-        place = (State._place, *f[1:])
+        _, seat, source, index = f
         if self.table.harvest(seat, self._answer):
-            self._stack.append(place)
+            self._stack.append((State._place, seat, source, index))
             self._stack.append((State._draft, seat))
         else:
-            self._place(place)
+            self._plant(seat, source, index)
 
     def _planted(self, f: Frame) -> None:
         _, seat, source, index = f
@@ -307,44 +305,6 @@ class State(Trading):
             t.playing_out = True
         return True
 
-    def _draft(self, f: Frame) -> None:
-        """The Jumping Bean draft (000, "The Jumping Bean"): draw, then the
-        seats pick in turn, passing to the right."""
-        harvester = f[1]
-        t = self.table
-        cards: list[int] = []
-        t.drafts.append(cards)
-        for _ in range(t.players + 1):
-            if not self._draw(cards, "draft_card", harvester):
-                break  # played out after the end: the draft goes on with what it drew
-        self._draft_pick((State._draft_pick, harvester, harvester, 0))
-
-    def _draft_pick(self, f: Frame) -> None:
-        _, harvester, seat, k = f
-        t = self.table
-        cards = t.drafts[-1]  # drafts nest: the newest is the one going on
-        if k < t.players and len(cards) >= 2:
-            then = (State._drafted, harvester, seat, k)
-            self._window_then_ask(seat, "draft", (tuple(cards),), then)
-            return
-        if cards:
-            t.coins[harvester].append(cards.pop())
-            t.record(("draft_coin", harvester, t.coins[harvester][-1]))
-        t.drafts.pop()
-
-    def _drafted(self, f: Frame) -> None:
-        _, harvester, seat, k = f
-        t = self.table
-        pick: DraftPick = self._answer
-        card = t.drafts[-1].pop(pick.index)
-        if pick.field is None:
-            t.discard.append(card)
-        else:
-            field = t.fields[seat][pick.field]
-            field[0], field[1] = card, field[1] + 1
-        t.record(("picked", seat, card, -1 if pick.field is None else pick.field))
-        self._stack.append((State._draft_pick, harvester, (seat - 1) % t.players, k + 1))
-
     # -- the turn -----------------------------------------------------------
     # Each step below pushes what comes after it and runs the first of it
     # itself (a frame pushed only to be popped next costs a tenth of a match).
@@ -356,7 +316,9 @@ class State(Trading):
         t.turn += 1
         if t.recording:
             t.record(("turn", t.active, t.turn))
-        self._stack += [f, STEP_PHASE_4, STEP_PHASE_3, STEP_PHASE_2]
+        # this step again after the phases; with no record to make and no
+        # window to open, a phase's first step is its work (it sets the phase)
+        self._stack += TURN if t.recording or self._windows else QUIET_TURN
         self._phase_1(f)
 
     def push_turn_phases(self) -> None:
@@ -384,7 +346,7 @@ class State(Trading):
             return
         if t.hands[a]:  # an empty hand goes straight to phase 2
             self._stack.append(STEP_SECOND)
-            self._place((State._place, a, FROM_HAND, 0))
+            self._plant(a, FROM_HAND, 0)
 
     def _front(self, f: Frame) -> None:
         a = self.table.active
@@ -393,12 +355,11 @@ class State(Trading):
             self._window_then_place(a, FROM_HAND, 0)
 
     def _window_then_place(self, seat: int, source: int, index: int) -> None:
-        place = (State._place, seat, source, index)
         if self._windows:
-            self._stack.append(place)
+            self._stack.append((State._place, seat, source, index))
             self._window((State._window, seat))
         else:
-            self._place(place)
+            self._plant(seat, source, index)
 
     def _second(self, f: Frame) -> None:
         a = self.table.active
@@ -406,8 +367,14 @@ class State(Trading):
             return
         if self._windows:
             self._window_then_ask(a, "plant_second", (), STEP_SECOND_PLANTED)
-        elif self._decide(a, "plant_second", (), STEP_SECOND_PLANTED) is True:
-            self._place((State._place, a, FROM_HAND, 0))  # self._second_planted(), inlined
+            return
+        policy = self._policy
+        if policy is not None and "plant_second" in self.asks[a]:  # _decide(), inlined
+            second = policy(self, a, "plant_second", (), self._policy_rng)
+        else:
+            second = self._decide(a, "plant_second", (), STEP_SECOND_PLANTED)
+        if second is True:
+            self._plant(a, FROM_HAND, 0)  # self._second_planted(), inlined
 
     def _second_planted(self, f: Frame) -> None:
         if self._answer:
@@ -426,15 +393,25 @@ class State(Trading):
 
     def _reveal(self, f: Frame) -> None:
         t = self.table
+        t.phase = 2  # (set already unless the turn is quiet)
         a, revealed, deck = t.active, t.revealed, t.deck
-        for _ in range(self.rules.reveal):
-            if len(deck) > 1:  # self._draw()'s common case, inlined
-                card = deck.pop()
-                revealed.append(card)
-                if t.recording:
-                    t.record(("revealed", a, card))
-            elif not self._draw(revealed, "revealed", a) or t.ended:
-                break  # phases 2 and 3 are still played, with what was revealed
+        if not t.recording and (rest := len(deck) - self.rules.reveal) > 0:
+            # a fast playout, no run-out: the cards at once (no record to make between them)
+            cards = deck[: rest - 1 : -1]  # the top ones, top first
+            del deck[rest:]
+            if not self._trades:
+                t.trade[a] += cards  # revealed and kept at once: self._keep(), inlined
+                return
+            revealed += cards
+        else:
+            for _ in range(self.rules.reveal):
+                if len(deck) > 1:  # self._draw()'s common case, inlined
+                    card = deck.pop()
+                    revealed.append(card)
+                    if t.recording:
+                        t.record(("revealed", a, card))
+                elif not self._draw(revealed, "revealed", a) or t.ended:
+                    break  # phases 2 and 3 are still played, with what was revealed
         if self._trades:
             self._stack.append(STEP_KEEP)
             self._trading(STEP_TRADING)
@@ -461,6 +438,7 @@ class State(Trading):
 
     def _plant_area(self, f: Frame) -> None:
         t = self.table
+        t.phase = 3  # (set already unless the turn is quiet)
         i = f[1]
         stack, windows = self._stack, self._windows
         players, active, trade = t.players, t.active, t.trade
@@ -468,16 +446,23 @@ class State(Trading):
             s = (active + i) % players
             area = trade[s]
             if not area:
+                if not any(trade):
+                    break  # (no seat has a card left to plant: the common case, at once)
                 i += 1
                 continue
-            again = (State._plant_area, i)
+            again = (State._plant_area, i)  # on the stack while a bot thinks: the rest of phase 3
             stack.append(again)
             if len(area) > 1:
-                then = (State._plant_chosen, s)
                 if windows:
-                    self._window_then_ask(s, "plant_next", (), then)
-                elif (k := self._decide(s, "plant_next", (), then)) is not STOPPED:
-                    self._place((State._place, s, FROM_TRADE_AREA, k))  # then, inlined
+                    self._window_then_ask(s, "plant_next", (), (State._plant_chosen, s))
+                else:
+                    policy = self._policy
+                    if policy is not None and "plant_next" in self.asks[s]:  # _decide(), inlined
+                        k = policy(self, s, "plant_next", (), self._policy_rng)
+                    else:
+                        k = self._decide(s, "plant_next", (), (State._plant_chosen, s))
+                    if k is not STOPPED:
+                        self._plant(s, FROM_TRADE_AREA, k)  # then, inlined
             elif windows:
                 stack.append((State._place, s, FROM_TRADE_AREA, 0))
                 stack.append((State._plant_only, s))
@@ -485,7 +470,7 @@ class State(Trading):
             else:
                 if t.recording:
                     t.record(("plant_next", s, 0, FORCED))  # self._plant_only(), inlined
-                self._place((State._place, s, FROM_TRADE_AREA, 0))
+                self._plant(s, FROM_TRADE_AREA, 0)
             if self.pending is not None or stack[-1] is not again:
                 return  # a decision or a draft comes first
             stack.pop()
@@ -497,7 +482,7 @@ class State(Trading):
         self.table.record(("plant_next", f[1], 0, FORCED))
 
     def _plant_chosen(self, f: Frame) -> None:
-        self._place((State._place, f[1], FROM_TRADE_AREA, self._answer))
+        self._plant(f[1], FROM_TRADE_AREA, self._answer)
 
     def _phase_4(self, f: Frame) -> None:
         """Draw to the hand."""
@@ -512,8 +497,13 @@ class State(Trading):
 
     def _draw_hand(self, f: Frame) -> None:
         t = self.table
+        t.phase = 4  # (set already unless the turn is quiet)
         a = t.active
         hand, deck, record, recording = t.hands[a], t.deck, t.record, t.recording
+        if not recording and (rest := len(deck) - self.rules.draw) > 0:
+            hand += deck[: rest - 1 : -1]  # as in self._reveal()
+            del deck[rest:]
+            return
         for _ in range(self.rules.draw):
             if len(deck) > 1:  # self._draw()'s common case, inlined
                 card = deck.pop()
@@ -543,10 +533,13 @@ class State(Trading):
             for by in self.rules.tie_break:
                 key.append(s if by == "seat" else len(t.hands[s]))  # (or "hand")
             keys.append(key)
-        ranks = tuple([1 + sum(k > keys[s] for k in keys) for s in range(t.players)])
-        self.result = MatchResult(
-            coins, ranks, tuple([s for s in range(t.players) if ranks[s] == 1]), t.turn, ()
-        )
+        ranks, winners = [], []
+        for s, key in enumerate(keys):  # (loops: a generator is a call a step)
+            rank = 1 + sum(map(key.__lt__, keys))  # 1 + the seats ahead
+            ranks.append(rank)
+            if rank == 1:
+                winners.append(s)
+        self.result = MatchResult(coins, tuple(ranks), tuple(winners), t.turn, ())
         return self.result
 
 
@@ -564,6 +557,10 @@ STEP_SECOND_PLANTED: Frame = (State._second_planted,)
 STEP_TRADING: Frame = (State._trading,)
 STEP_TURN: Frame = (State._turn,)
 PLANT_AREAS: Frame = (State._plant_area, 0)
+#: What a turn pushes after its phase 1: the phases left, then the next turn;
+#: and the same where no phase is recorded nor has windows (a fast playout).
+TURN = (STEP_TURN, STEP_PHASE_4, STEP_PHASE_3, STEP_PHASE_2)
+QUIET_TURN = (STEP_TURN, STEP_DRAW_HAND, PLANT_AREAS, STEP_REVEAL)
 
 
 State.random_policy = staticmethod(random_policy)  # type: ignore[method-assign]

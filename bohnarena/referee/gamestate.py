@@ -96,6 +96,13 @@ class GameState:
         self._policy_rng: Any = None
         self._stack: list[Frame] = []
         self._answer: Any = None
+        #: While a decision is put to a policy (or an answerer): its legal
+        #: answers where the rules listed them on the way to it (a list not to
+        #: be changed), for the decision whose arguments are the very tuple
+        #: ``options_for``; None otherwise. A policy reads them instead of
+        #: listing them again when ``state.options_for is args``.
+        self.options: list[Any] | None = None
+        self.options_for: tuple[Any, ...] | None = None
 
     def _own(self, table: Any) -> None:
         """``table`` is this state's: its views reach the state through it
@@ -132,6 +139,7 @@ class GameState:
         new.answerer = new._policy = new._policy_rng = None
         new._stack = list(self._stack)
         new._answer = self._answer
+        new.options = new.options_for = None
         return new
 
     # -- the public interface ------------------------------------------------
@@ -264,6 +272,11 @@ class GameState:
     def _run(self) -> None:
         stack = self._stack
         try:
+            if self._policy is not None:  # a playout: no decision stops it
+                pop = stack.pop
+                while stack:
+                    f = pop()
+                    f[0](self, f)
             while self.pending is None and stack:
                 f = stack.pop()
                 f[0](self, f)
