@@ -173,12 +173,13 @@ def test_every_data_file_is_installed():
 
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())
     globs = project["tool"]["setuptools"]["package-data"]
+    packages = set(project["tool"]["setuptools"]["packages"])  # (data folders listed too)
     missing = []
     for path in PACKAGE.rglob("*"):
         if path.is_dir() or path.suffix in (".py", ".pyc") or "__pycache__" in path.parts:
             continue
         owner = path.parent
-        while not (owner / "__init__.py").is_file():
+        while ".".join(owner.relative_to(ROOT).parts) not in packages:
             owner = owner.parent
         package = ".".join(owner.relative_to(ROOT).parts)
         rel = path.relative_to(owner)
