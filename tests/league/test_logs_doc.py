@@ -202,16 +202,14 @@ def test_the_documented_queries_give_each_bot_its_own_coins(runs: dict[str, Path
 
 
 @pytest.mark.slow
-def test_the_merged_matches_keep_each_batch_in_a_row_group_and_its_moves_in_a_file(
+def test_the_merged_matches_fill_whole_row_groups_in_order_and_each_batchs_moves_a_file(
     runs: dict[str, Path],
 ) -> None:
     d = runs["jumping"]  # 12 matches in batches of 3
     (part,) = (d / "matches").glob("*.parquet")
     file = pq.ParquetFile(part)
-    assert file.metadata.num_row_groups == 4
-    for i in range(file.metadata.num_row_groups):
-        ids = file.read_row_group(i, columns=["match_id"]).column(0).to_pylist()
-        assert len(ids) == 3 and max(ids) - min(ids) == 2
+    assert file.metadata.num_row_groups == 1  # (not a group a batch)
+    assert file.read_row_group(0, columns=["match_id"]).column(0).to_pylist() == list(range(12))
     moves = sorted((d / "moves").glob("*.parquet"))
     assert len(moves) == 4
     for f in moves:
