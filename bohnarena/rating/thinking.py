@@ -105,6 +105,17 @@ class Timed:
         return Timed(bots, keys, counts.astype(np.int64), longest, match_id, spent)
 
 
+def _rows_of(
+    rows: npt.NDArray[np.int64], ids: npt.NDArray[np.int64]
+) -> tuple[npt.NDArray[np.intp], npt.NDArray[np.bool_]]:
+    """Where each of ``ids`` is in ``rows`` (ascending), and whether it is
+    there at all (a match without its row counts for none)."""
+    at = np.searchsorted(rows, ids)
+    known = at < len(rows)
+    known[known] = rows[at[known]] == ids[known]
+    return at, known
+
+
 def batch_timed(matches: pa.Table, timing: pa.Table) -> Timed:
     """A batch's summary, from its matches and timing tables (the bots by
     name: a worker does not know the league's order)."""
@@ -116,9 +127,7 @@ def batch_timed(matches: pa.Table, timing: pa.Table) -> Timed:
     rows = np.array(matches.column("match_id").to_pylist(), np.int64)
     order = np.argsort(rows)
     ids = np.asarray(timing.column("match_id").to_numpy(), np.int64)
-    at = np.searchsorted(rows, ids, sorter=order)
-    known = at < len(rows)
-    known[known] = rows[order[at[known]]] == ids[known]  # (a match without its row: none)
+    at, known = _rows_of(rows[order], ids)
     seat = np.asarray(timing.column("seat").to_numpy(), np.int64)[known]
     who = by_match[order[at[known]], seat] if len(seat) else np.zeros(0, np.int64)
     micros = np.asarray(timing.column("micros").to_numpy(), np.int32)[known]
@@ -162,9 +171,7 @@ class Timings:
                 continue  # (every match there is summed up already, or none is in m)
             t = read_table(path, columns=["match_id", "seat", "micros"])
             ids = t.column("match_id").to_numpy()
-            at = np.searchsorted(m.match_id, ids)
-            known = at < m.n
-            known[known] = m.match_id[at[known]] == ids[known]  # (a match without its row: none)
+            at, known = _rows_of(m.match_id, ids)
             if len(covered):
                 known &= ~np.isin(ids, covered)
             if not known.any():
