@@ -13,6 +13,7 @@ from itertools import accumulate, chain
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 import pyarrow as pa
 
 from ..core.botapi import Tick
@@ -117,23 +118,12 @@ def _buffer(values: array.array[int], kind: pa.DataType) -> pa.Array:
     return pa.Array.from_buffers(kind, len(values), [None, pa.py_buffer(values)])
 
 
-def _ints(col: Sequence[int]) -> pa.Array:
-    return _buffer(array.array("i", col), _I32)
-
-
 def _lists(col: Sequence[Sequence[int]]) -> pa.Array:
     offsets = array.array("i", [0])
     offsets.extend(accumulate(map(len, col)))
     return pa.ListArray.from_arrays(
         _buffer(offsets, _I32), _buffer(array.array("i", chain.from_iterable(col)), _I32)
     )
-
-
-_CONVERT: dict[str, Callable[[Sequence[Any]], pa.Array]] = {
-    "int": _ints,
-    "ints": _lists,
-    "str": lambda col: pa.array(col, pa.string()),
-}
 
 
 def moves_table(
@@ -155,9 +145,11 @@ class MovesLog:
     values a kind, record after record) right after its match, while the
     records are still in the cache, and keeps no record tuple; :meth:`table`
     reads each value column of a kind as a strided slice of that list (no
-    transpose, no Python step per value) and puts the rows back in log
-    order by the permutation a stable sort of the kind codes gives. A
-    column no record fills is nulls at once.
+    transpose, no Python step per value) and puts each column's values in
+    log order by the permutation a stable sort of the kind codes gives: an
+    int column by a numpy scatter, a list or string column by one take of
+    its kinds' values (no take of the whole table). A column no record
+    fills is nulls at once.
     """
 
     def __init__(self, layout: Mapping[str, Sequence[str]], columns: Mapping[str, str]) -> None:
@@ -184,43 +176,64 @@ class MovesLog:
         kind_codes = array.array("b", self.codes)
         codes = np.frombuffer(kind_codes, np.int8)
         counts = np.bincount(codes, minlength=len(self.kinds)).tolist()
-        present = [(kind, count) for kind, count in zip(self.kinds, counts, strict=True) if count]
-        filled = ["seat", *(c for c in columns if any(c in self.layout[k] for k, _ in present))]
+        # the log rows of each kind, in log order (a stable sort)
+        order = np.argsort(codes, kind="stable")
         kind_of = {"seat": "int", **columns}
-        parts = []
-        for kind, count in present:
+        rows: dict[str, list[npt.NDArray[np.intp]]] = {name: [] for name in kind_of}
+        parts: dict[str, list[Any]] = {name: [] for name in kind_of}
+        lo = 0
+        for kind, count in zip(self.kinds, counts, strict=True):
+            if not count:
+                continue
+            at, lo = order[lo : lo + count], lo + count
             width = 2 + len(self.layout[kind])
             values = self.values[kind]
             if len(values) != count * width:
                 raise ValueError(f"a {kind!r} record without the {width - 2} values of its layout")
-            at = {name: i for i, name in enumerate(["seat", *self.layout[kind]], 1)}
-            parts.append(
-                [
-                    pa.nulls(count, _TYPES[kind_of[name]])
-                    if name not in at
-                    else _CONVERT[kind_of[name]](values[at[name] :: width])
-                    for name in filled
-                ]
-            )
-        merged = [pa.concat_arrays([p[j] for p in parts]) for j in range(len(filled))]
-        # grouped row j is log row order[j] (a stable sort: log order within a kind)
-        order = np.argsort(codes, kind="stable")
-        back = np.empty(n, np.int64)
-        back[order] = np.arange(n)
-        done = dict(zip(filled, pa.table(merged, names=filled).take(back).columns, strict=True))
-        kind_col = pa.DictionaryArray.from_arrays(
-            _buffer(kind_codes, pa.int8()), pa.array(self.kinds, pa.string())
-        )
+            for i, name in enumerate(["seat", *self.layout[kind]], 1):
+                rows[name].append(at)
+                parts[name].append(_PARTS[kind_of[name]](values[i::width]))
         return pa.Table.from_arrays(
             [
                 _buffer(self.ids, pa.int64()),
                 _buffer(self.seqs, _I32),
-                kind_col.cast(pa.string()),
-                done["seat"],
-                *(done[c] if c in done else pa.nulls(n, _TYPES[k]) for c, k in columns.items()),
+                pa.DictionaryArray.from_arrays(
+                    _buffer(kind_codes, pa.int8()), pa.array(self.kinds, pa.string())
+                ).cast(pa.string()),
+                *(_placed(n, kind_of[c], rows[c], parts[c]) for c in kind_of),
             ],
             schema=moves_schema(columns),
         )
+
+
+#: A kind's values of a column as a part of it: a numpy array (an int
+#: column, scattered into place) or an Arrow array (taken into place).
+_PARTS: dict[str, Callable[[Sequence[Any]], Any]] = {
+    "int": lambda col: np.frombuffer(array.array("i", col), np.int32),
+    "ints": _lists,
+    "str": lambda col: pa.array(col, pa.string()),
+}
+
+
+def _placed(n: int, kind: str, rows: list[npt.NDArray[np.intp]], parts: list[Any]) -> pa.Array:
+    """A column of ``n`` rows in log order, from its kinds' parts and the log
+    rows each part's values go to; every other row is null."""
+    if not rows:
+        return pa.nulls(n, _TYPES[kind])
+    at = np.concatenate(rows) if len(rows) > 1 else rows[0]
+    filled = len(at) == n
+    if not filled:
+        valid = np.zeros(n, np.bool_)
+        valid[at] = True
+    if kind == "int":  # scattered into place (no take)
+        out = np.zeros(n, np.int32)
+        out[at] = np.concatenate(parts) if len(parts) > 1 else parts[0]
+        bitmap = None if filled else pa.py_buffer(np.packbits(valid, bitorder="little"))
+        return pa.Array.from_buffers(_I32, n, [bitmap, pa.py_buffer(out)])
+    # each log row's place in the parts (a null place: a null)
+    place = np.zeros(n, np.int32)
+    place[at] = np.arange(len(at), dtype=np.int32)
+    return pa.concat_arrays(parts).take(pa.array(place, mask=None if filled else ~valid))
 
 
 _SEQ = array.array("i", range(4096))
