@@ -169,15 +169,20 @@ def _atomic_write(path: Path, write: Any) -> None:
 #: dictionary): 40% smaller (benchmarks show nothing slower). A moves
 #: file's seq counts up within each match: delta-coded it is a twelfth of
 #: its dictionary's size, and cheaper to write; every other column keeps
-#: its dictionary.
+#: its dictionary. Both keep statistics (min, max) on match_id alone: what
+#: read_range and a reader's filter on match_id skip row groups by (a
+#: batch's seats, kinds or seqs span their whole range in every file, so
+#: their statistics skip nothing), an eighth of a moves file's writing.
 _ENCODING: dict[str, Callable[[pa.Table], dict[str, Any]]] = {
     "timing": lambda table: {
         "column_encoding": {"match_id": "DELTA_BINARY_PACKED", "seq": "DELTA_BINARY_PACKED"},
         "use_dictionary": ["decision", "seat"],
+        "write_statistics": ["match_id"],
     },
     "moves": lambda table: {
         "column_encoding": {"seq": "DELTA_BINARY_PACKED"},
         "use_dictionary": [_leaf(f) for f in table.schema if f.name != "seq"],
+        "write_statistics": ["match_id"],
     },
 }
 
