@@ -76,28 +76,24 @@ def timing_table(matches: Iterable[tuple[int, Sequence[Sequence[Tick]]]]) -> pa.
     """The think times of several matches, each given as its seats'
     clocks (a list of ``(seq, decision, micros)`` per seat), as one table
     in (match_id, seat, seq) order."""
-    ids, seqs, seats = array.array("q"), array.array("i"), array.array("i")
-    kinds: list[str] = []
-    micros: list[int] = []
+    ids, seats = array.array("q"), array.array("i")
+    ticks: list[Tick] = []
     for match_id, clocks in matches:
         for seat, clock in enumerate(clocks):
-            if not clock:
-                continue
-            seq, kind, us = zip(*clock, strict=True)  # one transpose, not a step per value
-            ids.extend(array.array("q", (match_id,)) * len(seq))
-            seats.extend(array.array("i", (seat,)) * len(seq))
-            seqs.extend(seq)
-            kinds.extend(kind)
-            micros.extend(us)
+            if clock:  # (a seat's rows at once: no step per tick)
+                ids += array.array("q", (match_id,)) * len(clock)
+                seats += array.array("i", (seat,)) * len(clock)
+                ticks += clock
+    seqs, kinds, micros = zip(*ticks, strict=True) if ticks else ((), (), ())  # one transpose
     # the decisions met, in order: the column's dictionary
     names = {kind: i for i, kind in enumerate(dict.fromkeys(kinds))}
     return pa.Table.from_arrays(
         [
             _buffer(ids, pa.int64()),
-            _buffer(seqs, _I32),
+            _buffer(array.array("i", seqs), _I32),
             _buffer(seats, _I32),
             pa.DictionaryArray.from_arrays(
-                _buffer(array.array("b", map(names.__getitem__, kinds)), pa.int8()),
+                _buffer(array.array("b", list(map(names.__getitem__, kinds))), pa.int8()),
                 pa.array(list(names), pa.string()),
             ),
             _buffer(_int32s(micros), _I32),
@@ -106,7 +102,7 @@ def timing_table(matches: Iterable[tuple[int, Sequence[Sequence[Tick]]]]) -> pa.
     )
 
 
-def _int32s(values: list[int]) -> array.array[int]:
+def _int32s(values: Sequence[int]) -> array.array[int]:
     try:
         return array.array("i", values)
     except OverflowError:  # (rare: a time over 35 minutes)

@@ -10,6 +10,7 @@ import pytest
 
 from bohnarena.core.game import get_game
 from bohnarena.store.logbook import (
+    TIMING_SCHEMA,
     MovesLog,
     moves_schema,
     moves_table,
@@ -138,6 +139,37 @@ def test_a_moves_file_reads_back_its_table(game, tmp_path):
     found, defaults = (encodings(p) for p in (path, tmp_path / "defaults.parquet"))
     assert found.pop("seq") == {"DELTA_BINARY_PACKED", "RLE"}
     assert found == {name: e for name, e in defaults.items() if name != "seq"}
+
+
+def test_timing_rows_are_each_seats_clock_in_order():
+    """A timing table is each match's seats' clocks, a row per tick, in
+    (match, seat, seq) order; a seat without a clock has no row; a time past
+    int32 is kept as its largest value; the decisions are a dictionary in
+    the order first met."""
+    r = random.Random(4)
+    kinds = ["plant", "offer", "respond", "draft"]
+    matches = []
+    for match_id in (9, 2, 5):  # not in id order: rows stay in the order given
+        clocks = []
+        for _ in range(r.randint(1, 4)):
+            seqs = sorted(r.sample(range(200), r.randint(0, 30)))
+            clocks.append(
+                [(q, r.choice(kinds), r.choice([0, 17, r.randint(0, 10**6)])) for q in seqs]
+            )
+        matches.append((match_id, clocks))
+    matches[1][1][0].append((300, "plant", 2**40))
+    rows = [
+        {"match_id": m, "seq": q, "seat": seat, "decision": k, "micros": min(us, 2**31 - 1)}
+        for m, clocks in matches
+        for seat, clock in enumerate(clocks)
+        for q, k, us in clock
+    ]
+    table = timing_table(matches)
+    assert table.schema == TIMING_SCHEMA
+    assert table.to_pylist() == rows
+    met = list(dict.fromkeys(row["decision"] for row in rows))
+    assert table.column("decision").combine_chunks().dictionary.to_pylist() == met
+    assert timing_table([(1, [[], []])]).equals(TIMING_SCHEMA.empty_table())
 
 
 @pytest.mark.parametrize("table", ["moves", "timing"])
