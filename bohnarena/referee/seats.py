@@ -471,3 +471,10 @@ class Referee:
             fault = agent.end(result)
             if fault:
                 self.fault(s, "end", fault)
+        # The match is over: let go of its table and views, the cycle (the
+        # table's referee) that kept a match's records alive until the
+        # collector ran (in a worker, which turns it off for a batch, every
+        # match's until the batch ended); now they go with their last
+        # reference. A bot's view keeps reading the table.
+        self.state = None
+        self._views = None
