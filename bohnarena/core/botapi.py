@@ -199,10 +199,12 @@ class Budget(Protocol):
 PairAnswers = tuple[tuple[Any, str | None], tuple[Any, str | None] | None]
 
 
-#: An answer's think time: (seq of its record in the match, decision,
-#: microseconds charged to the seat's time bank). A window answered with the
+#: A seat's clock: each answer's think time as three values in a row (a
+#: flat list: no tuple kept an answer): the seq of its record in the match,
+#: the decision, and the seconds charged to the seat's time bank (the
+#: timing table rounds them to microseconds). A window answered with the
 #: decision after it in one request has the request's time; the second, none.
-Tick = tuple[int, str, int]
+Clock = list[int | str | float]
 
 
 class Seat(Protocol):
@@ -239,7 +241,7 @@ class Seat(Protocol):
         ...
 
     @property
-    def clock(self) -> list[Tick] | None:
+    def clock(self) -> Clock | None:
         """Where the referee notes what each answer of this seat's bot cost
         its time bank (None: not noted; a runner that logs times gives a list)."""
         ...

@@ -22,10 +22,10 @@ from ..core.botapi import (
     BY_DEFAULT,
     FAULT_CHARS,
     NOTE_CHARS,
+    Clock,
     PairAnswers,
     Resumable,
     Seat,
-    Tick,
 )
 from ..core.errors import IllegalAnswer
 from ..core.faults import ILLEGAL, MALFORMED, RAISED, TIMEOUT
@@ -68,7 +68,7 @@ class BotSeat:
         self.lost = False  # given up on for this match: forfeit, ask nothing more
         self.notes: list[Any] = []  # the note of the answer just given (BotBase.note)
         self.match_id: int | None = None  # the league's id of the match (set by the runner)
-        self.clock: list[Tick] | None = None  # each answer's think time (the runner's, if it asks)
+        self.clock: Clock | None = None  # each answer's think time (the runner's, if it asks)
 
     #: In this process a pair saves nothing: each decision is a call.
     pairs = False
@@ -266,7 +266,7 @@ class Referee:
         #: directly: two calls less a decision), else None.
         self._direct: list[BotSeat | None] = [None] * n
         #: Where each seat's think times go (Seat.clock), else None.
-        self._clocks: list[list[Tick] | None] = [None] * n
+        self._clocks: list[Clock | None] = [None] * n
 
     def time_left(self, seat: int) -> float | None:
         """Seconds left in ``seat``'s time bank this match (None: no limits)."""
@@ -315,17 +315,17 @@ class Referee:
             agent = self.seats[seat]
             before = agent.spent
             answer, fault = agent.decide(kind, view, args)
-            took = round((agent.spent - before) * 1e6)
+            took = agent.spent - before
             if fault is None:  # _settle's common case, inlined
                 try:
                     checked = self.decisions[kind].check(self.state, seat, answer, *args)
                 except IllegalAnswer as e:
                     fault = _illegal(e)
                 else:  # (its record is the next: the state records it on return)
-                    clock.append((len(self.state.records), kind, took))
+                    clock += (len(self.state.records), kind, took)
                     return checked, BY_BOT, (self._note(seat) if self.notes[seat] else None)
             settled = self._settle(seat, kind, args, view, answer, fault)  # (a fault recorded)
-            clock.append((len(self.state.records), kind, took))
+            clock += (len(self.state.records), kind, took)
             return settled
         if direct is None:
             answer, fault = self.seats[seat].decide(kind, view, args)
@@ -370,15 +370,13 @@ class Referee:
                     fault = _illegal(e)
                 else:
                     if clock is not None:  # (its record is the next: resume records it)
-                        clock.append(
-                            (len(table.records), kind, round((agent.spent - before) * 1e6))
-                        )
+                        clock += (len(table.records), kind, agent.spent - before)
                     resume(checked, BY_BOT, self._note(seat) if notes[seat] else None)
                     continue
-            took = 0 if clock is None else round((agent.spent - before) * 1e6)
+            took = 0.0 if clock is None else agent.spent - before
             settled = self._settle(seat, kind, args, view, answer, fault)  # (a fault recorded)
             if clock is not None:
-                clock.append((len(table.records), kind, took))
+                clock += (len(table.records), kind, took)
             resume(*settled)
 
     def _paired(
@@ -399,7 +397,7 @@ class Referee:
         (answer, fault), second = pair(first, kind, view, args)
         settled = self._settle(seat, first, (), view, answer, fault)
         if clock is not None:  # the request's time, on the first answer
-            clock.append((len(self.state.records), first, round((agent.spent - before) * 1e6)))
+            clock += (len(self.state.records), first, agent.spent - before)
         state.resume(*settled)
         pending = state.pending
         if (

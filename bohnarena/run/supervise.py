@@ -29,7 +29,7 @@ from collections.abc import Collection
 from pathlib import Path
 from typing import Any
 
-from ..core.botapi import Budget, PairAnswers, Seat, Tick
+from ..core.botapi import Budget, Clock, PairAnswers, Seat
 from ..core.errors import BohnarenaError
 from ..core.faults import CRASH, TIMEOUT
 from ..core.game import MatchResult
@@ -236,7 +236,7 @@ class Probed:
         return self.inner.times
 
     @property
-    def clock(self) -> list[Tick] | None:
+    def clock(self) -> Clock | None:
         return self.inner.clock
 
     @property

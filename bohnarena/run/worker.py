@@ -24,7 +24,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from ..core.botapi import Tick
+from ..core.botapi import Clock
 from ..core.game import get_game
 from ..core.stopping import die_with_parent, private_memory
 from ..league.file import BotEntry
@@ -228,7 +228,7 @@ class _Batch:
         #: The moves, column by column: each match's records go in as it ends.
         self.moves = MovesLog(self.game.layout, self.game.columns)
         #: Each match's think times: its seats' clocks.
-        self.times: list[tuple[int, list[list[Tick]]]] = []
+        self.times: list[tuple[int, list[Clock]]] = []
         self.errors: list[tuple[int, str]] = []
 
     def play(self, m: MatchSpec, watchdog: Watchdog) -> None:

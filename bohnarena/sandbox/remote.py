@@ -15,7 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ..core.botapi import PairAnswers, Tick
+from ..core.botapi import Clock, PairAnswers
 from ..core.errors import BotLoadError
 from ..core.faults import reported
 from ..core.game import PROTOCOL_VERSION, STATE, MatchResult, get_game
@@ -58,7 +58,7 @@ class RemoteSeat:
         self._shown: dict[str, Any] = {}  # the view last sent (framed)
         self.notes: list[Any] = []  # the notes of the answers just read (Referee.notes)
         self.match_id: int | None = None  # the league's id of the match (set by the runner)
-        self.clock: list[Tick] | None = None  # each answer's think time (the runner's, if it asks)
+        self.clock: Clock | None = None  # each answer's think time (the runner's, if it asks)
         #: The game's searchable state for the view, if the bot asked for it
         #: (``"state": true`` at start) and the game has one; else None (no cost).
         self.state_json: Callable[[Any], dict[str, Any] | None] | None = None

@@ -16,7 +16,7 @@ import numpy as np
 import numpy.typing as npt
 import pyarrow as pa
 
-from ..core.botapi import Tick
+from ..core.botapi import Clock
 
 #: Bumped whenever the layout of the written tables changes.
 LOG_FORMAT = 4
@@ -72,19 +72,25 @@ def matches_table(rows: Sequence[Mapping[str, Any]]) -> pa.Table:
     return pa.Table.from_pylist(list(rows), schema=MATCHES_SCHEMA)
 
 
-def timing_table(matches: Iterable[tuple[int, Sequence[Sequence[Tick]]]]) -> pa.Table:
+def timing_table(matches: Iterable[tuple[int, Sequence[Clock]]]) -> pa.Table:
     """The think times of several matches, each given as its seats'
-    clocks (a list of ``(seq, decision, micros)`` per seat), as one table
-    in (match_id, seat, seq) order."""
+    clocks (see :data:`~bohnarena.core.botapi.Clock`), as one table in
+    (match_id, seat, seq) order; a time in whole microseconds (rounded
+    half to even, as ``round`` does), past int32 kept as its largest."""
     ids, seats = array.array("q"), array.array("i")
-    ticks: list[Tick] = []
+    seqs: list[Any] = []
+    kinds: list[Any] = []
+    seconds: list[Any] = []
     for match_id, clocks in matches:
         for seat, clock in enumerate(clocks):
-            if clock:  # (a seat's rows at once: no step per tick)
-                ids += array.array("q", (match_id,)) * len(clock)
-                seats += array.array("i", (seat,)) * len(clock)
-                ticks += clock
-    seqs, kinds, micros = zip(*ticks, strict=True) if ticks else ((), (), ())  # one transpose
+            if clock:  # (a seat's rows at once, each column a strided slice: no step per tick)
+                n = len(clock) // 3
+                ids += array.array("q", (match_id,)) * n
+                seats += array.array("i", (seat,)) * n
+                seqs += clock[0::3]
+                kinds += clock[1::3]
+                seconds += clock[2::3]
+    micros = np.minimum(np.rint(np.array(seconds, np.float64) * 1e6), _MOST).astype(np.int32)
     # the decisions met, in order: the column's dictionary
     names = {kind: i for i, kind in enumerate(dict.fromkeys(kinds))}
     return pa.Table.from_arrays(
@@ -96,17 +102,10 @@ def timing_table(matches: Iterable[tuple[int, Sequence[Sequence[Tick]]]]) -> pa.
                 _buffer(array.array("b", list(map(names.__getitem__, kinds))), pa.int8()),
                 pa.array(list(names), pa.string()),
             ),
-            _buffer(_int32s(micros), _I32),
+            pa.array(micros),
         ],
         schema=TIMING_SCHEMA,
     )
-
-
-def _int32s(values: Sequence[int]) -> array.array[int]:
-    try:
-        return array.array("i", values)
-    except OverflowError:  # (rare: a time over 35 minutes)
-        return array.array("i", [min(v, _MOST) for v in values])
 
 
 # Python ints to Arrow through array.array buffers: a C loop, no per-value objects.
@@ -245,7 +244,7 @@ def _seq(n: int) -> array.array[int]:
 def warm_up() -> None:
     """Load the Arrow compute kernels once, before worker processes fork."""
     moves_table([(0, [("x", 0, 1)])], {"x": ("n",)}, {"n": "int"})
-    timing_table([(0, [[(0, "x", 1)]])])
+    timing_table([(0, [[0, "x", 1e-6]])])
 
 
 def records_of(table: pa.Table, layout: Mapping[str, Sequence[str]]) -> list[tuple[Any, ...]]:

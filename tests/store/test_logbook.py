@@ -142,10 +142,11 @@ def test_a_moves_file_reads_back_its_table(game, tmp_path):
 
 
 def test_timing_rows_are_each_seats_clock_in_order():
-    """A timing table is each match's seats' clocks, a row per tick, in
-    (match, seat, seq) order; a seat without a clock has no row; a time past
-    int32 is kept as its largest value; the decisions are a dictionary in
-    the order first met."""
+    """A timing table is each match's seats' clocks, a row per answer, in
+    (match, seat, seq) order; a seat without a clock has no row; a time is
+    in microseconds rounded as ``round`` rounds (half to even), past int32
+    kept as its largest value; the decisions are a dictionary in the order
+    first met."""
     r = random.Random(4)
     kinds = ["plant", "offer", "respond", "draft"]
     matches = []
@@ -153,18 +154,24 @@ def test_timing_rows_are_each_seats_clock_in_order():
         clocks = []
         for _ in range(r.randint(1, 4)):
             seqs = sorted(r.sample(range(200), r.randint(0, 30)))
-            clocks.append(
-                [(q, r.choice(kinds), r.choice([0, 17, r.randint(0, 10**6)])) for q in seqs]
-            )
+            times = [0.0, 2.5e-6, 3.5e-6, 1.7e-5, r.random() / 10, r.random() * 5]
+            clocks.append([(q, r.choice(kinds), r.choice(times)) for q in seqs])
         matches.append((match_id, clocks))
-    matches[1][1][0].append((300, "plant", 2**40))
+    matches[1][1][0].append((300, "plant", 3000.0))  # 50 minutes
     rows = [
-        {"match_id": m, "seq": q, "seat": seat, "decision": k, "micros": min(us, 2**31 - 1)}
+        {
+            "match_id": m,
+            "seq": q,
+            "seat": seat,
+            "decision": k,
+            "micros": min(round(s * 1e6), 2**31 - 1),
+        }
         for m, clocks in matches
         for seat, clock in enumerate(clocks)
-        for q, k, us in clock
+        for q, k, s in clock
     ]
-    table = timing_table(matches)
+    flat = [(m, [[v for tick in clock for v in tick] for clock in clocks]) for m, clocks in matches]
+    table = timing_table(flat)
     assert table.schema == TIMING_SCHEMA
     assert table.to_pylist() == rows
     met = list(dict.fromkeys(row["decision"] for row in rows))
@@ -183,7 +190,7 @@ def test_a_part_keeps_statistics_on_match_id_alone(table, tmp_path):
     data = (
         moves_table(matches, g.layout, g.columns)
         if table == "moves"
-        else timing_table([(m, [[(i, "plant", 5 * i)] for i in range(3)]) for m, _ in matches])
+        else timing_table([(m, [[i, "plant", 5e-6 * i] for i in range(3)]) for m, _ in matches])
     )
     path = tmp_path / table / "part-000000000-000000012.parquet"
     path.parent.mkdir()
