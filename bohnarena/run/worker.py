@@ -93,8 +93,9 @@ def play_batch(task: BatchTask) -> BatchResult:
         # plays it again carefully).
         result: BatchResult = supervised(task)
         return result
-    # Records are many small tuples kept until the batch is logged: the
-    # cyclic collector would rescan them over and over for nothing.
+    # A batch keeps its matches' moves (their values) and clocks until it is
+    # logged: the cyclic collector would rescan them over and over for
+    # nothing. (A match's own objects go as it ends: it leaves no cycle.)
     enabled = gc.isenabled()
     gc.disable()
     try:
