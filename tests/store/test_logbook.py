@@ -100,6 +100,19 @@ def test_a_record_off_its_layout_is_refused(values):
         moves_table([(0, records)], layout, columns)
 
 
+@pytest.mark.parametrize(
+    ("value", "error"), [(2**31, OverflowError), ("3", TypeError), (None, TypeError)]
+)
+def test_a_value_no_int32_holds_is_refused(value, error):
+    """An int column's value that is not an int32 raises (the engine makes
+    none): no value is cut to fit or read as another."""
+    layout, columns = {"planted": ("card", "cards")}, {"card": "int", "cards": "ints"}
+    with pytest.raises(error):
+        moves_table([(0, [("planted", 0, value, (1,))])], layout, columns)
+    with pytest.raises(error):
+        moves_table([(0, [("planted", 0, 1, (value,))])], layout, columns)
+
+
 @pytest.mark.slow  # (the first match of a process loads the bots: a second)
 def test_a_batch_logs_the_records_its_matches_made():
     """play_batch's moves table holds every match's records, in log order:
