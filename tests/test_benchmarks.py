@@ -75,3 +75,18 @@ def test_league_bench_standings_runs() -> None:
         check=True,
     ).stdout
     assert "standings' own cost" in out and "standings live" in out
+
+
+@pytest.mark.slow  # (150 matches of planners)
+def test_log_instructions_plays_what_it_counts(tmp_path) -> None:
+    """The play log_instructions.py counts under valgrind runs (here
+    without it): a batch logged and one not, after the warm ones."""
+    sys.path.insert(0, str(BENCH))
+    try:
+        import log_instructions as bench
+    finally:
+        sys.path.remove(str(BENCH))
+    league = tmp_path / "log.toml"
+    league.write_text(bench.LEAGUE)
+    for moves in ("on", "off"):
+        subprocess.run([sys.executable, "-c", bench.PLAY, str(league), moves, "1"], check=True)
