@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -89,6 +90,11 @@ def main() -> None:
         "--tree", type=Path, action="append", help="a bohnarena tree to count (repeatable)"
     )
     a = p.parse_args()
+    if shutil.which("valgrind") is None:
+        p.error("needs valgrind (Debian: apt-get install valgrind)")
+    for tree in a.tree or []:
+        if not (tree / "bohnarena" / "__init__.py").is_file():
+            p.error(f"--tree {tree}: not a bohnarena tree (no bohnarena/__init__.py)")
     with tempfile.TemporaryDirectory() as tmp:
         league = Path(tmp) / "log.toml"
         league.write_text(LEAGUE)
