@@ -512,11 +512,14 @@ def _marker_holds(marker: str) -> bool:
     if "extra" in marker:
         return False
     try:
-        from packaging.markers import InvalidMarker, Marker
+        from packaging.markers import (  # type: ignore[import-not-found, unused-ignore]
+            InvalidMarker,
+            Marker,
+        )
     except ImportError:
         return True
     try:
-        return Marker(marker).evaluate()
+        return bool(Marker(marker).evaluate())
     except InvalidMarker:
         return True
 

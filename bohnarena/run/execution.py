@@ -267,7 +267,7 @@ class DaskBackend:
                 client.close(timeout=CLOSE_SECONDS)  # a lost scheduler cannot hold us up
             except (OSError, TimeoutError):
                 pass
-            self.client = None  # type: ignore[assignment]
+            self.client = None  # type: ignore[assignment, unused-ignore]
         if self._cluster is not None:
             self._cluster.close()
             self._cluster = None
