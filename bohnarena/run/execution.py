@@ -135,13 +135,24 @@ class LocalPool:
 
 
 class _QuietForkProcess(multiprocessing.context.ForkProcess):
-    """A worker that ignores Ctrl-C from its first line: one that came before
-    the pool's initializer ran printed "Process ForkProcess-N:" and a
-    traceback (the parent stops the run; see :func:`_start_worker`)."""
+    """A worker whose signals are a worker's from its first line: a Ctrl-C
+    or a SIGTERM (the parent's terminate() after a Ctrl-C) that came before
+    the pool's initializer ran printed "Process _QuietForkProcess-N:" and a
+    traceback."""
 
     def _bootstrap(self, parent_sentinel: Any = None) -> int:
-        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        _worker_signals()
         return super()._bootstrap(parent_sentinel)  # type: ignore[misc]
+
+
+def _worker_signals() -> None:
+    # Ctrl-C and a closed terminal reach the whole process group; the parent
+    # alone decides what stops. SIGTERM (the parent's terminate(), or a
+    # scheduler's kill of the group) ends a worker quietly: the handler it
+    # inherited from the parent would raise Stopped into the pool's code.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGHUP, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
 class _QuietForkContext(multiprocessing.context.ForkContext):
@@ -151,14 +162,7 @@ class _QuietForkContext(multiprocessing.context.ForkContext):
 def _start_worker(
     counter: Any, cpus: list[int], workers: int, slots: list[memoryview], private: bool
 ) -> None:
-    # Ctrl-C and a closed terminal reach the whole process group; the parent
-    # alone decides what stops. SIGTERM (the parent's terminate(), or a
-    # scheduler's kill of the group) ends a worker quietly: the handler it
-    # inherited from the parent would raise Stopped into the pool's code.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGHUP, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    die_with_parent()
+    die_with_parent()  # (its signals were set as it started: _QuietForkProcess)
     if private:  # it holds matches (hands, seeds) that bots of the same user must not read
         private_memory()
     # A pool worker ends without atexit: its sandboxes (and their cgroups) go here.

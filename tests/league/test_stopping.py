@@ -147,6 +147,32 @@ def test_ctrl_c_at_any_moment_is_one_line_and_130(league, tmp_path):
             assert len(err.strip().splitlines()) == 1 and "resume" in err
 
 
+def _report_signals(queue):
+    """(In a forked worker, before any initializer.) Its handlers, by name."""
+    handlers = [signal.getsignal(s) for s in (signal.SIGINT, signal.SIGHUP, signal.SIGTERM)]
+    queue.put([h.name if isinstance(h, signal.Handlers) else "the run's" for h in handlers])
+
+
+def test_a_worker_has_a_workers_signals_from_its_first_line():
+    """A Ctrl-C, or the SIGTERM a stopping run sends its workers, that
+    reaches a worker before the pool's initializer runs ends it quietly:
+    not through the run's handler, which raised and printed a traceback
+    ("Process _QuietForkProcess-1: ... Stopped: 15")."""
+    from bohnarena.run.execution import _QuietForkContext
+
+    context = _QuietForkContext()
+    queue = context.SimpleQueue()
+    previous = signal.signal(signal.SIGTERM, lambda *_: None)  # the run's, inherited by a fork
+    try:
+        worker = context.Process(target=_report_signals, args=(queue,))
+        worker.start()
+        found = queue.get()
+        worker.join(10)
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    assert found == ["SIG_IGN", "SIG_IGN", "SIG_DFL"] and worker.exitcode == 0
+
+
 def test_a_stop_lost_in_a_callback_is_delivered_again():
     # A Ctrl-C that lands in a callback Python cannot raise from (an import
     # lock's weakref, a __del__) was printed as "Exception ignored" and lost:
