@@ -21,6 +21,8 @@ import numpy as np
 import numpy.typing as npt
 import trueskill
 
+from .freeforall import FreeForAll
+
 RANK_COLUMNS = ["seats", "ranks", "coins", "winners", "faults"]  # what rank() reads
 #: A bot's rating before its first match (the library's defaults).
 FRESH = (trueskill.MU, trueskill.SIGMA)
@@ -158,12 +160,13 @@ class Ranking:
         return "\n".join(out)
 
 
-def rate_table(env: Any, ratings: Sequence[Any], places: Sequence[int]) -> list[Any]:
+def rate_table(
+    table: FreeForAll, ratings: Sequence[trueskill.Rating], places: Sequence[int]
+) -> list[trueskill.Rating]:
     """One match as TrueSkill sees it: every seat a one-player team, ranked
     by its place (1 is first; equal places are a draw). Returns the seats'
     new ratings."""
-    teams = env.rate([(r,) for r in ratings], ranks=[p - 1 for p in places])
-    return [team[0] for team in teams]
+    return table.rate(ratings, [p - 1 for p in places])
 
 
 @dataclass
@@ -186,6 +189,7 @@ class Rater:
         rated again, and rating goes on from its last row."""
         # The library's defaults: mu 25, sigma 25/3, draw probability 0.1.
         self.env = trueskill.TrueSkill()
+        self.table = FreeForAll(self.env)  # the library's ratings, float for float
         self.ratings = {b: self.env.create_rating() for b in bots}
         self.standing = {b: BotStanding(b) for b in bots}
         self.seat_wins: list[int] = []
@@ -214,7 +218,7 @@ class Rater:
                 self._go_on_from_kept()
             return
         # Teams are seats; a bot may fill two seats of one table (fewer bots than seats).
-        new = rate_table(self.env, [self.ratings[b] for b in seats], ranks)
+        new = rate_table(self.table, [self.ratings[b] for b in seats], ranks)
         for s, b in enumerate(seats):
             self.ratings[b] = new[s]
         self._mu.extend([r.mu for r in self.ratings.values()])
