@@ -80,7 +80,7 @@ def test_league_bench_standings_runs() -> None:
 @pytest.mark.slow  # (150 matches of planners)
 def test_log_instructions_plays_what_it_counts(tmp_path) -> None:
     """The play log_instructions.py counts under valgrind runs (here
-    without it): a batch logged and one not, after the warm ones."""
+    without it): a batch in each mode, after the warm ones."""
     sys.path.insert(0, str(BENCH))
     try:
         import log_instructions as bench
@@ -88,5 +88,5 @@ def test_log_instructions_plays_what_it_counts(tmp_path) -> None:
         sys.path.remove(str(BENCH))
     league = tmp_path / "log.toml"
     league.write_text(bench.LEAGUE)
-    for moves in ("on", "off"):
-        subprocess.run([sys.executable, "-c", bench.PLAY, str(league), moves, "1"], check=True)
+    for mode in bench.MODES:
+        subprocess.run([sys.executable, "-c", bench.PLAY, str(league), mode, "1"], check=True)

@@ -49,7 +49,7 @@ from .provenance import check_workers, preflight, run_facts, source_hash, starte
 from .rankfiles import _try_write_errors, errors_json, keep_curve, rated_before, write_ranking
 from .standings import Standings
 from .supervise import BatchLost
-from .worker import BatchTask, play_batch
+from .worker import BatchTask, built, play_batch
 
 log = logging.getLogger("bohnarena")
 
@@ -322,7 +322,7 @@ def _run(
     )
     todo = summary.total - len(done)
     size = batch_size(league, todo, backend)
-    spool = str(store.path) if backend.shares_disk else None
+    spool = str(store.path) if backend.hand_over != "tables" else None  # (a disk it shares)
     tasks = (
         BatchTask(
             league.game,
@@ -334,6 +334,7 @@ def _run(
             league.moves,
             spool,
             league.limits,
+            hand_over=backend.hand_over,
         )
         for b in expecting(inorder, chain.from_iterable(batches(p, size) for p in pending))
     )
@@ -480,7 +481,7 @@ class Dispatcher:
         """Commit or requeue a finished task; True if it shows the current pool broke."""
         task, generation, alone = self.inflight.pop(future)
         try:
-            result = future.result()
+            result = built(future.result())
         except BrokenProcessPool:
             self.failed(task, alone, "a worker process died")
             return generation == self.generation

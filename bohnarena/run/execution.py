@@ -20,6 +20,7 @@ from ..core.stopping import die_with_parent, private_memory
 from ..referee import pulse
 from ..sandbox.endpoint import close_sandboxes
 from ..store.logbook import warm_up
+from .worker import HandOver
 
 log = logging.getLogger("bohnarena.run.execution")
 T = TypeVar("T")
@@ -28,9 +29,8 @@ T = TypeVar("T")
 class Backend(Protocol):
     #: How many tasks run at once (the runner keeps about twice that in flight).
     workers: int
-    #: Workers can write into the results directory (they then write their
-    #: own Parquet parts; otherwise they send tables back).
-    shares_disk: bool
+    #: How a batch's logs reach the run (see :data:`~.worker.HandOver`).
+    hand_over: HandOver
     #: The largest default batch (matches per task).
     max_batch: int
     #: Loggers of the library it runs on: while a run is on, their records
@@ -65,7 +65,6 @@ class LocalPool:
     stopped by :meth:`check`, which breaks the pool the same way.
     """
 
-    shares_disk = True
     loggers: tuple[str, ...] = ()
     max_batch = 50  # a batch's records stay in the worker until it is logged: this bounds them
 
@@ -73,7 +72,14 @@ class LocalPool:
         """``private``: the workers' memory is not readable by other
         processes of the user (a league with ``process`` bots: they run as
         that user; see :func:`~bohnarena.core.stopping.private_memory`)."""
-        self.workers = workers or os.cpu_count() or 1
+        cpus = os.sched_getaffinity(0) if hasattr(os, "sched_getaffinity") else None
+        cores = len(cpus) if cpus else os.cpu_count() or 1
+        self.workers = workers or cores
+        # Building and writing a logged batch's tables is a fifth of its
+        # work (four planners): fewer workers than cores leave this process a
+        # core to do that on, beside them; with a worker on every core, each
+        # writes its own.
+        self.hand_over: HandOver = "files" if self.workers >= cores else "records"
         self.private = private
         self._pool: ProcessPoolExecutor | None = None
         self._listeners: list[pulse.Listener] = []
@@ -236,7 +242,8 @@ class DaskBackend:
         self.workers = max(1, len(self.client.scheduler_info().get("workers", {})))
         self._down_since: float | None = None
         self._where = f" at {address}" if address else ""
-        self.shares_disk = (address is None) if shares_disk is None else shares_disk
+        shared = (address is None) if shares_disk is None else shares_disk
+        self.hand_over: HandOver = "files" if shared else "tables"
 
     def executor(self) -> Executor:
         return self.client.get_executor(pure=False)

@@ -12,15 +12,17 @@ tables in any process, on any machine.
 from __future__ import annotations
 
 import gc
+import io
 import logging
 import os
 import pickle
 import sys
 import threading
 import time
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import pyarrow as pa
 
@@ -40,6 +42,15 @@ from .supervise import Verdict, probed, supervised, watched
 log = logging.getLogger("bohnarena.run.worker")
 
 
+#: How a batch's logs reach the run: "files", its Parquet parts written into
+#: the results directory by the worker (where it can write there: ``spool``);
+#: "tables", its tables sent back for the run to write; "records", its
+#: records and clocks sent back as they are, for the run to build the tables
+#: from and write (a run with a core to spare: logging then costs a worker
+#: two fifths of what building and writing the tables does, mostly pickling).
+HandOver = Literal["files", "tables", "records"]
+
+
 @dataclass(frozen=True)
 class BatchTask:
     game: str
@@ -49,8 +60,8 @@ class BatchTask:
     bots: dict[str, BotEntry]
     matches: tuple[MatchSpec, ...]
     moves: bool = True
-    #: A results directory the worker can write to: it spools its parts
-    #: there instead of sending the tables back.
+    #: The results directory, where the worker can write to it (its bots'
+    #: logs go there, and with ``hand_over`` "files" its Parquet parts).
     spool: str | None = None
     limits: Limits = field(default_factory=Limits)
     #: Played again after its worker died or hung: in a watched process of
@@ -59,6 +70,8 @@ class BatchTask:
     #: A diagnostic play (in that process): every bot call is noted in its
     #: pulse, and each verdict's call is not made (see supervise.py).
     verdicts: tuple[Verdict, ...] | None = None
+    #: How the batch's logs reach the run (see :data:`HandOver`).
+    hand_over: HandOver = "files"
 
     @property
     def first(self) -> int:
@@ -78,6 +91,8 @@ class BatchResult:
     timing: pa.Table | Path | None = None  # logged with the moves
     #: The timing table summed up, for the run's report (it reads no timing file).
     timed: Timed | None = None
+    #: Handed over as "records": the moves and think times, for :func:`built`.
+    unbuilt: Unbuilt | None = None
 
     # Pickled (to the run, to a Dask client) with each table as an Arrow IPC
     # stream: a table's own pickling, at the protocol a pool sends with (4),
@@ -89,6 +104,47 @@ class BatchResult:
     def __setstate__(self, state: dict[str, Any]) -> None:
         for k, v in state.items():
             setattr(self, k, _from_ipc(v) if isinstance(v, _Ipc) else v)
+
+
+@dataclass
+class Unbuilt:
+    """A batch's moves and think times as its matches left them: each
+    match's records and its seats' clocks, with the game's log layout."""
+
+    layout: Mapping[str, Sequence[str]]
+    columns: Mapping[str, str]
+    records: list[tuple[int, Sequence[tuple[Any, ...]]]]
+    clocks: list[tuple[int, list[Clock]]]
+
+    # Pickled without a memo (the pickler's "fast" mode): half the time, for
+    # values that repeat no object worth sharing and hold no cycle.
+    def __getstate__(self) -> dict[str, Any]:
+        out = io.BytesIO()
+        pickler = pickle.Pickler(out, pickle.HIGHEST_PROTOCOL)
+        pickler.fast = True
+        pickler.dump((self.records, self.clocks))
+        return {"layout": self.layout, "columns": self.columns, "logs": out.getvalue()}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.layout, self.columns = state["layout"], state["columns"]
+        self.records, self.clocks = pickle.loads(state["logs"])
+
+
+def built(result: BatchResult) -> BatchResult:
+    """``result`` with its tables (the run's half of a batch handed over as
+    records: the tables its worker would have built)."""
+    unbuilt = result.unbuilt
+    if unbuilt is None:
+        return result
+    assert isinstance(result.matches, pa.Table), "records are handed over with the matches table"
+    timing = timing_table(unbuilt.clocks)
+    return replace(
+        result,
+        moves=moves_table(unbuilt.records, unbuilt.layout, unbuilt.columns),
+        timing=timing,
+        timed=batch_timed(result.matches, timing),
+        unbuilt=None,
+    )
 
 
 class _Ipc(bytes):
@@ -221,9 +277,14 @@ def _play(task: BatchTask) -> BatchResult:
         finally:
             if beating is not None:
                 beating.end()
+    matches = matches_table(batch.rows)
+    if batch.records is not None:  # handed over as they are: the run builds the tables
+        game = batch.game
+        unbuilt = Unbuilt(game.layout, game.columns, batch.records, batch.times)
+        return BatchResult(matches.num_rows, matches, None, batch.errors, unbuilt=unbuilt)
     moves = batch.moves.table() if task.moves else None
     timing = timing_table(batch.times) if task.moves else None
-    return _finish(task, matches_table(batch.rows), moves, batch.errors, timing)
+    return _finish(task, matches, moves, batch.errors, timing)
 
 
 def _finish(
@@ -237,7 +298,7 @@ def _finish(
     (a diagnostic play sends its one match's tables back to play_carefully)."""
     # (a diagnostic play's one match goes back to play_carefully, which sums up its batch)
     timed = None if timing is None or task.verdicts is not None else batch_timed(matches, timing)
-    if task.spool is None or task.verdicts is not None:
+    if task.spool is None or task.verdicts is not None or task.hand_over != "files":
         return BatchResult(matches.num_rows, matches, moves, errors, timing, timed)
     tag = f"{task.first:09d}-{task.last:09d}-{os.getpid()}"
     matches_file, moves_file, timing_file = RunDir(task.spool).spool(tag, matches, moves, timing)
@@ -255,6 +316,11 @@ class _Batch:
         self.rows: list[dict[str, Any]] = []
         #: The moves, column by column: each match's records go in as it ends.
         self.moves = MovesLog(self.game.layout, self.game.columns)
+        #: Or each match's records as they are (handed over as "records";
+        #: not by a diagnostic play, whose tables play_carefully joins).
+        self.records: list[tuple[int, Sequence[tuple[Any, ...]]]] | None = (
+            [] if task.moves and task.hand_over == "records" and task.verdicts is None else None
+        )
         #: Each match's think times: its seats' clocks.
         self.times: list[tuple[int, list[Clock]]] = []
         self.errors: list[tuple[int, str]] = []
@@ -303,5 +369,8 @@ class _Batch:
         if any(result.faults):
             log.info("match %d: faults per seat %s", m.id, list(result.faults))
         if task.moves:
-            self.moves.add(m.id, records)
+            if self.records is not None:
+                self.records.append((m.id, records))
+            else:
+                self.moves.add(m.id, records)
             self.times.append((m.id, [seat.clock or [] for seat in seats]))

@@ -227,7 +227,7 @@ class FlakyCluster:
     a Dask client cancels every future when it loses its scheduler) and, once
     ``closed``, refuses work as a closed client does."""
 
-    workers, shares_disk, max_batch = 2, True, 3
+    workers, hand_over, max_batch = 2, "files", 3
     loggers = ()
 
     def __init__(self, drops: int, closed_after: int | None = None, refuses: bool = True) -> None:
