@@ -19,7 +19,7 @@ import pickle
 import sys
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
@@ -106,28 +106,44 @@ class BatchResult:
             setattr(self, k, _from_ipc(v) if isinstance(v, _Ipc) else v)
 
 
-@dataclass
 class Unbuilt:
-    """A batch's moves and think times as its matches left them: each
-    match's records and its seats' clocks, with the game's log layout."""
+    """A batch's moves and think times as its matches left them, for the
+    run to build the tables from: each match's records, pickled as the match
+    ends (so that they are freed at once, as a worker that builds the tables
+    frees them), and its seats' clocks, with the game's log layout."""
 
-    layout: Mapping[str, Sequence[str]]
-    columns: Mapping[str, str]
-    records: list[tuple[int, Sequence[tuple[Any, ...]]]]
-    clocks: list[tuple[int, list[Clock]]]
+    def __init__(self, layout: Mapping[str, Sequence[str]], columns: Mapping[str, str]) -> None:
+        self.layout, self.columns = layout, columns
+        self.clocks: list[tuple[int, list[Clock]]] = []
+        self._records = io.BytesIO()
+        # No memo (the pickler's "fast" mode): half the time, for values
+        # that repeat no object worth sharing and hold no cycle.
+        self._pickler = pickle.Pickler(self._records, pickle.HIGHEST_PROTOCOL)
+        self._pickler.fast = True
 
-    # Pickled without a memo (the pickler's "fast" mode): half the time, for
-    # values that repeat no object worth sharing and hold no cycle.
+    def add(self, match_id: int, records: Sequence[tuple[Any, ...]], clocks: list[Clock]) -> None:
+        self._pickler.dump((match_id, records))
+        self.clocks.append((match_id, clocks))
+
+    def records(self) -> Iterator[tuple[int, Sequence[tuple[Any, ...]]]]:
+        """Each match's id and records, in the order they were added."""
+        data = self._records.getvalue()
+        stream = io.BytesIO(data)
+        while stream.tell() < len(data):
+            yield pickle.load(stream)
+
     def __getstate__(self) -> dict[str, Any]:
-        out = io.BytesIO()
-        pickler = pickle.Pickler(out, pickle.HIGHEST_PROTOCOL)
-        pickler.fast = True
-        pickler.dump((self.records, self.clocks))
-        return {"layout": self.layout, "columns": self.columns, "logs": out.getvalue()}
+        return {
+            "layout": self.layout,
+            "columns": self.columns,
+            "clocks": self.clocks,
+            "records": self._records.getvalue(),
+        }
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        self.layout, self.columns = state["layout"], state["columns"]
-        self.records, self.clocks = pickle.loads(state["logs"])
+        self.layout, self.columns, self.clocks = state["layout"], state["columns"], state["clocks"]
+        self._records = io.BytesIO(state["records"])
+        self._records.seek(0, io.SEEK_END)
 
 
 def built(result: BatchResult) -> BatchResult:
@@ -140,7 +156,7 @@ def built(result: BatchResult) -> BatchResult:
     timing = timing_table(unbuilt.clocks)
     return replace(
         result,
-        moves=moves_table(unbuilt.records, unbuilt.layout, unbuilt.columns),
+        moves=moves_table(unbuilt.records(), unbuilt.layout, unbuilt.columns),
         timing=timing,
         timed=batch_timed(result.matches, timing),
         unbuilt=None,
@@ -278,10 +294,8 @@ def _play(task: BatchTask) -> BatchResult:
             if beating is not None:
                 beating.end()
     matches = matches_table(batch.rows)
-    if batch.records is not None:  # handed over as they are: the run builds the tables
-        game = batch.game
-        unbuilt = Unbuilt(game.layout, game.columns, batch.records, batch.times)
-        return BatchResult(matches.num_rows, matches, None, batch.errors, unbuilt=unbuilt)
+    if batch.unbuilt is not None:  # handed over as they are: the run builds the tables
+        return BatchResult(matches.num_rows, matches, None, batch.errors, unbuilt=batch.unbuilt)
     moves = batch.moves.table() if task.moves else None
     timing = timing_table(batch.times) if task.moves else None
     return _finish(task, matches, moves, batch.errors, timing)
@@ -316,10 +330,12 @@ class _Batch:
         self.rows: list[dict[str, Any]] = []
         #: The moves, column by column: each match's records go in as it ends.
         self.moves = MovesLog(self.game.layout, self.game.columns)
-        #: Or each match's records as they are (handed over as "records";
-        #: not by a diagnostic play, whose tables play_carefully joins).
-        self.records: list[tuple[int, Sequence[tuple[Any, ...]]]] | None = (
-            [] if task.moves and task.hand_over == "records" and task.verdicts is None else None
+        #: Or each match's records and clocks as they are (handed over as
+        #: "records"; not by a diagnostic play, whose tables play_carefully joins).
+        self.unbuilt = (
+            Unbuilt(self.game.layout, self.game.columns)
+            if task.moves and task.hand_over == "records" and task.verdicts is None
+            else None
         )
         #: Each match's think times: its seats' clocks.
         self.times: list[tuple[int, list[Clock]]] = []
@@ -369,8 +385,9 @@ class _Batch:
         if any(result.faults):
             log.info("match %d: faults per seat %s", m.id, list(result.faults))
         if task.moves:
-            if self.records is not None:
-                self.records.append((m.id, records))
+            clocks = [seat.clock or [] for seat in seats]
+            if self.unbuilt is not None:
+                self.unbuilt.add(m.id, records, clocks)
             else:
                 self.moves.add(m.id, records)
-            self.times.append((m.id, [seat.clock or [] for seat in seats]))
+                self.times.append((m.id, clocks))
