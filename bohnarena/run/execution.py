@@ -75,7 +75,7 @@ class LocalPool:
         cpus = os.sched_getaffinity(0) if hasattr(os, "sched_getaffinity") else None
         cores = len(cpus) if cpus else os.cpu_count() or 1
         self.workers = workers or cores
-        # Building and writing a logged batch's tables is a fifth of its
+        # Building and writing a logged batch's tables is a third of its
         # work (four planners): fewer workers than cores leave this process a
         # core to do that on, beside them; with a worker on every core, each
         # writes its own.

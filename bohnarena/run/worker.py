@@ -47,7 +47,7 @@ log = logging.getLogger("bohnarena.run.worker")
 #: "tables", its tables sent back for the run to write; "records", its
 #: records and clocks sent back as they are, for the run to build the tables
 #: from and write (a run with a core to spare: logging then costs a worker
-#: two fifths of what building and writing the tables does, mostly pickling).
+#: under a third of what building and writing the tables does).
 HandOver = Literal["files", "tables", "records"]
 
 
