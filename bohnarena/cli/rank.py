@@ -3,11 +3,19 @@ the HTML report of a results directory."""
 
 from __future__ import annotations
 
+import json
 import time
+from dataclasses import asdict
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from ..core.errors import UsageError
+
+if TYPE_CHECKING:
+    from ..rating.skill import Ranking
+    from ..store.faultlog import BotFaults
 from .group import (
     bootstrap_seed_option,
     cli,
@@ -69,7 +77,27 @@ def rank_command(
         RESAMPLES if resamples is None else resamples,
         SEED if bootstrap_seed is None else bootstrap_seed,
     )
-    echo(render(fmt, data.ranking, figures, views or ["ranking"]).rstrip("\n"))
+    from ..store.faultlog import faults_text
+
+    text = render(fmt, data.ranking, figures, views or ["ranking"]).rstrip("\n")
+    faults = fault_summary(results_dir, data.ranking)
+    if fmt == "json" and faults is not None:
+        parsed = json.loads(text)
+        parsed["fault_reasons"] = {bot: asdict(f) for bot, f in faults.items()}
+        text = json.dumps(parsed, indent=2)
+    elif fmt in ("text", "markdown") and faults:
+        text += "\n\n" + faults_text(faults, [s.bot for s in data.ranking.standings])
+    echo(text)
+
+
+def fault_summary(path: str | Path, ranking: Ranking) -> dict[str, BotFaults] | None:
+    """Each faulting bot's faults by type with the first reason (None:
+    the run logged no moves); read only when some bot faulted."""
+    from ..store.faultlog import fault_reasons
+
+    if not any(s.faults for s in ranking.standings):
+        return {}
+    return fault_reasons(path)
 
 
 @cli.command("report")

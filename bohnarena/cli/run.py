@@ -121,6 +121,12 @@ def ended(summary: RunSummary, report: bool = True) -> None:
         sys.exit(summary.exit_code)
     if summary.ranking is not None:
         echo(summary.ranking.to_text())
+        from ..store.faultlog import faults_text
+        from .rank import fault_summary
+
+        faults = fault_summary(summary.out, summary.ranking)
+        if faults:
+            echo(faults_text(faults, [s.bot for s in summary.ranking.standings]))
         if report:
             from ..report.html import write_report
             from .matches import watch
