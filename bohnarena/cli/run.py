@@ -94,7 +94,7 @@ def run(
         raise UsageError("--scheduler goes with --backend dask")
     pool = DaskBackend(scheduler, workers or 0, shared_dir) if backend == "dask" else None
     summary = run_league(
-        league_file,
+        league,  # parsed once
         out,
         workers,
         restart,

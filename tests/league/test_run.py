@@ -283,3 +283,24 @@ def test_trueskill_rates_unbroken_ties_as_draws_and_orders_by_place():
     assert by["a"].wins == by["b"].wins == 20  # a shared first place is a win for both
     ordered = rank([row(["a", "b", "c"], [1, 2, 3])] * 20, ["c", "b", "a"])
     assert [s.bot for s in ordered.standings] == ["a", "b", "c"]
+
+
+def test_the_run_command_parses_the_league_once(league, tmp_path, monkeypatch):
+    import bohnarena.league.file as league_file
+    import bohnarena.run.dispatch as dispatch
+
+    calls = []
+    parse = league_file.load_league
+
+    def counted(*args, **kwargs):
+        calls.append(args)
+        return parse(*args, **kwargs)
+
+    monkeypatch.setattr(league_file, "load_league", counted)
+    monkeypatch.setattr(dispatch, "load_league", counted)
+    path = league(deals=1)
+    result = CliRunner().invoke(
+        cli, ["run", str(path), "-o", str(tmp_path / "o"), "-j", "1", "--no-report"]
+    )
+    assert result.exit_code == 0, result.output
+    assert len(calls) == 1
