@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import tomllib
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import click
@@ -152,4 +153,12 @@ backend_option = click.option(
     default="local",
     show_default=True,
     help="Where batches run: a local process pool, or Dask (needs the dask extra).",
+)
+secrets_option = click.option(
+    "--secrets",
+    type=click.Path(exists=True, file_okay=False, path_type=Path),
+    default=None,
+    metavar="DIR",
+    help="The directory of served bots' token files: a league's token_file names a file "
+    "in it, by name alone (docs/http-bots.md).",
 )

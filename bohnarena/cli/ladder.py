@@ -10,7 +10,7 @@ from pathlib import Path
 
 import click
 
-from .group import backend_option, cli, echo, one, progress_option, workers_option
+from .group import backend_option, cli, echo, one, progress_option, secrets_option, workers_option
 from .run import ended
 
 ladder_arg = click.argument("ladder", type=click.Path(file_okay=False, path_type=Path))
@@ -69,15 +69,17 @@ def init(ladder: Path) -> None:
     "--token-env",
     default=None,
     metavar="VAR",
-    help="SOURCE is a URL: the environment variable that holds its bearer token "
-    "(the ladder keeps the name; the token is read when the ladder plays).",
+    help="SOURCE is a URL: the environment variable that holds its bearer token, "
+    "BOHNARENA_TOKEN_<KEY> (the ladder keeps the name; the token is read when it plays).",
 )
 @click.option(
     "--token-file",
     default=None,
-    metavar="PATH",
-    help="SOURCE is a URL: the file that holds its bearer token (the ladder keeps the path).",
+    metavar="NAME",
+    help="SOURCE is a URL: the file of the ladder's secrets directory that holds its "
+    "bearer token, by name (the ladder keeps the name).",
 )
+@secrets_option
 def submit(
     ladder: Path,
     name: str,
@@ -86,6 +88,7 @@ def submit(
     command: str | None,
     token_env: str | None,
     token_file: str | None,
+    secrets: Path | None,
 ) -> None:
     """Submit SOURCE as the new version of entry NAME: a file (FILE.py:Class),
     a package directory, a wheel, an sdist, a directory with --command, or
@@ -104,7 +107,7 @@ def submit(
     from ..ladder.submission import Rejected
     from ..ladder.submission import submit as take
 
-    settings = load_settings(ladder)
+    settings = load_settings(ladder).with_secrets(secrets)
     catalog = Catalog(ladder)
     try:
         version, old = take(
@@ -170,7 +173,10 @@ def list_versions(ladder: Path) -> None:
 @workers_option
 @progress_option
 @backend_option
-def run_command(ladder: Path, workers: int | None, progress: bool | None, backend: str) -> None:
+@secrets_option
+def run_command(
+    ladder: Path, workers: int | None, progress: bool | None, backend: str, secrets: Path | None
+) -> None:
     """Play every pending match of the active versions: those of versions
     accepted since the last run. Killed, it resumes where it stopped when
     run again. Each version's rating after the run is kept (ladder history).
@@ -179,7 +185,7 @@ def run_command(ladder: Path, workers: int | None, progress: bool | None, backen
     from ..ladder.settings import load_settings
     from ..run.execution import DaskBackend
 
-    settings = load_settings(ladder)
+    settings = load_settings(ladder).with_secrets(secrets)
     pool = DaskBackend(None, workers or 0, None) if backend == "dask" else None
     summary = run_ladder(
         ladder, settings, workers, progress, pool, lambda text: echo(f"Warning: {text}", err=True)

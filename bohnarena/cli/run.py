@@ -4,12 +4,21 @@ merged into one run."""
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import click
 
 from ..core.errors import UsageError
-from .group import backend_option, cli, echo, one, progress_option, workers_option
+from .group import (
+    backend_option,
+    cli,
+    echo,
+    one,
+    progress_option,
+    secrets_option,
+    workers_option,
+)
 
 if TYPE_CHECKING:
     from ..run.dispatch import RunSummary
@@ -58,6 +67,7 @@ if TYPE_CHECKING:
     metavar="K/N",
     help="Run only the K-th of N disjoint slices of the league (see `bohnarena merge`).",
 )
+@secrets_option
 def run(
     league_file: str,
     out: str | None,
@@ -71,6 +81,7 @@ def run(
     scheduler: str | None,
     shared_dir: bool | None,
     shard: str | None,
+    secrets: Path | None,
 ) -> None:
     """Run a league: every table, deal and seat rotation, across processes.
 
@@ -104,6 +115,7 @@ def run(
         shard=part,
         warn=lambda text: echo(f"Warning: {text}", err=True),
         standings_every=standings_every,
+        secrets_dir=secrets,
     )
     ended(summary, not no_report)
 

@@ -80,6 +80,7 @@ def run_ladder(
                 backend=backend,
                 warn=warn,
                 home=ladder.resolve(),  # moved, its bots keep their hashes
+                secrets_dir=settings.secrets,
             )
             if summary.ranking is not None and not summary.interrupted:
                 versions = {v.bot: v.id for v in catalog.versions()}

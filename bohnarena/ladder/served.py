@@ -1,33 +1,38 @@
 """A submission that is a URL: a bot served over HTTP. Nothing of it is
 downloaded or run here. Its version is its URL and where its token is kept
-(the variable's name or the file's path, never the token, which is read
-when a match is played): a service's code cannot be hashed, so a service
+(a ``BOHNARENA_TOKEN_<KEY>`` variable's name or a file's name in the
+ladder's secrets directory, never the token, which is read when a match is
+played): a service's code cannot be hashed, so a service
 changed behind the same URL is not a new version."""
 
 from __future__ import annotations
 
 import hashlib
 import json
+from pathlib import Path
 from typing import Any
 
 from ..core.errors import UsageError
-from ..league.services import service
+from ..league.services import service, with_secrets
 from .unpack import SubmissionError
 
 KIND = "url"
 
 
-def url_entry(source: str, token_env: str | None, token_file: str | None) -> dict[str, Any]:
+def url_entry(
+    source: str, token_env: str | None, token_file: str | None, secrets: Path | None
+) -> dict[str, Any]:
     """The catalog's entry of a bot served at ``source``: its URL (checked as
-    a league file's: http or https, no credentials) and its token's place.
-    Raises SubmissionError."""
+    a league file's: http or https, no credentials) and its token's place
+    (where the organiser keeps tokens: ``secrets`` for a file). Raises
+    SubmissionError."""
     table: dict[str, Any] = {"spec": source}
     if token_env is not None:
         table["token_env"] = token_env
     if token_file is not None:
-        table["token_file"] = token_file  # made absolute: read at every run
+        table["token_file"] = token_file  # its name: read from the secrets at every run
     try:
-        svc = service("url", table, "submit")
+        svc = with_secrets(service("url", table, "submit"), secrets, "submit: bot 'url'")
     except UsageError as e:
         raise SubmissionError(str(e).replace("submit: bot 'url': ", "")) from None
     entry: dict[str, Any] = {"url": svc.url}

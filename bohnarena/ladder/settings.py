@@ -4,19 +4,19 @@ play, checked as a league file is, and what a submission may be."""
 from __future__ import annotations
 
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from ..core.errors import UsageError
-from ..league.file import NAME, SECRET, League, LeagueError, parse_league
+from ..league.file import NAME, SECRET, League, LeagueError, parse_league, with_secrets_dir
 
 SETTINGS = "ladder.toml"
 #: The league of the active versions, written by each ``ladder run``, and its results.
 LEAGUE = "league.toml"
 RESULTS = "results"
 #: Keys of the ladder's own; every other key is the league's (docs/leagues.md).
-OWN_KEYS = {"isolation", "max_submission_mb", "allow_private"}
+OWN_KEYS = {"isolation", "max_submission_mb", "allow_private", "secrets"}
 #: Where a submission runs: never in the organiser's process.
 ISOLATIONS = ("sandbox", "process")
 LEAGUE_KEYS = {"name", "game", "edition", "players", "deals", "seed", "rules", "limits"}
@@ -58,6 +58,13 @@ class Settings:
     #: Whether a bot submitted as a URL may be on a loopback or private
     #: address (a league file's ``allow_private``, for every such bot).
     allow_private: bool = False
+    #: The directory of served bots' token files (``secrets``, relative to
+    #: the ladder; ``--secrets`` on the command line names another).
+    secrets: Path | None = None
+
+    def with_secrets(self, secrets: Path | None) -> Settings:
+        """These settings with the secrets directory given on the command line, if any."""
+        return self if secrets is None else replace(self, secrets=secrets.resolve())
 
     @property
     def packages(self) -> tuple[str, ...]:
@@ -65,8 +72,10 @@ class Settings:
 
     def league(self, bots: dict[str, Any], base: Path | None = None) -> League:
         """The league of ``bots`` (league name -> a bot table) under these
-        settings, parsed and checked as a league file is."""
-        return parse_league({**self.data, "bots": bots}, "", "ladder.toml", base)
+        settings, parsed and checked as a league file is, its tokens where
+        the organiser keeps them."""
+        league = parse_league({**self.data, "bots": bots}, "", "ladder.toml", base)
+        return with_secrets_dir(league, self.secrets)
 
 
 def load_settings(ladder: Path) -> Settings:
@@ -82,10 +91,10 @@ def load_settings(ladder: Path) -> Settings:
         data = tomllib.loads(text)
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
         raise LadderError(f"{path} is not valid TOML: {e}") from None
-    return parse_settings(data, ladder.resolve().name)
+    return parse_settings(data, ladder.resolve().name, ladder)
 
 
-def parse_settings(data: dict[str, Any], default_name: str) -> Settings:
+def parse_settings(data: dict[str, Any], default_name: str, ladder: Path = Path()) -> Settings:
     unknown = sorted(set(data) - LEAGUE_KEYS - OWN_KEYS)
     if unknown:
         known = ", ".join(sorted(LEAGUE_KEYS | OWN_KEYS))
@@ -103,7 +112,11 @@ def parse_settings(data: dict[str, Any], default_name: str) -> Settings:
     allow = data.get("allow_private", False)
     if not isinstance(allow, bool):
         raise LadderError("ladder.toml: allow_private must be true or false")
-    settings = Settings(league, isolation, size << 20, allow)
+    secrets = data.get("secrets")
+    if secrets is not None and (not isinstance(secrets, str) or not secrets):
+        raise LadderError("ladder.toml: secrets must name a directory")
+    home = None if secrets is None else (ladder / secrets).resolve()
+    settings = Settings(league, isolation, size << 20, allow, home)
     try:
         settings.league({"check": {"command": ["true"]}})  # every league key checked
     except LeagueError as e:

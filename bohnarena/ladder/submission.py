@@ -266,7 +266,8 @@ def submit(
         tree = incoming / token
         try:
             if served:  # nothing to bring in: its version is its URL (served.py)
-                staged = Staged(URL, url_entry(source, token_env, token_file), tree)
+                table = url_entry(source, token_env, token_file, settings.secrets)
+                staged = Staged(URL, table, tree)
                 digest, shown = url_hash(staged.entry), staged.entry["url"]
             else:
                 staged = stage(source, bot, command, settings, tree)

@@ -13,7 +13,7 @@ from ..core.game import get_game
 from ..referee.limits import ISOLATION_ALIASES, ISOLATIONS, Limits
 from .schedule import FORMATS, SEATINGS, Schedule, format_tables
 from .schedule import seatings as seating_orders
-from .services import HTTP, Service, is_service, misplaced, service
+from .services import HTTP, Service, is_service, misplaced, service, with_secrets
 from .services import KEYS as SERVICE_KEYS
 
 TOP_KEYS = {
@@ -136,6 +136,18 @@ def guessable_seed(league: League) -> bool:
         and abs(league.seed) < GUESSABLE
         and any(b.isolation in ("sandbox", HTTP) for b in league.bots.values())
     )
+
+
+def with_secrets_dir(league: League, secrets: Path | None) -> League:
+    """``league`` as it may be played: each served bot's token named where
+    the organiser puts tokens, its token files in ``secrets`` (services.py).
+    Raises UsageError in one line."""
+    bots = {
+        name: replace(e, service=with_secrets(e.service, secrets, f"bot {name!r}"))
+        for name, e in league.bots.items()
+        if e.service is not None
+    }
+    return replace(league, bots={**league.bots, **bots}) if bots else league
 
 
 def load_league(path: str | Path) -> League:
@@ -301,7 +313,7 @@ def _bot_entry(
             f"(known: {', '.join(sorted(BOT_KEYS))})"
         )
     if is_service(value):
-        return BotEntry(name, isolation=HTTP, service=service(name, value, where, base))
+        return BotEntry(name, isolation=HTTP, service=service(name, value, where))
     misplaced(name, value, where)
     spec, command = value.get("spec"), value.get("command")
     if (spec is None) == (command is None):

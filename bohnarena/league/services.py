@@ -9,14 +9,21 @@ In a league file::
 
     [bots]
     hosted = "https://bots.example.org/bohnanza"
-    ours = { spec = "http://127.0.0.1:8000/", allow_private = true, token_env = "OURS_TOKEN" }
+    ours = { spec = "https://bots.example.org/o", token_env = "BOHNARENA_TOKEN_OURS" }
+    theirs = { spec = "https://bots.example.org/t", token_file = "theirs.token" }
+
+A league file can come from anyone, so it names a token only where the
+organiser put tokens: an environment variable ``BOHNARENA_TOKEN_<KEY>``
+(or the command line's ``BOHNARENA_TOKEN``), or a file by its bare name in
+the secrets directory the run is given (``--secrets DIR``), never any
+other variable or path.
 """
 
 from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -103,8 +110,14 @@ KEYS = frozenset({"token_env", "token_file", "allow_private"})
 #: RFC 6750's b64token: all a bearer token may hold (no line break can
 #: forge a header, no space a second credential).
 TOKEN = re.compile(r"[A-Za-z0-9._~+/-]+=*")
-ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 MAX_TOKEN_BYTES = 4096
+#: The environment variable whose token goes to a URL given on the command line.
+CLI_TOKEN_ENV = "BOHNARENA_TOKEN"
+ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+#: The variables a league may send: the organiser's, by this prefix.
+TOKEN_ENV = re.compile(rf"{CLI_TOKEN_ENV}(_[A-Za-z0-9_]+)?")
+#: A token file's key: a bare name in the secrets directory (no path, no dot first).
+FILE_KEY = re.compile(r"[A-Za-z0-9_][A-Za-z0-9._-]*")
 
 
 @dataclass(frozen=True)
@@ -114,13 +127,18 @@ class Service:
     url: str  # checked by netguard.parse_url; never holds credentials
     allow_private: bool = False
     token_env: str | None = None  # the environment variable that holds its token
-    token_file: str | None = None  # or the file (absolute)
+    token_file: str | None = None  # or the file's key (its name in ``secrets``)
+    secrets: str | None = None  # the secrets directory (absolute), given to the run
 
 
-def service(name: str, value: dict[str, Any], where: str, base: Path | None = None) -> Service:
+class SecretError(UsageError):
+    """A token named somewhere the organiser did not put tokens."""
+
+
+def service(name: str, value: dict[str, Any], where: str) -> Service:
     """The service of league bot ``name`` from its table (``spec`` is its
-    URL); ``base``: the league file's directory, against which a relative
-    ``token_file`` is resolved. Raises UsageError."""
+    URL). Where its token may come from is checked when it is played
+    (:func:`with_secrets`): an old run's league still reads. Raises UsageError."""
     said = f"{where}: bot {name!r}"
     other = sorted(set(value) - KEYS - {"spec"})
     if other:
@@ -140,15 +158,46 @@ def service(name: str, value: dict[str, Any], where: str, base: Path | None = No
         raise UsageError(f"{said}: give its token in token_env or token_file, not both")
     if env is not None and (not isinstance(env, str) or not ENV_NAME.fullmatch(env)):
         raise UsageError(f"{said}: token_env must name an environment variable")
-    if file is not None:
-        if not isinstance(file, str) or not file:
-            raise UsageError(f"{said}: token_file must name a file")
-        file = str((base or Path.cwd()) / Path(file).expanduser())
+    if file is not None and (not isinstance(file, str) or not file):
+        raise UsageError(f"{said}: token_file must name a file")
     return Service(url.text, allow, env, file)
 
 
-#: The environment variable whose token goes to a URL given on the command line.
-CLI_TOKEN_ENV = "BOHNARENA_TOKEN"
+def with_secrets(svc: Service, secrets: Path | None, said: str) -> Service:
+    """``svc`` as it may be played, given the run's secrets directory (None:
+    none given). Raises SecretError, in one line, for a token named anywhere
+    but where the organiser puts tokens."""
+    if svc.token_env is not None and not TOKEN_ENV.fullmatch(svc.token_env):
+        raise SecretError(
+            f"{said}: token_env {svc.token_env!r} is refused: a league names only "
+            f"{CLI_TOKEN_ENV}_<KEY> variables (put the token in one and name that)"
+        )
+    if svc.token_file is None:
+        return svc
+    if not FILE_KEY.fullmatch(svc.token_file):
+        raise SecretError(
+            f"{said}: token_file {_shown(svc.token_file)} is refused: it is a bare file "
+            "name in the secrets directory (--secrets DIR), no path"
+        )
+    if secrets is None:
+        raise SecretError(
+            f"{said}: its token_file {svc.token_file!r} is read from the secrets "
+            "directory: give --secrets DIR (token files are not read beside a league file)"
+        )
+    return replace(svc, secrets=str(secrets.resolve()))
+
+
+def secret_path(svc: Service) -> Path:
+    """Where ``svc``'s token file is: in its secrets directory, after every
+    link. Raises BotLoadError where it is not (a link out of the directory)."""
+    assert svc.token_file is not None
+    if svc.secrets is None or not FILE_KEY.fullmatch(svc.token_file):
+        raise BotLoadError(f"the token file {svc.token_file} needs a secrets directory")
+    home = Path(svc.secrets).resolve()
+    path = (home / svc.token_file).resolve()
+    if path.parent != home:
+        raise BotLoadError(f"the token file {svc.token_file} leads out of the secrets directory")
+    return path
 
 
 def cli_service(url: str) -> Service:
@@ -184,14 +233,18 @@ def token(svc: Service) -> bytes | None:
     """The bearer token of ``svc`` (None: it has none), read now. Raises
     BotLoadError naming where it was looked for, never what was found."""
     if svc.token_env is not None:
-        text = os.environ.get(svc.token_env, "")
         where = f"the environment variable {svc.token_env}"
+        if not TOKEN_ENV.fullmatch(svc.token_env):
+            raise BotLoadError(f"{where} is not a {CLI_TOKEN_ENV}_<KEY> variable")
+        text = os.environ.get(svc.token_env, "")
         if not text.strip():
             raise BotLoadError(f"{where} (its token_env) is not set")
     elif svc.token_file is not None:
         where = f"the token file {svc.token_file}"
         try:
-            with open(svc.token_file, "rb") as f:
+            # (no link is followed after the check: one made since is refused)
+            fd = os.open(secret_path(svc), os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+            with open(fd, "rb") as f:
                 raw = f.read(MAX_TOKEN_BYTES + 1)
         except OSError as e:
             raise BotLoadError(f"cannot read {where}: {e.strerror or e}") from None

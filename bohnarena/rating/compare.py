@@ -4,12 +4,16 @@ Two matches are a pair when they share the deal and every seat but the
 ones A and B hold, which are swapped: B sits where A sat (with A away, or
 A sitting where B sat at a table of both). The same deck, the same
 opponents in the same seats. The ``paired`` format schedules exactly such
-pairs (schedule.py); any other results directory where both bots played is
-searched for them, and when its design has none, :func:`why_unpaired`
-says why and which setting would give them. Each pair gives a difference
-A - B in coins, in place (B's place minus A's: positive when A finishes
-ahead) and in wins; the observation is a deal's mean difference, since a
-deal's matches share a deck and different deals are independent.
+pairs (schedule.py), and a permutations league holds them for every match.
+What no twin pairs is paired **by deal**: A's matches of a deal against
+some opponents (the same opponents for both, each in every seat alike)
+against B's, or at a table of both (each in every seat alike) A's side
+against B's in the same matches; rotations leagues pair that way. Each
+pair, or each such group, gives a difference A - B in coins, in place
+(B's place minus A's: positive when A finishes ahead) and in wins; the
+observation is a deal's mean difference (each match counting the same),
+since a deal's matches share a deck and different deals are independent.
+When neither pairing finds anything, :func:`why_unpaired` says why.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ from __future__ import annotations
 import json
 import re
 import tomllib
+from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -34,7 +39,10 @@ SWAPPED = "\0"
 A_SEAT, B_SEAT = "\1", "\2"
 
 
-def side(row: Mapping[str, Any], bot: str) -> dict[str, float]:
+Side = dict[str, float]  # how a bot did: a value per metric
+
+
+def side(row: Mapping[str, Any], bot: str) -> Side:
     """How ``bot`` did in a match (means over its seats: few bots fill two)."""
     seats = [s for s, b in enumerate(row["seats"]) if b == bot]
     n = len(seats)
@@ -48,27 +56,72 @@ def side(row: Mapping[str, Any], bot: str) -> dict[str, float]:
 Key = tuple[str, ...]  # the seats, A's or B's shown as SWAPPED
 
 
+def mean_side(sides: list[Side]) -> Side:
+    return {m: sum(s[m] for s in sides) / len(sides) for m in METRICS}
+
+
+def others(key: Key) -> Key:
+    """The opponents of a key's table but A and B, in a fixed order."""
+    return tuple(sorted(s for s in key if s not in (SWAPPED, A_SEAT, B_SEAT)))
+
+
+def every_seat_alike(keys: list[Key], mark: str) -> bool:
+    """Whether the marked bot sits in every seat equally often over these
+    matches (so no seat favours it against the other side)."""
+    counts = Counter(s for key in keys for s, x in enumerate(key) if x == mark)
+    return len(counts) == len(keys[0]) and len(set(counts.values())) == 1
+
+
 @dataclass
 class Deal:
     """The pairs of one deal found so far; matches waiting for their twin."""
 
     number: int
     matches: int = 0
-    waiting: dict[bool, dict[Key, list[dict[str, float]]]] = field(
+    waiting: dict[bool, dict[Key, list[Side]]] = field(
         default_factory=lambda: {True: {}, False: {}}  # by "is A's"
     )
     #: Tables of both, by seats (A_SEAT, B_SEAT): A's side and B's side.
-    meetings: dict[Key, list[tuple[dict[str, float], dict[str, float]]]] = field(
-        default_factory=dict
-    )
-    diffs: dict[str, list[float]] = field(default_factory=lambda: {m: [] for m in METRICS})
+    meetings: dict[Key, list[tuple[Side, Side]]] = field(default_factory=dict)
+    #: Each pair's or group's difference with its weight: half the matches it compares.
+    diffs: list[tuple[float, Side]] = field(default_factory=list)
+    by_deal: int = 0  # matches compared by deal (no seat-exact twin)
 
     def waiting_count(self) -> int:
         alone = sum(len(w) for by_key in self.waiting.values() for w in by_key.values())
-        return alone + sum(len(w) for w in self.meetings.values())
+        return alone + sum(len(w) for w in self.meetings.values()) - self.by_deal
 
-    def means(self) -> dict[str, float]:
-        return {m: sum(d) / len(d) for m, d in self.diffs.items()}
+    def compared(self, matches: int, diff: Side) -> None:
+        self.diffs.append((matches / 2, diff))
+
+    def pair_by_deal(self) -> None:
+        """What no twin paired, A's against B's by opponents (docs/statistics.md):
+        A's matches without B against B's without A with the same opponents,
+        and tables of both, A's side against B's in the same matches, where
+        each sits in every seat alike."""
+        apart: dict[Key, dict[bool, list[tuple[Key, Side]]]] = {}
+        for is_a, by_key in self.waiting.items():
+            for key, sides in by_key.items():
+                alone = apart.setdefault(others(key), {True: [], False: []})
+                alone[is_a] += [(key, s) for s in sides]
+        for a, b in ((alone[True], alone[False]) for alone in apart.values()):
+            if a and b and all(every_seat_alike([k for k, _ in x], SWAPPED) for x in (a, b)):
+                mine, theirs = mean_side([s for _, s in a]), mean_side([s for _, s in b])
+                self.compared(len(a) + len(b), {m: mine[m] - theirs[m] for m in METRICS})
+                self.by_deal += len(a) + len(b)
+        together: dict[Key, list[tuple[Key, tuple[Side, Side]]]] = {}
+        for key, found in self.meetings.items():
+            together.setdefault(others(key), []).extend((key, both) for both in found)
+        for table in together.values():
+            keys = [k for k, _ in table]
+            if table and every_seat_alike(keys, A_SEAT) and every_seat_alike(keys, B_SEAT):
+                mine, theirs = (mean_side([both[i] for _, both in table]) for i in (0, 1))
+                self.compared(len(table), {m: mine[m] - theirs[m] for m in METRICS})
+                self.by_deal += len(table)
+
+    def means(self) -> Side:
+        total = sum(w for w, _ in self.diffs)
+        return {m: sum(w * d[m] for w, d in self.diffs) / total for m in METRICS}
 
 
 class Pairing:
@@ -84,6 +137,7 @@ class Pairing:
         self.decision: str | None = None
         self.llr = 0.0  # the SPRT's log-likelihood ratio on the deals counted
         self.matches = self.pairs = self.unpaired = 0
+        self.by_deal = 0  # matches compared by deal, not seat for seat
         #: Matches read after the SPRT decided (in flight when it did, or
         #: later in a results directory): no figure counts them.
         self.after = 0
@@ -114,10 +168,9 @@ class Pairing:
         a, b = (mine, theirs) if is_a else (theirs, mine)
         self.paired(a, b)
 
-    def paired(self, a: Mapping[str, float], b: Mapping[str, float]) -> None:
+    def paired(self, a: Side, b: Side) -> None:
         assert self.deal is not None
-        for m in METRICS:
-            self.deal.diffs[m].append(a[m] - b[m])
+        self.deal.compared(2, {m: a[m] - b[m] for m in METRICS})
         self.pairs += 1
 
     def meet(self, row: Mapping[str, Any]) -> None:
@@ -142,9 +195,11 @@ class Pairing:
         deal, self.deal = self.deal, None
         if deal is None:
             return
+        deal.pair_by_deal()
         self.matches += deal.matches
+        self.by_deal += deal.by_deal
         self.unpaired += deal.waiting_count()
-        if not deal.diffs["coins"]:
+        if not deal.diffs:
             return
         means = deal.means()
         for m in METRICS:
@@ -296,17 +351,16 @@ def compare_results(results: str, a: str, b: str, test: Any, metric: str) -> Any
         return sorted(found, key=lambda row: (row["deal"], row["match_id"]))
 
     pairing = read_again(lambda: pair_up(rows(), a, b, test, metric))
-    if not pairing.pairs:
+    if not pairing.pairs and not pairing.by_deal:
         raise UsageError(
             f"no pairs of matches of {a} and {b} in {results}: " + why_unpaired(run.league, a, b)
         )
     return pairing
 
 
-def design_pairs(league: League, a: str, b: str, seatings: str) -> int:
-    """Pairs of matches of one deal that ``league``'s tables give under ``seatings``."""
-    from ..league.schedule import format_tables
-    from ..league.schedule import seatings as orders
+def design_compares(league: League, a: str, b: str) -> int:
+    """Matches of one deal that ``league``'s design pairs, seat for seat or by deal."""
+    from ..league.schedule import format_tables, seatings
 
     tables = format_tables(
         list(league.bots), league.players, league.format, league.hero, league.challenger
@@ -314,42 +368,20 @@ def design_pairs(league: League, a: str, b: str, seatings: str) -> int:
     pairing = Pairing(a, b)
     blank = {"coins": [0] * league.players, "ranks": [1] * league.players, "winners": []}
     for table in tables:
-        for order in orders(league.players, seatings):
+        for order in seatings(league.players, league.seatings):
             pairing.add({**blank, "deal": 0, "seats": [table[p] for p in order]})
     pairing.close()
-    return pairing.pairs
+    return 2 * pairing.pairs + pairing.by_deal
 
 
 def why_unpaired(league: League, a: str, b: str) -> str:
-    """Why a league's matches hold no pair of A's and B's, and which setting would."""
-    here = design_pairs(league, a, b, league.seatings)
-    if here:
-        return (
-            f"its design gives {here} pairs of matches a deal, but no pair has finished "
-            "yet: run the league on"
-        )
+    """Why a league's matches hold no comparison of A's and B's."""
     if league.players < 2 or a == b:
         return "a bot is only compared with another one"
-    from ..league.schedule import format_tables
-
-    tables = format_tables(
-        list(league.bots), league.players, league.format, league.hero, league.challenger
-    )
-    apart = [t for t in tables if (a in t) != (b in t)]
-    if not apart:
-        why = f"{a} and {b} sit at the same table in every match"
-    else:
-        why = (
-            f"the tables of {a} without {b} and of {b} without {a} hold their opponents in "
-            f"different orders ({a} and {b} stand apart in the league file's order of bots)"
+    here = design_compares(league, a, b)
+    if here:
+        return (
+            f"its design compares {here} of their matches a deal, but no deal of theirs "
+            "has finished yet: run the league on"
         )
-    why += f" ({league.format}, {len(league.bots)} bots for {league.players} seats)"
-    if league.seatings == "rotations":
-        why += (
-            ", and rotations never seat a table with two bots swapped (they keep its "
-            "order, the league file's)"
-        )
-        other = design_pairs(league, a, b, "permutations")
-        if other:
-            return why + f'; seatings = "permutations" gives {other} pairs of matches a deal'
-    return why + "; no seating of this format pairs them: compare them with `compare A B`"
+    return "no deal of its design has them play against the same opponents"

@@ -73,9 +73,10 @@ def notes(pairing: Pairing, sprt: Sprt) -> list[str]:
 def report(pairing: Pairing, sprt: Sprt | None) -> list[str]:
     """What `bohnarena compare` prints."""
     at = " at the decision" if pairing.decision is not None else ""
+    by_deal = f", {pairing.by_deal} matches paired by deal" if pairing.by_deal else ""
     lines = [
         f"{pairing.a} (A) against {pairing.b} (B){at}: {plural(pairing.deals, 'deal')}, "
-        f"{pairing.pairs} pairs of matches ({pairing.unpaired} unpaired matches)",
+        f"{pairing.pairs} pairs of matches{by_deal} ({pairing.unpaired} unpaired matches)",
         f"{'A - B':<7} {'mean':>8} {'95% interval':>22} {'p':>8}",
     ]
     for m, e in pairing.estimates().items():
@@ -126,6 +127,7 @@ def to_json(pairing: Pairing, sprt: Sprt | None) -> dict[str, Any]:
         "deals": pairing.deals,
         "matches": pairing.matches,
         "pairs": pairing.pairs,
+        "by_deal": pairing.by_deal,
         "unpaired": pairing.unpaired,
         "after_decision": pairing.after,
         "interval": {"level": LEVEL, "method": "student-t over per-deal mean differences"},
@@ -198,6 +200,7 @@ def schema() -> dict[str, Any]:
             "deals",
             "matches",
             "pairs",
+            "by_deal",
             "unpaired",
             "after_decision",
             "interval",
@@ -211,7 +214,11 @@ def schema() -> dict[str, Any]:
             "b": {"type": "string"},
             "deals": {**count, "description": "deals with at least one pair"},
             "matches": {**count, "description": "matches read, up to the decision"},
-            "pairs": count,
+            "pairs": {**count, "description": "pairs of matches seat for seat"},
+            "by_deal": {
+                **count,
+                "description": "matches paired by deal: no seat-exact twin (docs/statistics.md)",
+            },
             "unpaired": count,
             "after_decision": {**count, "description": "matches read after the decision"},
             "interval": {

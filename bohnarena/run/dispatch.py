@@ -30,7 +30,7 @@ from ..core.errors import UsageError
 from ..core.game import get_game, log_names
 from ..core.stopping import exit_code
 from ..core.untrusted import LogFormatter
-from ..league.file import League, guessable_seed, load_league
+from ..league.file import League, guessable_seed, load_league, with_secrets_dir
 from ..league.schedule import MatchSpec, Schedule
 from ..rating.inorder import COLUMNS as FOLLOW_COLUMNS
 from ..rating.inorder import InOrder, Row
@@ -186,6 +186,7 @@ def run_league(
     stop_when: Callable[[], bool] | None = None,
     standings_every: int | None = None,
     home: Path | None = None,
+    secrets_dir: Path | None = None,
 ) -> RunSummary:
     """Run (or resume) the league of ``path`` (a file, or a parsed league).
 
@@ -194,8 +195,10 @@ def run_league(
     is true no new batch starts, and the run ends when those playing finish.
     ``standings_every``: a standings line in the run log every this many
     matches (None: standings.every; 0: none). ``home``: where the bots' paths
-    are hashed from (a ladder's directory: moved, its bots are the same)."""
+    are hashed from (a ladder's directory: moved, its bots are the same).
+    ``secrets_dir``: the directory of the served bots' token files."""
     league = path if isinstance(path, League) else load_league(path)
+    league = with_secrets_dir(league, secrets_dir)
     if moves is not None:
         league = replace(league, moves=moves)
     # Arrow's default allocator (mimalloc) keeps what compaction and batch

@@ -23,9 +23,16 @@ from ..league.services import BotUrl
 from ..sandbox.channel import CRASH, TIMEOUT, BotFault
 
 IP = ipaddress.IPv4Address | ipaddress.IPv6Address
-#: IPv6 prefixes that carry an IPv4 address (NAT64's well-known prefix): that
-#: address is checked too.
-NAT64 = ipaddress.ip_network("64:ff9b::/96")
+#: IPv6 prefixes whose last 32 bits are an IPv4 address, checked as that
+#: address: IPv4-compatible (deprecated, RFC 4291), IPv4-translated (RFC
+#: 2765) and NAT64's well-known prefix (RFC 6052).
+IN_LAST_32 = tuple(ipaddress.ip_network(n) for n in ("::/96", "::ffff:0:0:0/96", "64:ff9b::/96"))
+#: NAT64 for a local network (RFC 8215): where the IPv4 address sits depends
+#: on the prefix length that network chose, so none of it is public.
+LOCAL_NAT64 = ipaddress.ip_network("64:ff9b:1::/48")
+#: ISATAP's interface identifiers (RFC 5214): ``0:5efe:a.b.c.d`` (or ``200:``)
+#: under any prefix.
+ISATAP = (0x00005EFE, 0x02005EFE)
 
 
 class Unreachable(BotFault):
@@ -41,9 +48,12 @@ def refusal(address: str) -> str | None:
     ``allow_private``, or None for a public address. Not public: loopback,
     private, link-local, shared (carrier NAT), multicast, unspecified,
     reserved, documentation and benchmarking ranges (everything Python's
-    ``is_global`` rejects), and any IPv6 address that wraps such an IPv4
-    address (mapped, 6to4, Teredo, NAT64)."""
+    ``is_global`` rejects), local-use NAT64, and any IPv6 address that wraps
+    such an IPv4 address (compatible, mapped, translated, 6to4, Teredo,
+    NAT64, ISATAP): the kernel or a gateway on the way may reach that address."""
     ip: IP = ipaddress.ip_address(address.split("%", 1)[0])
+    if ip in LOCAL_NAT64:
+        return "a local-use NAT64 address"
     for inner in _wrapped(ip):
         why = refusal(str(inner))
         if why is not None:
@@ -68,8 +78,12 @@ def _wrapped(ip: IP) -> list[ipaddress.IPv4Address]:
     found = [ip.ipv4_mapped, ip.sixtofour]
     if ip.teredo is not None:
         found += list(ip.teredo)
-    if ip in NAT64:
-        found.append(ipaddress.IPv4Address(int(ip) & 0xFFFFFFFF))
+    last = ipaddress.IPv4Address(int(ip) & 0xFFFFFFFF)
+    # (:: and ::1 are their own addresses, not IPv4-compatible ones)
+    if any(ip in net for net in IN_LAST_32) and int(ip) > 1:
+        found.append(last)
+    if (int(ip) >> 32) & 0xFFFFFFFF in ISATAP:
+        found.append(last)
     return [a for a in found if a is not None]
 
 
@@ -82,13 +96,14 @@ def addresses(url: BotUrl, allow_private: bool, deadline: float) -> list[str]:
     name does not resolve in time."""
     try:
         found = [str(ipaddress.ip_address(url.host))]
+        literal = True
     except ValueError:
-        found = _resolve(url.host, url.port, deadline)
+        found, literal = _resolve(url.host, url.port, deadline), False
     if not allow_private:
         for address in found:
             why = refusal(address)
             if why is not None:
-                named = " is" if address == url.host else f" resolves to {address},"
+                named = " is" if literal else f" resolves to {address},"
                 raise Unreachable(
                     CRASH,
                     f"{url.host}{named} {why}: not reached without allow_private = true",

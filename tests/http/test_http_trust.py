@@ -37,8 +37,10 @@ def records(path):
 
 def test_a_token_goes_to_its_service_alone_and_is_written_nowhere(tmp_path, serve):
     tokens = {name: secrets.token_urlsafe(24) for name in ("echo", "note", "away")}
-    env = {"ECHO_TOKEN": tokens["echo"], "NOTE_TOKEN": tokens["note"], "AWAY_TOKEN": tokens["away"]}
-    (tmp_path / "note.token").write_text(tokens["note"] + "\n")
+    env = {f"BOHNARENA_TOKEN_{name.upper()}": tokens[name] for name in tokens}
+    home = tmp_path / "secrets"  # the organiser's
+    home.mkdir()
+    (home / "note.token").write_text(tokens["note"] + "\n")
     trap = serve("planner", "--record", str(tmp_path / "trap.jsonl"))
     urls, recs = {}, {}
     tricks = (("echo", "echo", "3"), ("note", "note-token", "4"), ("away", "redirect", "2"))
@@ -46,7 +48,7 @@ def test_a_token_goes_to_its_service_alone_and_is_written_nowhere(tmp_path, serv
         recs[name] = tmp_path / f"{name}.jsonl"
         urls[name] = serve(
             "planner",
-            *("--token-env", f"{name.upper()}_TOKEN", "--record", str(recs[name])),
+            *("--token-env", f"BOHNARENA_TOKEN_{name.upper()}", "--record", str(recs[name])),
             *("--trick", trick, "--on", on, "--location", trap),
             env={**os.environ, **env},
         )
@@ -54,14 +56,14 @@ def test_a_token_goes_to_its_service_alone_and_is_written_nowhere(tmp_path, serv
     path.write_text(
         league_text(
             {
-                "echo": served(urls["echo"], token_env='"ECHO_TOKEN"'),
-                "note": served(urls["note"], token_file='"note.token"'),  # beside the league file
-                "away": served(urls["away"], token_env='"AWAY_TOKEN"'),
+                "echo": served(urls["echo"], token_env='"BOHNARENA_TOKEN_ECHO"'),
+                "note": served(urls["note"], token_file='"note.token"'),  # in the secrets
+                "away": served(urls["away"], token_env='"BOHNARENA_TOKEN_AWAY"'),
             },
         )
     )
     out = tmp_path / "out"
-    r = bohnarena("run", path, "--out", out, "-j", "1", env=env)
+    r = bohnarena("run", path, "--out", out, "-j", "1", "--secrets", home, env=env)
     assert r.returncode == 0, r.stderr
     # Sent: every request to each service carried its own token, and only its own.
     for name in tokens:
@@ -85,18 +87,19 @@ def test_a_token_that_is_missing_or_refused_is_a_load_error_that_shows_no_token(
     token = secrets.token_urlsafe(24)
     url = serve("planner", "--token-env", "GOOD", env={**os.environ, "GOOD": token})
     path = tmp_path / "l.toml"
-    path.write_text(league_text({"k": served(url, token_env='"MINE"'), "p": '"planner"'}))
+    mine = "BOHNARENA_TOKEN_MINE"
+    path.write_text(league_text({"k": served(url, token_env=f'"{mine}"'), "p": '"planner"'}))
     missing = bohnarena("run", path, "--out", tmp_path / "out")
     assert missing.returncode == 2 and missing.stderr.count("\n") == 1
-    assert "the environment variable MINE (its token_env) is not set" in missing.stderr
+    assert f"the environment variable {mine} (its token_env) is not set" in missing.stderr
     wrong = secrets.token_urlsafe(24)
-    refused = bohnarena("run", path, "--out", tmp_path / "out", env={"MINE": wrong})
+    refused = bohnarena("run", path, "--out", tmp_path / "out", env={mine: wrong})
     assert refused.returncode == 2, refused.stderr
     assert "bot 'k' does not start: protocol: HTTP status 401" in refused.stderr
     assert wrong not in refused.stderr + refused.stdout and token not in refused.stderr
     (tmp_path / "bad.token").write_text("two words\n")
     path.write_text(league_text({"k": served(url, token_file='"bad.token"'), "p": '"planner"'}))
-    bad = bohnarena("run", path, "--out", tmp_path / "out")
+    bad = bohnarena("run", path, "--out", tmp_path / "out", "--secrets", tmp_path)
     assert bad.returncode == 2 and "does not hold a bearer token" in bad.stderr
     assert "two words" not in bad.stderr
     assert not (tmp_path / "out").exists()

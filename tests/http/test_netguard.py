@@ -35,6 +35,26 @@ PUBLIC = "93.184.215.14"
         ("::ffff:127.0.0.1", "a loopback address"),  # IPv4-mapped
         ("2002:7f00:1::", "a loopback address"),  # 6to4 of 127.0.0.1
         ("64:ff9b::a00:1", "a private address"),  # NAT64 of 10.0.0.1
+        # Every IPv6 form that carries an IPv4 address is that address:
+        ("::127.0.0.1", "a loopback address"),  # IPv4-compatible
+        ("::7f00:1", "a loopback address"),
+        ("::10.0.0.1", "a private address"),
+        ("::ffff:7f00:1", "a loopback address"),  # mapped, in hex
+        ("::ffff:0:127.0.0.1", "a loopback address"),  # IPv4-translated
+        ("::ffff:0:a00:1", "a private address"),
+        ("64:ff9b::7f00:1", "a loopback address"),  # NAT64
+        ("64:ff9b::169.254.169.254", "a link-local address"),
+        ("64:ff9b:1::7f00:1", "a local-use NAT64 address"),
+        ("64:ff9b:1:7f00:1::", "a local-use NAT64 address"),  # its /48 form
+        ("2002:a00:1::5", "a private address"),  # 6to4 of 10.0.0.1
+        ("2001:0:4136:e378:8000:63bf:80ff:fffe", "a loopback address"),  # Teredo
+        ("2606:4700::5efe:7f00:1", "a loopback address"),  # ISATAP
+        ("2606:4700::200:5efe:a00:1", "a private address"),
+        # ... and passes where that address is public:
+        ("::8.8.8.8", None),
+        ("::ffff:8.8.8.8", None),
+        ("64:ff9b::8.8.8.8", None),
+        ("2606:4700::5efe:808:808", None),
         (PUBLIC, None),
         ("2606:4700:4700::1111", None),
     ],
@@ -113,6 +133,8 @@ def test_an_address_in_the_url_is_not_resolved(monkeypatch):
     assert addresses(parse_url("http://[::1]:8000/"), True, deadline()) == ["::1"]
     with pytest.raises(Unreachable, match="::1 is a loopback address"):
         addresses(parse_url("http://[::1]:8000/"), False, deadline())
+    with pytest.raises(Unreachable, match=r"::127\.0\.0\.1 is a loopback address"):
+        addresses(parse_url("http://[::127.0.0.1]:8000/"), False, deadline())
     assert calls == []
 
 

@@ -2,7 +2,8 @@
 version its URL; checked against the service; played in `ladder run`
 beside a file bot; a private address refused unless ladder.toml allows
 it; a service that is down rejected with nothing else changed; its token
-never in the ladder's files (only the variable's name or the file's path)."""
+never in the ladder's files (only the variable's or the file's name), and
+taken only from where the organiser keeps tokens."""
 
 import socket
 from pathlib import Path
@@ -19,6 +20,7 @@ from .conftest import run
 pytest.importorskip("httpcore")
 
 TOKEN = "s3cret-Token_for.the~ladder"
+ENV = "BOHNARENA_TOKEN_LADDER"
 
 
 def allow_private(ladder: Path) -> None:
@@ -39,11 +41,11 @@ def holds_token(ladder: Path) -> list[Path]:
 @sandboxed
 def test_a_served_bot_plays_beside_a_file_bot_and_ranks(ladder, tmp_path, serve, monkeypatch):  # noqa: F811
     allow_private(ladder)
-    monkeypatch.setenv("LADDER_TOKEN", TOKEN)
-    url = serve("planner", "--token-env", "LADDER_TOKEN", env={"LADDER_TOKEN": TOKEN})
-    r = run("ladder", "submit", ladder, "hosted", url, "--token-env", "LADDER_TOKEN")
+    monkeypatch.setenv(ENV, TOKEN)
+    url = serve("planner", "--token-env", ENV, env={ENV: TOKEN})
+    r = run("ladder", "submit", ladder, "hosted", url, "--token-env", ENV)
     assert r.exit_code == 0, r.output
-    again = run("ladder", "submit", ladder, "hosted", url + "  ", "--token-env", "LADDER_TOKEN")
+    again = run("ladder", "submit", ladder, "hosted", url + "  ", "--token-env", ENV)
     assert again.exit_code == 2 and "already has this version active" in again.output
     assert run("ladder", "submit", ladder, "mine", file_bot(tmp_path)).exit_code == 0
     played = run("ladder", "run", ladder)
@@ -52,10 +54,10 @@ def test_a_served_bot_plays_beside_a_file_bot_and_ranks(ladder, tmp_path, serve,
     (hosted,) = catalog.versions("hosted")
     catalog.close()
     assert (hosted.kind, hosted.source) == ("url", url)
-    assert hosted.entry == {"url": url, "token_env": "LADDER_TOKEN"}
+    assert hosted.entry == {"url": url, "token_env": ENV}
     assert not (ladder / "bots" / hosted.hash).exists()  # nothing was brought in
     league = (ladder / "league.toml").read_text()
-    assert f'"spec" = "{url}", "allow_private" = true, "token_env" = "LADDER_TOKEN"' in league
+    assert f'"spec" = "{url}", "allow_private" = true, "token_env" = "{ENV}"' in league
     table = run("ladder", "rank", ladder).output
     assert hosted.bot in table and "mine." in table
     faults = faults_by_bot(ladder / "results")  # its token went with every request
@@ -77,10 +79,12 @@ def test_a_private_address_is_refused_unless_the_ladder_allows_it(ladder, serve)
 
 def test_a_service_that_is_down_is_rejected_and_its_token_is_not_kept(ladder, tmp_path):
     allow_private(ladder)
-    secret = tmp_path / "token"
-    secret.write_text(TOKEN + "\n")
+    path = ladder / "ladder.toml"
+    path.write_text(path.read_text().replace("[run]", 'secrets = "../keys"\n[run]'))
+    (tmp_path / "keys").mkdir()
+    (tmp_path / "keys" / "token").write_text(TOKEN + "\n")
     url = f"http://127.0.0.1:{closed_port()}/bot"
-    r = run("ladder", "submit", ladder, "hosted", url, "--token-file", secret)
+    r = run("ladder", "submit", ladder, "hosted", url, "--token-file", "token")
     assert r.exit_code == 1
     assert r.output.startswith("Rejected: hosted.") and "127.0.0.1" in r.output, r.output
     catalog = Catalog(ladder)
@@ -88,7 +92,7 @@ def test_a_service_that_is_down_is_rejected_and_its_token_is_not_kept(ladder, tm
     assert catalog.active() == []
     catalog.close()
     assert version.state == "rejected"
-    assert version.entry == {"url": url, "token_file": str(secret)}
+    assert version.entry == {"url": url, "token_file": "token"}
     assert list((ladder / "bots").iterdir()) == [] and holds_token(ladder) == []
 
 
@@ -101,6 +105,10 @@ def test_a_service_that_is_down_is_rejected_and_its_token_is_not_kept(ladder, tm
         (["bot.py:Bot", "--token-env", "T"], "go with a URL"),
         (["http://127.0.0.1:1/", "--token-env", "T", "--token-file", "f"], "not both"),
         (["http://127.0.0.1:1/", "--token-env", "1-bad"], "must name an environment variable"),
+        (["http://127.0.0.1:1/", "--token-env", "HOME"], "names only BOHNARENA_TOKEN_<KEY>"),
+        (["http://127.0.0.1:1/", "--token-file", "../x"], "a bare file name"),
+        (["http://127.0.0.1:1/", "--token-file", "/etc/passwd"], "a bare file name"),
+        (["http://127.0.0.1:1/", "--token-file", "x"], "give --secrets DIR"),
     ],
 )
 def test_a_url_submission_that_cannot_be_used_is_a_usage_error(ladder, args, said):

@@ -96,6 +96,27 @@ def test_pairs_are_the_same_deal_and_seats_with_a_swapped_for_b():
     assert e["place"].mean == pytest.approx(-1 / 12) and e["win"].mean == pytest.approx(1 / 12)
 
 
+def test_what_no_twin_pairs_is_paired_by_deal_where_each_sits_in_every_seat():
+    r = [1, 2, 3]  # places do not matter here
+    rows = [  # a's table without b and b's, opponents in other orders: no twin
+        row(0, 0, ["a", "x", "y"], [3, 0, 0], r),
+        row(1, 0, ["y", "a", "x"], [0, 6, 0], r),
+        row(2, 0, ["x", "y", "a"], [0, 0, 9], r),  # a: 6 on average
+        row(3, 0, ["x", "b", "y"], [0, 2, 0], r),
+        row(4, 0, ["y", "x", "b"], [0, 0, 4], r),
+        row(5, 0, ["b", "y", "x"], [3, 0, 0], r),  # b: 3, so +3 over 6 matches
+        row(6, 0, ["a", "x", "b"], [5, 0, 1], r),  # a table of both, rotated:
+        row(7, 0, ["b", "a", "x"], [2, 2, 0], r),  # a 3 and b 2 on average, so
+        row(8, 0, ["x", "b", "a"], [0, 3, 2], r),  # +1 over 3 matches
+        row(9, 0, ["a", "y", "b"], [9, 0, 0], r),  # a table of both in two seatings
+        row(10, 0, ["b", "a", "y"], [0, 9, 0], r),  # of three: a seat favours one
+    ]
+    p = pair_up(rows, "a", "b")
+    assert (p.pairs, p.by_deal, p.unpaired, p.matches) == (0, 9, 2, 11)
+    # each group weighted by its matches: (3 * 6 + 1 * 3) / 9
+    assert p.estimates()["coins"].mean == pytest.approx(21 / 9)
+
+
 def test_names_of_specs():
     assert bot_names(["planner", "planner", "x/y.py:Better", "new=z.py:Bot"]) == [
         ("planner", "planner"),
