@@ -4,6 +4,8 @@ bot checked against the protocol, a new bot package."""
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 
 import click
 from tqdm import tqdm
@@ -124,10 +126,21 @@ def check_bot(
                     echo(f"  | {line}", err=True)
             raise
     seats = sum(players for _, players, _ in g.conformance_configs())
+    with seat_bar(seats, "check-bot", progress) as playing:
+        report = run_check(g, entry, limits, seed, progress=playing)
+    for line in report.lines():
+        echo(line)
+    sys.exit(0 if report.passed else 1)
+
+
+@contextmanager
+def seat_bar(seats: int, desc: str, progress: bool | None) -> Iterator[Callable[[str], None]]:
+    """A bar over a conformance check's seats (on a terminal, or as
+    ``progress`` says); yields what the check calls before each seat."""
     with tqdm(
         total=seats,
         unit="seat",
-        desc="check-bot",
+        desc=desc,
         file=sys.stderr,
         disable=not (sys.stderr.isatty() if progress is None else progress),
         leave=False,
@@ -140,11 +153,8 @@ def check_bot(
             started = True
             bar.set_postfix_str(label)
 
-        report = run_check(g, entry, limits, seed, progress=playing)
+        yield playing
         bar.update(bar.total - bar.n)
-    for line in report.lines():
-        echo(line)
-    sys.exit(0 if report.passed else 1)
 
 
 def shipped_bots() -> set[str]:

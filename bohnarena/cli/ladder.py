@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import sys
 import time
+from functools import partial
 from itertools import groupby
 from pathlib import Path
 
@@ -80,6 +81,7 @@ def init(ladder: Path) -> None:
     "bearer token, by name (the ladder keeps the name).",
 )
 @secrets_option
+@progress_option
 def submit(
     ladder: Path,
     name: str,
@@ -89,6 +91,7 @@ def submit(
     token_env: str | None,
     token_file: str | None,
     secrets: Path | None,
+    progress: bool | None,
 ) -> None:
     """Submit SOURCE as the new version of entry NAME: a file (FILE.py:Class),
     a package directory, a wheel, an sdist, a directory with --command, or
@@ -97,7 +100,9 @@ def submit(
     Nothing of it is installed or runs here: it is copied (or unpacked)
     into the ladder, its declared requirements must be on the ladder's
     packages, and it plays the conformance check of check-bot in the
-    sandbox (a URL: against the service). Accepted, it retires NAME's
+    sandbox (a URL: against the service) on the ladder's own edition,
+    player count and rules: every seat, each match twice (a bar shows it
+    on a terminal). Accepted, it retires NAME's
     active version. Rejected by its check: exit code 1 (as check-bot's for
     a failing bot), and nothing changes; refused before it (not a ladder,
     a bad name or file, a requirement not allowed): one line, exit code 2."""
@@ -106,13 +111,24 @@ def submit(
     from ..ladder.settings import load_settings
     from ..ladder.submission import Rejected
     from ..ladder.submission import submit as take
+    from .bots import seat_bar
 
     settings = load_settings(ladder).with_secrets(secrets)
     catalog = Catalog(ladder)
     try:
-        version, old = take(
-            ladder, settings, catalog, name, source, bot, command, validate, token_env, token_file
-        )
+        with seat_bar(settings.players, "check", progress) as playing:
+            version, old = take(
+                ladder,
+                settings,
+                catalog,
+                name,
+                source,
+                bot,
+                command,
+                partial(validate, progress=playing),
+                token_env,
+                token_file,
+            )
     except Rejected as e:
         echo(f"Rejected: {one(str(e))}", err=True)
         if e.verdict.stderr:

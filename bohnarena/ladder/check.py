@@ -5,6 +5,7 @@ when a bot fails is the bot's text: the command line escapes it."""
 from __future__ import annotations
 
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -22,20 +23,27 @@ class Verdict:
     stderr: list[str] = field(default_factory=list)  # the end of the bot's stderr
 
 
-def validate(league: League, entry: BotEntry) -> Verdict:
+def validate(
+    league: League, entry: BotEntry, progress: Callable[[str], None] | None = None
+) -> Verdict:
     """``entry`` started (a bot that does not load says why) and checked
-    for conformance under ``league``'s limits."""
+    for conformance under ``league``'s limits, on the ladder's own game,
+    edition, player count and rules (every seat, each match twice: what a
+    season plays, and whether it plays it the same way); ``progress`` is
+    called before each seat's matches."""
     game = get_game(league.game)
-    edition, players, options = game.conformance_configs()[0]
+    config = (league.edition, league.players, league.rules)
     tail: list[str] = []
     try:
         try:
-            preflight(game, entry, game.rules(edition, players, options), league.limits, tail)
+            preflight(game, entry, game.rules(*config), league.limits, tail)
         except BohnarenaError as e:
             return Verdict(str(e), tail)
         with tempfile.TemporaryDirectory(prefix="bohnarena-ladder-check-") as tmp:
             log = Path(tmp) / "bot.log"
-            report = check_bot(game, entry, league.limits, log=log)
+            report = check_bot(
+                game, entry, league.limits, log=log, configs=[config], progress=progress
+            )
             if report.passed:
                 return Verdict()
             return Verdict(f"it fails the conformance check: {summary(report)}", stderr_tail(log))

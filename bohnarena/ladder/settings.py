@@ -68,7 +68,17 @@ class Settings:
 
     @property
     def packages(self) -> tuple[str, ...]:
-        return self.league({"check": {"command": ["true"]}}).bots["check"].packages
+        return self._sample.bots["check"].packages
+
+    @property
+    def players(self) -> int:
+        """Seats at a table: what a submission's check plays, each seat in turn."""
+        return self._sample.players
+
+    @property
+    def _sample(self) -> League:
+        """The league of these settings with one bot in it."""
+        return self.league({"check": {"command": ["true"]}})
 
     def league(self, bots: dict[str, Any], base: Path | None = None) -> League:
         """The league of ``bots`` (league name -> a bot table) under these

@@ -1,21 +1,21 @@
 """The conformance check of a bot (``bohnarena check-bot``), in the spirit
 of fastchess ``--compliance`` and PettingZoo's ``api_test``: the bot plays
 every seat of every player count of every rule set against the shipped
-bots, twice, and must never fault and must play the same moves both times
-(its notes may differ).
+bots (or of the rule sets given: a ladder checks its own), twice, and must
+never fault and must play the same moves both times (its notes may differ).
 """
 
 from __future__ import annotations
 
 import statistics
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ..core.faults import fault_type
-from ..core.game import Game, sparring_bots
+from ..core.game import Config, Game, sparring_bots
 from ..core.seeding import derive_seed
 from ..league.file import BotEntry
 from ..referee.limits import Limits, Watchdog
@@ -63,6 +63,10 @@ class Report:
         return out
 
 
+def _shown(options: dict[str, Any]) -> str:
+    return " ".join(f"{k}={v}" for k, v in sorted(options.items()))
+
+
 def _moves(records: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
     """A match's records but the bots' notes: a note may say what varies
     (the time left), a move may not."""
@@ -77,16 +81,19 @@ def check_bot(
     progress: Callable[[str], None] | None = None,
     stop_after: int = 20,
     log: Path | None = None,
+    configs: Sequence[Config] | None = None,
 ) -> Report:
     """Stops early once ``stop_after`` faults have shown the bot fails;
-    ``log``: where an out-of-process bot's stderr goes."""
+    ``log``: where an out-of-process bot's stderr goes; ``configs``: the
+    rule sets played (default: every one the game declares)."""
     report = Report()
     opponents = [BotEntry(name, spec=name) for name in sparring_bots(game)]
     with Watchdog() as watchdog:
-        for edition, players, options in game.conformance_configs():
+        for edition, players, options in configs or game.conformance_configs():
             rules = game.rules(edition, players, options)
             for seat in range(players):
-                label = f"{edition} {players}p {options or ''} seat {seat}".replace("{}", "")
+                label = " ".join(filter(None, [edition, f"{players}p", _shown(options)]))
+                label += f" seat {seat}"
                 if progress:
                     progress(label)
                 match_seed = derive_seed(seed, edition, players, str(sorted(options.items())), seat)

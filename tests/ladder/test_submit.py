@@ -4,11 +4,12 @@ no sandbox: the check is never reached (tests/ladder/test_season.py plays it).""
 
 import fcntl
 import json
+from functools import partial
 
 import pytest
 
 from bohnarena.ladder.catalog import Catalog
-from bohnarena.ladder.check import Verdict
+from bohnarena.ladder.check import Verdict, validate
 from bohnarena.ladder.settings import load_settings
 from bohnarena.ladder.submission import INCOMING, recover, submit
 from bohnarena.ladder.unpack import SubmissionError
@@ -120,3 +121,19 @@ def test_the_check_sees_the_ladders_league(ladder, tmp_path):
     v2 = file_bot(tmp_path, extra="# v2\n")
     with pytest.raises(SubmissionError, match="already has this version active"):
         submit(ladder, settings, catalog, "mine", v2, None, None, check)
+
+
+def test_the_check_plays_the_ladders_own_edition_and_table(ladder, tmp_path):
+    # every seat of the ladder's table, each match twice; not every edition
+    text = (ladder / "ladder.toml").read_text()
+    text = text.replace('edition = "classic"', 'edition = "riogrande"')
+    text = text.replace("players = 4\n", "players = 3\n").replace('"sandbox"', '"process"')
+    (ladder / "ladder.toml").write_text(text)
+    settings, catalog = load_settings(ladder), Catalog(ladder)
+    assert settings.players == 3
+    labels = []
+    check = partial(validate, progress=labels.append)
+    version, _ = submit(ladder, settings, catalog, "mine", file_bot(tmp_path), None, None, check)
+    assert version.state == "active"
+    assert labels == [f"riogrande 3p seat {s}" for s in range(3)]
+    catalog.close()
