@@ -61,6 +61,20 @@ def test_check_bot_shows_its_progress_and_is_quiet_off_a_terminal():
     assert quiet.exit_code == 0 and quiet.stderr == ""
 
 
+def test_check_bot_plays_only_the_edition_and_table_asked():
+    shown = CliRunner().invoke(
+        cli, ["check-bot", "planner", "-e", "riogrande", "-p", "3", "--progress"]
+    )
+    assert shown.exit_code == 0 and "matches played: 3 " in shown.stdout
+    bar = shown.stderr.replace("\r", "\n")
+    assert "3/3" in bar and "riogrande 3p seat 2" in bar and "classic" not in bar
+    for wrong in (["-e", "nope"], ["-p", "9"], ["-e", "classic", "-p", "7"]):
+        r = CliRunner().invoke(cli, ["check-bot", "planner", *wrong])
+        assert (
+            r.exit_code == 2 and r.output.count("\n") == 1 and "Error: bohnanza has no" in r.output
+        )
+
+
 @pytest.mark.slow
 @sandboxed
 def test_check_bot_reports_timeouts_and_times():

@@ -61,6 +61,19 @@ from .group import _isolation, cli, echo, game_option, isolation_choice, one, pr
     help="Time limit per decision (default: the league default).",
 )
 @click.option("--seed", type=int, default=0, show_default=True)
+@click.option(
+    "--edition",
+    "-e",
+    default=None,
+    help="Only this edition (as a league of it checks its bots). Default: every edition.",
+)
+@click.option(
+    "--players",
+    "-p",
+    type=int,
+    default=None,
+    help="Only tables of this many players. Default: every player count.",
+)
 @progress_option
 def check_bot(
     spec: str,
@@ -71,12 +84,15 @@ def check_bot(
     packages: tuple[str, ...],
     decision_seconds: float | None,
     seed: int,
+    edition: str | None,
+    players: int | None,
     progress: bool | None,
 ) -> None:
     """Check that a bot conforms: it plays every seat of every player count
-    of every edition against the shipped bots, twice, and must never answer
-    illegally, raise or time out, and must play the same moves for the same
-    seed. Exit code 0 only when it passes.
+    of every edition against the shipped bots (or of those --edition and
+    --players name), twice, and must never answer illegally, raise or time
+    out, and must play the same moves for the same seed. Exit code 0 only
+    when it passes.
 
     A bot that is not shipped with bohnarena runs in the sandbox unless
     --isolation says otherwise: checking a bot does not import it here. A
@@ -114,20 +130,30 @@ def check_bot(
         {} if decision_seconds is None else {"decision_seconds": decision_seconds},
         "--decision-seconds",
     )
+    configs = [
+        c for c in g.conformance_configs() if edition in (None, c[0]) and players in (None, c[1])
+    ]
+    if not configs:
+        raise UsageError(
+            f"{game} has no edition {edition!r} at {players} players"
+            if edition and players
+            else f"{game} has no edition {edition!r}"
+            if edition
+            else f"{game} has no table of {players} players"
+        )
     if entry.isolation != "inprocess":
-        edition, players, options = g.conformance_configs()[0]
         tail: list[str] = []
         try:
-            preflight(g, entry, g.rules(edition, players, options), limits, tail)
+            preflight(g, entry, g.rules(*configs[0]), limits, tail)
         except BohnarenaError:
             if tail:
                 echo("the bot's stderr ends with:", err=True)
                 for line in tail:
                     echo(f"  | {line}", err=True)
             raise
-    seats = sum(players for _, players, _ in g.conformance_configs())
+    seats = sum(n for _, n, _ in configs)
     with seat_bar(seats, "check-bot", progress) as playing:
-        report = run_check(g, entry, limits, seed, progress=playing)
+        report = run_check(g, entry, limits, seed, progress=playing, configs=configs)
     for line in report.lines():
         echo(line)
     sys.exit(0 if report.passed else 1)
