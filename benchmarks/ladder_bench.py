@@ -15,7 +15,9 @@ run with nothing new (it audits the parts the first run wrote, once:
 audited.json); two entries added, one a run (their matches only; the
 parts audited before are not audited again; TrueSkill goes on from the
 ratings the last run kept); one entry retired (its tables leave the
-standings: the field is re-rated over every standing match). Then the schedule of a ladder grown
+standings: the field is re-rated over every standing match), and the pass
+a ladder adds to each run (every match of the season rated, the retired
+entry's included). Then the schedule of a ladder grown
 one entry at a time (200 generations), built as each run and `rank` do.
 """
 
@@ -29,6 +31,7 @@ from pathlib import Path
 
 from grow_bench import line, timed
 
+from bohnarena.ladder.ratings import season_ranking
 from bohnarena.league.file import parse_league
 from bohnarena.league.growth import Generation, schedule_of
 from bohnarena.rating.results import read_results
@@ -70,6 +73,12 @@ def main() -> None:
         started = time.perf_counter()
         read_results(out)  # what rank does: every standing match audited, counted
         print(f"rank over all {retired[0].total:,} matches: {time.perf_counter() - started:.1f} s")
+        started = time.perf_counter()
+        season = season_ranking(out, bots)  # what a ladder adds to each run
+        print(
+            f"a ladder's season pass over every match ({season.seat_matches:,}, the retired "
+            f"entry's included): {time.perf_counter() - started:.1f} s"
+        )
     data = {"name": "x", "players": 4, "deals": a.deals, "full_tables": 100}
     league = parse_league({**data, "bots": dict.fromkeys(bots, "random")})
     generations = [Generation(tuple(bots[:n]), a.deals) for n in range(1, len(bots) + 1)]

@@ -11,6 +11,7 @@ import json
 import os
 import time
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +20,7 @@ from ..run.dispatch import RunSummary, run_league
 from ..run.execution import Backend
 from ..store.directory import RunDir
 from .catalog import Catalog
+from .ratings import season_ranking
 from .settings import LEAGUE, RESULTS, LadderError, Settings
 from .submission import bot_table, recover
 
@@ -83,11 +85,14 @@ def run_ladder(
                 secrets_dir=settings.secrets,
             )
             if summary.ranking is not None and not summary.interrupted:
+                # the season's ratings, not the league's: every match it played
                 versions = {v.bot: v.id for v in catalog.versions()}
-                kept = [
-                    (versions[s.bot], s) for s in summary.ranking.standings if s.bot in versions
-                ]
+                season = season_ranking(ladder / RESULTS, list(versions))
+                kept = [(versions[s.bot], s) for s in season.standings if s.bot in versions]
                 catalog.record_run(started, summary.played, summary.total, kept)
+                active = {v.bot for v in catalog.active()}  # the standings: who plays on
+                season.standings = [s for s in season.standings if s.bot in active]
+                summary = replace(summary, ranking=season)
             return summary
         finally:
             catalog.close()

@@ -1,0 +1,26 @@
+"""A season's ratings: every match the ladder's season played, retired and
+suspended versions' included (they are real games against the active ones),
+rated in match-id order. A league file keeps its own rule (its table is the
+matches among its current bots); a ladder's standings list its active
+versions, each rated on everything it played, so retiring one entry moves
+no other version's rating: only new matches do (docs/ladder.md)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from ..rating.skill import RANK_COLUMNS, Ranking, Rater
+from ..store.audited import open_run
+
+
+def season_ranking(results: Path, bots: Sequence[str]) -> Ranking:
+    """Every one of ``bots`` (every version ever submitted) that played a
+    match of ``results`` (the ladder's results directory), rated on all of
+    them; each row audited against the ladder's league as it grew."""
+    rater = Rater(bots)
+    for row in open_run(results).matches(RANK_COLUMNS):
+        rater.add(row)
+    ranking = rater.ranking()
+    ranking.standings = [s for s in ranking.standings if s.matches]
+    return ranking
