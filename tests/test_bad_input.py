@@ -10,6 +10,7 @@ from click.testing import CliRunner
 from bohnarena.cli import cli
 from bohnarena.run.dispatch import run_league
 
+from .conftest import SANDBOX_MARKS
 from .league.conftest import reseal
 
 LEAGUE = (
@@ -80,11 +81,14 @@ def test_bad_arguments(args, message):
     one_line(invoke(*args), 2, message)
 
 
-def test_a_bot_whose_constructor_raises_is_a_fault_in_play(tmp_path):
+@pytest.mark.parametrize("isolation", ["inprocess", pytest.param("sandbox", marks=SANDBOX_MARKS)])
+def test_a_bot_whose_constructor_raises_does_not_start_in_play(tmp_path, isolation):
     bot = tmp_path / "b.py"
     bot.write_text(RAISES_IN_INIT)
-    r = invoke("play", "-q", f"{bot}:B", "planner", "random")
-    assert r.exit_code == 0 and "(1 faults)" in r.output, r.output
+    r = invoke("play", "-q", "--isolation", isolation, f"{bot}:B", "planner", "random")
+    # as run says of a bot that does not start: one line, before any match
+    one_line(r, 2, "does not start: ")
+    assert "raised ValueError: no" in r.output
 
 
 def test_a_huge_match_id(finished):
