@@ -10,7 +10,7 @@ from click.testing import CliRunner
 from bohnarena.cli import cli
 from bohnarena.run.dispatch import run_league
 
-from .conftest import SANDBOX_MARKS
+from .conftest import SANDBOX_MARKS, sandboxed
 from .league.conftest import reseal
 
 LEAGUE = (
@@ -149,3 +149,12 @@ def test_every_subcommand_refuses_bad_input_in_one_line(tmp_path, finished, args
     league.write_text(LEAGUE.format(extra=""))
     filled = [a.format(tmp=tmp_path, run=finished, league=league) for a in args]
     one_line(invoke(*filled), 2, message)
+
+
+@sandboxed
+def test_a_program_that_is_not_there_is_said_to_be_missing():
+    r = invoke("check-bot", "--command", "/nonexistent/binary")
+    assert r.exit_code == 2 and "Traceback" not in r.output
+    # its sandbox's child exits as a shell does for a command not found, and says why
+    assert "exited with code 127" in r.output, r.output
+    assert "cannot start /nonexistent/binary: No such file or directory" in r.output
