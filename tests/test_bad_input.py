@@ -158,3 +158,17 @@ def test_a_program_that_is_not_there_is_said_to_be_missing():
     # its sandbox's child exits as a shell does for a command not found, and says why
     assert "exited with code 127" in r.output, r.output
     assert "cannot start /nonexistent/binary: No such file or directory" in r.output
+
+
+def test_a_league_name_too_long_for_the_file_system_leaves_no_results_folder(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    league = tmp_path / "long.toml"
+    league.write_text(
+        f'name = "{"x" * 300}"\nedition = "classic"\nplayers = 3\ndeals = 1\nseed = 1\n'
+        '[bots]\na = "random"\nb = "random"\nc = "random"\n'
+    )
+    one_line(invoke("run", league), 2, "cannot write results to results/xxx")
+    assert not (tmp_path / "results").exists()  # it made nothing it left behind
+    (tmp_path / "results" / "other").mkdir(parents=True)  # and where results/ holds runs:
+    one_line(invoke("run", league), 2, "File name too long")
+    assert [p.name for p in (tmp_path / "results").iterdir()] == ["other"]
