@@ -10,6 +10,7 @@ from click.testing import CliRunner
 from bohnarena.cli import cli
 from bohnarena.run.dispatch import run_league
 
+from .conftest import SANDBOX_MARKS, sandboxed
 from .league.conftest import reseal
 
 LEAGUE = (
@@ -80,11 +81,14 @@ def test_bad_arguments(args, message):
     one_line(invoke(*args), 2, message)
 
 
-def test_a_bot_whose_constructor_raises_is_a_fault_in_play(tmp_path):
+@pytest.mark.parametrize("isolation", ["inprocess", pytest.param("sandbox", marks=SANDBOX_MARKS)])
+def test_a_bot_whose_constructor_raises_does_not_start_in_play(tmp_path, isolation):
     bot = tmp_path / "b.py"
     bot.write_text(RAISES_IN_INIT)
-    r = invoke("play", "-q", f"{bot}:B", "planner", "random")
-    assert r.exit_code == 0 and "(1 faults)" in r.output, r.output
+    r = invoke("play", "-q", "--isolation", isolation, f"{bot}:B", "planner", "random")
+    # as run says of a bot that does not start: one line, before any match
+    one_line(r, 2, "does not start: ")
+    assert "raised ValueError: no" in r.output
 
 
 def test_a_huge_match_id(finished):
@@ -145,3 +149,26 @@ def test_every_subcommand_refuses_bad_input_in_one_line(tmp_path, finished, args
     league.write_text(LEAGUE.format(extra=""))
     filled = [a.format(tmp=tmp_path, run=finished, league=league) for a in args]
     one_line(invoke(*filled), 2, message)
+
+
+@sandboxed
+def test_a_program_that_is_not_there_is_said_to_be_missing():
+    r = invoke("check-bot", "--command", "/nonexistent/binary")
+    assert r.exit_code == 2 and "Traceback" not in r.output
+    # its sandbox's child exits as a shell does for a command not found, and says why
+    assert "exited with code 127" in r.output, r.output
+    assert "cannot start /nonexistent/binary: No such file or directory" in r.output
+
+
+def test_a_league_name_too_long_for_the_file_system_leaves_no_results_folder(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    league = tmp_path / "long.toml"
+    league.write_text(
+        f'name = "{"x" * 300}"\nedition = "classic"\nplayers = 3\ndeals = 1\nseed = 1\n'
+        '[bots]\na = "random"\nb = "random"\nc = "random"\n'
+    )
+    one_line(invoke("run", league), 2, "cannot write results to results/xxx")
+    assert not (tmp_path / "results").exists()  # it made nothing it left behind
+    (tmp_path / "results" / "other").mkdir(parents=True)  # and where results/ holds runs:
+    one_line(invoke("run", league), 2, "File name too long")
+    assert [p.name for p in (tmp_path / "results").iterdir()] == ["other"]

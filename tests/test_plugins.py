@@ -1,8 +1,10 @@
 """Bot discovery, the plugin kit (new-bot) and the conformance check (check-bot)."""
 
 import random
+import re
 import time
 import tomllib
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -138,3 +140,11 @@ def test_bots_lists_registered_bots_with_origin_and_version():
     line = next(x for x in r.output.splitlines() if x.startswith("trader"))
     assert "bohnarena_bots.trader:TraderBot" in line and "bohnarena" in line
     assert line.split()[1] == "bohnanza"
+
+
+def test_the_readme_names_every_shipped_bot():
+    readme = (Path(__file__).parents[1] / "README.md").read_text()
+    shipped = tomllib.loads((Path(__file__).parents[1] / "pyproject.toml").read_text())
+    names = shipped["project"]["entry-points"]["bohnarena.bots"]
+    named = [n for n in names if re.search(rf"[`\s]{re.escape(n)}[`\s]", readme)]
+    assert named == list(names) and "abacus" in named

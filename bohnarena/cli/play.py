@@ -79,11 +79,12 @@ def play(
     for entry in entries:
         # Named by its spec (the class of file.py:Class), however it runs.
         names.append(entry.name if entry.spec is None else entry.spec.rpartition(":")[2])
-        if entry.isolation == "inprocess":
-            # Built at the start: a constructor's error is a fault.
+        # A bot that does not start (a constructor that raises, a missing
+        # program) is a one-line error before the match, however it runs.
+        preflight(g, entry, rules)
+        if entry.isolation == "inprocess":  # built at the start: a constructor's error is a fault
             seats.append(make_seat(g, entry))
             continue
-        preflight(g, entry, rules)
         seats.append(make_seat(g, entry, Limits()))
     result, records = g.play(rules, seed, seats)
     info = MatchInfo.of_result(

@@ -276,6 +276,8 @@ def submit(
             same = [v for v in catalog.versions(name, ("active",)) if v.hash == digest]
             if same:
                 raise SubmissionError(f"{name} already has this version active: {same[0].bot}")
+            if served:
+                _served_once(catalog, name, staged.entry["url"])
             if not served:
                 _keep(tree, bot_dir(ladder, digest))
         finally:
@@ -299,6 +301,16 @@ def submit(
             raise Rejected(catalog.get(vid), verdict)
         old = catalog.activate(vid)
         return catalog.get(vid), old
+
+
+def _served_once(catalog: Catalog, name: str, url: str) -> None:
+    """A service is one entry: under two it would be rated twice and play
+    itself. Its own entry may take it again (with its token kept elsewhere)."""
+    for v in catalog.versions(states=("active", "validating")):
+        if v.kind == URL and v.name != name and v.entry["url"] == url:
+            raise SubmissionError(
+                f"{url} is served as {v.bot} already: submit it as {v.name}, or retire that first"
+            )
 
 
 def _keep(tree: Path, home: Path) -> None:

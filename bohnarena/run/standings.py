@@ -9,7 +9,9 @@ refresh costs one sort of the bots, at most every REFRESH_SECONDS."""
 from __future__ import annotations
 
 import logging
+import os
 import time
+from typing import IO
 
 from tqdm import tqdm
 
@@ -51,6 +53,17 @@ def line(rater: Rater, total: int) -> str:
     return f"standings after {rater.count} of {total} matches: {table}"
 
 
+def room(fp: IO[str]) -> int:
+    """The lines of the terminal ``fp`` writes to: 0 for none, or for one
+    that reports no size (a new pseudo-terminal, some CI consoles), where
+    lines drawn in place would scroll as garbage."""
+    try:
+        size = os.get_terminal_size(fp.fileno())
+    except (AttributeError, OSError, ValueError):  # not a terminal (io.UnsupportedOperation)
+        return 0
+    return size.lines if size.columns else 0
+
+
 class Standings:
     """Told of each match the run's rater rates (:meth:`rated`)."""
 
@@ -61,10 +74,11 @@ class Standings:
         self.due = 0.0
 
     def under(self, bar: tqdm) -> None:
-        """Show the table under ``bar`` (when it shows: a terminal, or asked)."""
-        if bar.disable:
-            return
+        """Show the table under ``bar`` when it shows (a terminal, or asked)
+        on a terminal with room for both."""
         shown = min(TOP, len(self.rater.standing)) + 1
+        if bar.disable or room(bar.fp) <= shown:
+            return
         self.lines = [
             tqdm(
                 total=0,

@@ -47,7 +47,7 @@ import sys
 import threading
 import time
 import traceback
-from typing import Any
+from typing import Any, NoReturn
 
 TMP = "/tmp"
 #: The bot's compiled bytecode, kept from one match to the next in its own
@@ -168,7 +168,7 @@ class _Command:
             os.execvp(self.command[0], self.command)
         except OSError as e:
             os.write(2, f"cannot start {self.command[0]}: {e.strerror}\n".encode())
-            os._exit(127)
+            _exit(127)  # the shell's "command not found"
 
 
 class _Python:
@@ -315,7 +315,15 @@ def _fork(
         traceback.print_exc()
         code = 1
     finally:
-        os._exit(code)
+        _exit(code)
+
+
+def _exit(code: int) -> NoReturn:
+    """A child's end, its exit status readable: the supervisor reads it from
+    /proc, which shows a process that is not dumpable (as every child is
+    until it execs) as having exited with 0."""
+    ctypes.CDLL(None).prctl(_PR_SET_DUMPABLE, 1, 0, 0, 0)
+    os._exit(code)
 
 
 # -- the supervisor's work ------------------------------------------------------

@@ -64,9 +64,36 @@ from .parts import (
 from .reading import RunReader
 
 
+def absent(path: Path) -> list[Path]:
+    """``path`` and those of its parents that do not exist yet, the deepest first."""
+    out = []
+    for p in (path, *path.absolute().parents):
+        if os.path.exists(p):  # False for a name too long, too
+            break
+        out.append(p)
+    return out
+
+
 class RunDir(RunReader):
     def open_for_run(self, league_text: str, meta: dict[str, Any], restart: bool) -> None:
-        """Create the directory, or check it belongs to this league and clean it."""
+        """Create the directory, or check it belongs to this league and clean it.
+        A run that cannot leaves no directory it made (``results/`` empty
+        behind a name too long for the file system)."""
+        made = absent(self.path)
+        try:
+            self._open_for_run(league_text, meta, restart)
+        except BaseException as e:
+            for directory in made:  # the deepest first; one that holds anything stays
+                try:
+                    directory.rmdir()
+                except OSError:
+                    if os.path.isdir(directory):  # not empty: someone else's now
+                        break
+            if isinstance(e, OSError) and not isinstance(e, ResultsError):  # a name too long
+                raise ResultsError(f"cannot write results to {self.path}: {e.strerror}") from None
+            raise
+
+    def _open_for_run(self, league_text: str, meta: dict[str, Any], restart: bool) -> None:
         if restart and self._holds_files() and not self.is_run():
             raise ResultsError(
                 f"{self.path} is not a bohnarena results directory; refusing to delete it"

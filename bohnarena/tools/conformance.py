@@ -21,6 +21,14 @@ from ..league.file import BotEntry
 from ..referee.limits import Limits, Watchdog
 from ..run.seating import make_seat
 
+#: Where a served bot's median decision sits when its small answers wait
+#: for the engine's delayed ACK (Nagle's algorithm on the service's socket):
+#: Linux delays an ACK 40 ms, so nearly every decision takes 43-48 ms (the
+#: middle half within 4 ms on loopback, a quick bot; docs/http-bots.md).
+NAGLE_SECONDS = (0.035, 0.050)
+#: ... and the spread of its middle half at most.
+NAGLE_SPREAD = 0.010
+
 
 @dataclass
 class Report:
@@ -30,6 +38,8 @@ class Report:
     times: list[float] = field(default_factory=list)
     nondeterministic: list[str] = field(default_factory=list)
     stopped: str = ""
+    served: bool = False  # a bot served over HTTP
+    http_versions: set[str] = field(default_factory=set)  # what its answers were in
 
     @property
     def passed(self) -> bool:
@@ -47,6 +57,7 @@ class Report:
                 f"99th percentile {p99 * 1e3:.2f} ms, worst {max(self.times) * 1e3:.2f} ms "
                 f"over {len(self.times)} decisions"
             )
+        out += self.warnings()
         out.append(
             "faults: " + (", ".join(f"{k} {n}" for k, n in sorted(self.faults.items())) or "none")
         )
@@ -60,6 +71,25 @@ class Report:
             )
         )
         out.append("PASS" if self.passed else "FAIL")
+        return out
+
+    def warnings(self) -> list[str]:
+        """What slows a served bot down that a service can fix (docs/http-bots.md)."""
+        out = []
+        if "HTTP/1.0" in self.http_versions:
+            out.append(
+                "warning: the service answers in HTTP/1.0, which closes the connection after "
+                "every answer: each decision pays for a new one (answer in HTTP/1.1 to keep it)"
+            )
+        if self.served and len(self.times) >= 4:
+            q1, median, q3 = statistics.quantiles(self.times, n=4)
+            low, high = NAGLE_SECONDS
+            if low <= median <= high and q3 - q1 <= NAGLE_SPREAD:
+                out.append(
+                    f"warning: nearly every decision takes {median * 1e3:.0f} ms, as when a "
+                    "service's answers wait for delayed ACKs (Nagle's algorithm): set "
+                    "TCP_NODELAY on its accepted sockets (docs/http-bots.md)"
+                )
         return out
 
 
@@ -86,7 +116,7 @@ def check_bot(
     """Stops early once ``stop_after`` faults have shown the bot fails;
     ``log``: where an out-of-process bot's stderr goes; ``configs``: the
     rule sets played (default: every one the game declares)."""
-    report = Report()
+    report = Report(served=entry.service is not None)
     opponents = [BotEntry(name, spec=name) for name in sparring_bots(game)]
     with Watchdog() as watchdog:
         for edition, players, options in configs or game.conformance_configs():
@@ -108,6 +138,9 @@ def check_bot(
                     _result, records = game.play(rules, match_seed, live)
                     runs.append(records)
                     report.times += live[seat].times or []
+                    # a served bot's endpoint notes the HTTP versions it answered in
+                    endpoint = getattr(live[seat], "endpoint", None)
+                    report.http_versions |= getattr(endpoint, "versions", set())
                 report.matches += 1
                 for rec in runs[0]:
                     if rec[0] == "fault" and rec[1] == seat:

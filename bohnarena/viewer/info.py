@@ -106,7 +106,8 @@ class MatchInfo:
         width = max(map(len, self.seats))
         lines = []
         for place, s in self.standings():
-            faults = f"  ({self.faults[s]} faults)" if self.faults[s] else ""
+            n = self.faults[s]
+            faults = f"  ({n} fault{'' if n == 1 else 's'})" if n else ""
             lines.append(
                 f"  {place:>2}. seat {s} {self.seats[s]:<{width}} {self.coins[s]:>3} coins{faults}"
             )

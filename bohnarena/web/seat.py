@@ -76,6 +76,7 @@ class HttpEndpoint:
     def __init__(self, service: Service, limits: Limits) -> None:
         self.service, self.limits = service, limits
         self.url = parse_url(service.url)
+        self.versions: set[str] = set()  # the HTTP versions it answered in
 
     def open(self) -> HttpChannel:
         from .transport import HttpChannel
@@ -90,6 +91,7 @@ class HttpEndpoint:
             self.service.allow_private,
             self.limits.output_kb * 1024,
             self.limits.decision_seconds,  # connecting takes no thinking: one decision at most
+            self.versions,
         )
 
     def close(self, settle: float = 0.0) -> str | None:

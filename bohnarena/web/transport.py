@@ -41,6 +41,10 @@ REST_SECONDS = 5.0
 CUT = "before its whole answer"
 #: What of a refused answer's body (a non-2xx status) its fault keeps.
 SNIPPET = 120
+#: The HTTP versions an answer may be in. HTTP/1.0 (the standard library's
+#: ``http.server`` by default) closes the connection after every answer:
+#: it works, a new connection a request (check-bot says so).
+VERSIONS = (b"HTTP/1.1", b"HTTP/1.0")
 
 
 class Exchange:
@@ -237,9 +241,17 @@ class HttpChannel:
     reused = False
 
     def __init__(
-        self, url: BotUrl, token: bytes | None, allow_private: bool, cap: int, connect: float
+        self,
+        url: BotUrl,
+        token: bytes | None,
+        allow_private: bool,
+        cap: int,
+        connect: float,
+        versions: set[str] | None = None,
     ) -> None:
         self.cap, self.connect_seconds, self.token = cap, connect, token
+        #: The HTTP versions the service answered in (what check-bot reports).
+        self.versions = set() if versions is None else versions
         self.clock = Exchange()
         self.backend = GuardedBackend(url, allow_private, self.clock)
         self.pool = httpcore.ConnectionPool(
@@ -292,7 +304,7 @@ class HttpChannel:
         except httpcore.RemoteProtocolError as e:  # h11's words on what it read
             if self.clock.ended:
                 raise BotFault(CRASH, f"the service closed the connection {CUT}") from None
-            raise BotFault(PROTOCOL, f"not HTTP/1.1: {e}") from None
+            raise BotFault(PROTOCOL, f"not HTTP/1.1 or 1.0: {e}") from None
         except httpcore.NetworkError as e:
             raise BotFault(CRASH, f"the connection failed: {e}") from None
         finally:
@@ -300,6 +312,10 @@ class HttpChannel:
 
     def _body(self, answer: httpcore.Response) -> bytes:
         """The answer's body, read at most to the cap (never more into memory)."""
+        version = answer.extensions.get("http_version", b"")
+        if version not in VERSIONS:  # h11 reads any digit.digit
+            raise BotFault(PROTOCOL, f"not HTTP/1.1 or 1.0: an answer in {version.decode()}")
+        self.versions.add(version.decode())
         if not 200 <= answer.status < 300:
             said = _read(answer, SNIPPET)[:SNIPPET].decode("utf-8", "replace")
             hint = ": redirects are not followed" if 300 <= answer.status < 400 else ""

@@ -1,7 +1,7 @@
 """A bot served over HTTP for the tests, in a process of its own, that can
 misbehave on purpose (bohnarena.web.serve's service, plus tricks).
 
-    python tests/http/service.py SPEC [--game G] [--token-env VAR]
+    python tests/http/service.py SPEC [--game G] [--token-env VAR] [--http10]
         [--trick NAME --on N,M,...] [--die-after N] [--lifetime S]
 
 (``--tls CERT KEY``: https) prints ``PORT`` once it listens on 127.0.0.1 (only ever loopback), then
@@ -41,6 +41,7 @@ TRICKS = {
     "redirect",  # 302 to --location
     "echo",  # {"error": ...} quoting the Authorization header
     "note-token",  # a proper answer, with a note quoting the Authorization header
+    "http2",  # a proper body in a status line of HTTP/2.0
 }
 SLOW = 3.0
 
@@ -93,6 +94,8 @@ class Tricky(Handler):
         elif trick == "redirect":
             where = server.location.encode()
             self.raw(b"HTTP/1.1 302 Found\r\nLocation: " + where + b"\r\nContent-Length: 0\r\n\r\n")
+        elif trick == "http2":
+            self.raw(b'HTTP/2.0 200 OK\r\nContent-Length: 12\r\n\r\n{"answer":0}')
         elif trick == "echo":
             self.reply(200, {"error": f"I was sent {auth}"})
         elif trick == "note-token":
@@ -162,11 +165,14 @@ def main() -> None:
     parser.add_argument("--die-after", type=int, default=0)
     parser.add_argument("--record")
     parser.add_argument("--lifetime", type=float, default=300.0)
+    parser.add_argument("--http10", action="store_true", help="answer in HTTP/1.0")
     parser.add_argument("--tls", nargs=2, metavar=("CERT", "KEY"), help="serve https")
     args = parser.parse_args()
     wire = wire_of(get_game(args.game).wire)
     service = TrickyService(("127.0.0.1", 0), load_bot(args.spec, wire.BASE), wire, args)
     service.RequestHandlerClass = Tricky
+    if args.http10:  # the standard library's default: a connection closed after each answer
+        service.RequestHandlerClass = type("Http10", (Tricky,), {"protocol_version": "HTTP/1.0"})
     if args.tls:
         context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
         context.load_cert_chain(*args.tls)

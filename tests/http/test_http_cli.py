@@ -45,4 +45,27 @@ def test_check_bot_passes_a_service(serve):
     url = serve("wuerfel-greedy", "--game", "wuerfel")
     r = bohnarena("check-bot", url, "--game", "wuerfel")
     assert r.exit_code == 0, r.output
-    assert "PASS" in r.output
+    assert "PASS" in r.output and "warning" not in r.output  # kept alive, answered at once
+
+
+@pytest.mark.slow
+def test_an_http10_service_passes_check_bot_which_says_what_it_costs(serve):
+    # http.server's default: every answer closes its connection (docs/http-bots.md)
+    url = serve("wuerfel-greedy", "--game", "wuerfel", "--http10")
+    r = bohnarena("check-bot", url, "--game", "wuerfel")
+    assert r.exit_code == 0, r.output
+    assert "faults: none" in r.output and "PASS" in r.output
+    assert "warning: the service answers in HTTP/1.0" in r.output
+
+
+def test_check_bot_warns_of_nagle_for_a_served_bot_whose_decisions_all_take_about_40_ms():
+    from bohnarena.tools.conformance import Report
+
+    def warned(served, times):
+        return any("Nagle" in line for line in Report(served=served, times=times).lines())
+
+    delayed = [0.0401 + 0.0008 * (i % 10) for i in range(200)]  # 40-48 ms: delayed ACKs
+    assert warned(True, delayed)
+    assert not warned(False, delayed)  # a process has no socket to fix
+    thinking = [0.001 * i for i in range(100)]  # a median near 50 ms, but spread out
+    assert not warned(True, thinking) and not warned(True, [0.0003] * 100)

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from bohnarena.ladder.catalog import Catalog
+from bohnarena.ladder.served import url_entry, url_hash
 from tests.http.conftest import serve  # noqa: F401 (the fixture)
 
 from ..conftest import faults_by_bot, sandboxed
@@ -94,6 +95,22 @@ def test_a_service_that_is_down_is_rejected_and_its_token_is_not_kept(ladder, tm
     assert version.state == "rejected"
     assert version.entry == {"url": url, "token_file": "token"}
     assert list((ladder / "bots").iterdir()) == [] and holds_token(ladder) == []
+
+
+def test_a_url_served_as_one_entry_is_refused_under_another(ladder):
+    url = f"http://127.0.0.1:{closed_port()}/bot"
+    catalog = Catalog(ladder)
+    entry = url_entry(url, None, None)
+    catalog.activate(catalog.add("hosted", url_hash(entry), "url", entry, url, "t"))
+    (hosted,) = catalog.active()
+    catalog.close()
+    r = run("ladder", "submit", ladder, "again", url + " ")  # refused before any check
+    assert r.exit_code == 2, r.output
+    said = f"{url} is served as {hosted.bot} already: submit it as hosted, or retire that first"
+    assert r.output == f"Error: {said}\n"
+    catalog = Catalog(ladder)
+    assert catalog.versions("again") == [] and catalog.active() == [hosted]
+    catalog.close()
 
 
 @pytest.mark.parametrize(

@@ -4,12 +4,14 @@ planted difference and accept the null for identical bots."""
 
 import random
 import re
+import tomllib
 
 import pytest
 from click.testing import CliRunner
 
 from bohnarena.cli import cli
-from bohnarena.rating.compare import bot_names, pair_up
+from bohnarena.league.file import parse_league
+from bohnarena.rating.compare import bot_names, pair_up, why_unpaired
 from bohnarena.rating.paired import Estimate, Running, Sprt, t_cdf, t_quantile
 
 from .conftest import HERE
@@ -115,6 +117,18 @@ def test_what_no_twin_pairs_is_paired_by_deal_where_each_sits_in_every_seat():
     assert (p.pairs, p.by_deal, p.unpaired, p.matches) == (0, 9, 2, 11)
     # each group weighted by its matches: (3 * 6 + 1 * 3) / 9
     assert p.estimates()["coins"].mean == pytest.approx(21 / 9)
+
+
+def test_why_nothing_is_compared():
+    bots = "".join(f'r{i} = "random"\n' for i in range(4))
+    text = f'name = "l"\nplayers = 3\ndeals = 1\nseed = 1\n[bots]\n{bots}'
+    league = parse_league(tomllib.loads(text), text, "l")
+    # r0 or r2 sits at each of the 4 tables, each rotated 3 ways
+    assert why_unpaired(league, "r0", "r2") == (
+        "its design compares 12 of their matches a deal, but no deal of theirs has "
+        "finished yet: run the league on"
+    )
+    assert why_unpaired(league, "r1", "r1") == "a bot is only compared with another one"
 
 
 def test_names_of_specs():

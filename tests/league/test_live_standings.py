@@ -30,11 +30,11 @@ LEAGUE = (
 HEAD = r"#\s+bot\s+score\s+mu\s+matches\s+win rate"
 
 
-def under_a_pty(args, cwd):
+def under_a_pty(args, cwd, sized=True):
     """Run ``args`` with stdin, stdout and stderr on a pseudo-terminal; its output."""
     primary, secondary = pty.openpty()
-    # a terminal of 40 rows, 120 columns (a new pseudo-terminal has none)
-    fcntl.ioctl(secondary, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 120, 0, 0))
+    if sized:  # a terminal of 40 rows, 120 columns (a new pseudo-terminal has none)
+        fcntl.ioctl(secondary, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 120, 0, 0))
     proc = subprocess.Popen(args, stdin=secondary, stdout=secondary, stderr=secondary, cwd=cwd)
     os.close(secondary)
     out = b""
@@ -63,6 +63,16 @@ def test_a_terminal_shows_the_standings_under_the_progress_bar(tmp_path):
     # the table moves as the rater advances: a bot is shown after several match counts
     counts = {int(n) for _, bot, _, _, n, _ in shown if bot == "trader"}
     assert len(counts) >= 2, screen
+
+
+def test_no_standings_under_the_bar_where_the_terminal_has_no_size_or_is_none(tmp_path):
+    (tmp_path / "live.toml").write_text(LEAGUE.format(deals=4))
+    args = [sys.executable, "-m", "bohnarena", "run", "live.toml", "-j", "1", "--no-report"]
+    screen = under_a_pty([*args, "--out", "o", "--progress"], tmp_path, sized=False)
+    assert "match" in screen and not re.search(HEAD, screen)  # the bar alone
+    here = ["run", str(tmp_path / "live.toml"), "-j", "1", "--no-report", "--progress"]
+    r = CliRunner().invoke(cli, [*here, "--out", str(tmp_path / "p")])
+    assert r.exit_code == 0 and "match" in r.output and not re.search(HEAD, r.output)
 
 
 def test_without_a_terminal_the_run_log_has_a_standings_line_every_n_matches(tmp_path):

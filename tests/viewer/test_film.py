@@ -216,5 +216,5 @@ def test_match_info_says_the_result_in_place_order():
         "Seats: 0 a, 1 bb",
         "Result (12 turns, 100 moves 0-99):",
         "   1. seat 1 bb   9 coins",
-        "   2. seat 0 a    3 coins  (1 faults)",
+        "   2. seat 0 a    3 coins  (1 fault)",
     ]
