@@ -108,6 +108,7 @@ class Read(HTMLParser):
         return " ".join(" ".join(self.data).split())
 
 
+@pytest.mark.slow  # (the pages cost a league and a match: seconds)
 @pytest.mark.parametrize("name", ["report", "history"])
 def test_every_attack_is_text_in_the_html(pages, name):
     read = Read(pages[name].read_text())
@@ -118,6 +119,7 @@ def test_every_attack_is_text_in_the_html(pages, name):
     assert "{{7*7}}" in read.text and "49" not in read.text
 
 
+@pytest.mark.slow
 def test_the_viewer_page_holds_every_attack_as_data(pages):
     html = pages["viewer"].read_text()
     read = Read(html)
@@ -130,6 +132,7 @@ def test_the_viewer_page_holds_every_attack_as_data(pages):
         assert json.dumps(text)[1:-1] in texts, text
 
 
+@pytest.mark.slow
 def test_a_character_that_is_not_printable_is_written_as_its_escape(pages):
     html = pages["report"].read_text()
     assert CONTROL not in html and CONTROL.encode("unicode_escape").decode() in html
@@ -162,3 +165,15 @@ def test_every_attack_is_text_in_the_browser(pages, name):
             assert dialogs == [] and errors == []
         finally:
             browser.close()
+
+
+def test_markup_is_written_structure_with_escaped_fields():
+    from bohnarena.core.pages import Markup, join, markup, render
+
+    cell = markup('<b style="color:{}">■</b> {} {:.1f}', "#4269d0", EVIL + CONTROL, 2.25)
+    assert cell.startswith('<b style="color:#4269d0">■</b> &lt;script&gt;') and "2.2" in cell
+    assert "\x1b" not in cell and "\\x1b" in cell
+    assert markup("<td>{}</td>", cell).count("<b ") == 1  # markup is kept as it is
+    assert join(["<i>", Markup("<br>")], "<br>") == "&lt;i&gt;<br><br>"
+    page = render("bohnarena.ladder", "base.html")  # every folder's pages share the layout
+    assert "default-src 'none'" in page and page.startswith("<!DOCTYPE html>")
