@@ -1,10 +1,10 @@
 """Text a bot wrote (notes, the messages of what it raised, its stderr),
 made safe to store in the log, to write to a file the organiser reads and
-to print: nothing of it can drive the organiser's terminal."""
+to print: nothing of it can drive the organiser's terminal. (On a page:
+:mod:`.pages`.)"""
 
 from __future__ import annotations
 
-import html
 import logging
 
 
@@ -34,12 +34,6 @@ def lines(text: str) -> str:
         end = "\r" if line.endswith("\r") and i < len(parts) - 1 else ""
         out.append(_escaped(line[: len(line) - len(end)]) + end)
     return "\n".join(out)
-
-
-def html_text(text: str) -> str:
-    """``text`` for an HTML page (the report): its markup characters
-    escaped, and every other character that is not printable as in :func:`lines`."""
-    return html.escape(lines(text))
 
 
 class LogFormatter(logging.Formatter):

@@ -7,17 +7,17 @@ say where in the submission its bot is."""
 from __future__ import annotations
 
 import configparser
-import re
 import tomllib
 from dataclasses import dataclass, field
 from email.parser import HeaderParser
 from pathlib import Path
 
+from packaging.requirements import InvalidRequirement, Requirement
+from packaging.utils import canonicalize_name
+
 from ..core.plugins import GROUP
 from ..sandbox.packages import OWN_TOP, allowed_code
 from .unpack import SubmissionError
-
-REQUIREMENT = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)")
 
 
 @dataclass
@@ -27,17 +27,22 @@ class Declared:
 
 
 def normalized(name: str) -> str:
-    return re.sub(r"[-_.]+", "-", name).lower()
+    return canonicalize_name(name)
 
 
 def requirement_name(line: str) -> str | None:
-    """A requirement's distribution name; None when it holds only under an
-    extra (the ladder installs no extras)."""
-    text, _, marker = line.partition(";")
-    if "extra" in marker:
+    """A requirement's distribution name, as written (PEP 508, read by
+    ``packaging`` as pip reads it); None when its marker does not hold here
+    with no extra chosen (the ladder installs no extras, and pip would not
+    install it)."""
+    try:
+        requirement = Requirement(line)
+    except InvalidRequirement as e:
+        why = str(e).splitlines()[0]  # (packaging's message goes on to draw where)
+        raise SubmissionError(f"its requirement {line.strip()!r} is not valid: {why}") from None
+    if requirement.marker is not None and not requirement.marker.evaluate({"extra": ""}):
         return None
-    found = REQUIREMENT.match(text)
-    return found.group(1) if found else None
+    return requirement.name
 
 
 def _requires(lines: list[str]) -> list[str]:

@@ -8,7 +8,7 @@ import math
 import time
 from pathlib import Path
 
-from ..core.untrusted import html_text
+from ..core.pages import render
 from ..report.svg import legend, lines
 from ..store.parts import write_text
 from .catalog import Catalog, Snapshot
@@ -65,22 +65,14 @@ def history_page(snapshots: list[Snapshot], title: str) -> str:
     chart = lines(
         "Each version's score after each run", xs, series, "run", "score", xinteger=True, dots=True
     )
-    table = "".join(
-        f"<tr><td>{s.run}</td><td>{_when(s.finished)}</td><td>{html_text(s.bot)}</td>"
-        f"<td>{s.score:.2f}</td><td>{s.mu:.2f}</td><td>{s.sigma:.2f}</td><td>{s.matches}</td></tr>"
-        for s in snapshots
-    )
-    return (
-        "<!doctype html><meta charset=utf-8>"
-        "<meta http-equiv=Content-Security-Policy content=\"default-src 'none'; "
-        "style-src 'unsafe-inline'\">"
-        f"<title>{html_text(title)}</title>"
-        "<style>body{font-family:system-ui,sans-serif;margin:2em}"
-        ".legend .key{margin-right:1em}.legend i{display:inline-block;width:.8em;height:.8em;"
-        "margin-right:.3em}td,th{padding:.2em .6em;text-align:right}</style>"
-        f"<h1>{html_text(title)}</h1>{chart}{legend(bots)}"
-        "<table><tr><th>run</th><th>finished</th><th>version</th><th>score</th><th>mu</th>"
-        f"<th>sigma</th><th>matches</th></tr>{table}</table>"
+    return render(
+        __package__,
+        "history.html",
+        title=title,
+        chart=chart,
+        legend=legend(bots),
+        snapshots=snapshots,
+        when=_when,
     )
 
 

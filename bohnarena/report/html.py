@@ -1,6 +1,8 @@
 """The league report: one self-contained HTML file (inline CSS and SVG, no
 script, nothing fetched), built from aggregates only, so it stays small and
-opens at once whatever the league's size (docs/report.md)."""
+opens at once whatever the league's size (docs/report.md). Each section's
+figures are computed here and shown by ``templates/`` (``report.html``
+and the macros of ``sections.html``), which escape every text."""
 
 from __future__ import annotations
 
@@ -13,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from .. import __version__
-from ..core.untrusted import html_text
+from ..core.pages import Markup, markup, render
 from ..rating.results import LeagueResults, read_results
 from ..rating.stats import (
     RESAMPLES,
@@ -37,37 +39,6 @@ from .watch import section as watch_section
 
 REPORT = "report.html"
 
-CSS = """
-body{font:14px/1.45 system-ui,sans-serif;margin:0 auto;max-width:1000px;padding:16px 24px;
-color:#1a1a1a;background:#fff}
-h1{font-size:22px;margin:8px 0 2px}h2{font-size:17px;margin:28px 0 6px;
-border-bottom:1px solid #ddd;padding-bottom:3px}
-p.sub,p.note{color:#555;margin:4px 0}.warn{background:#fff4d6;border:1px solid #e8c35a;
-padding:6px 10px;border-radius:4px}
-table{border-collapse:collapse;margin:6px 0}th,td{padding:3px 8px;text-align:right;
-border-bottom:1px solid #eee;white-space:nowrap;vertical-align:top}th{background:#f6f6f6}
-td:first-child,th:first-child,.board td:nth-child(2),.board th:nth-child(2),
-.facts td,.watch td,.watch th{text-align:left}
-small{color:#666}
-.grid{display:flex;flex-wrap:wrap;gap:8px 24px}figure{margin:0}
-figcaption{font-weight:600;margin:6px 0 2px}
-.legend{margin:2px 0 6px}.key{margin-right:14px;white-space:nowrap}
-.key i{display:inline-block;width:11px;height:11px;margin-right:5px;vertical-align:-1px;
-border-radius:2px}
-pre{background:#f6f6f6;padding:8px;overflow:auto;font-size:12px;max-height:320px}
-svg text{fill:#333}
-"""
-
-
-def figure(caption: str, body: str) -> str:
-    return f"<figure><figcaption>{html_text(caption)}</figcaption>{body}</figure>"
-
-
-def table(head: list[str], rows: list[list[Any]], cls: str = "") -> str:
-    th = "".join(f"<th>{html_text(h)}</th>" for h in head)
-    trs = "".join("<tr>" + "".join(f"<td>{c}</td>" for c in row) + "</tr>" for row in rows)
-    return f'<table class="{cls}">' + (f"<tr>{th}</tr>" if any(head) else "") + f"{trs}</table>"
-
 
 def pct(v: float) -> str:
     return "–" if not np.isfinite(v) else f"{v:.1%}"
@@ -86,15 +57,16 @@ def fmt(v: float, digits: int = 2) -> str:
     return "–" if not np.isfinite(v) else f"{v:.{digits}f}"
 
 
-def span(v: float, lo: float, hi: float, percent: bool = False) -> str:
+def span(v: float, lo: float, hi: float, percent: bool = False) -> str | Markup:
+    """A figure with its interval below it."""
     show = pct if percent else fmt
     if not np.isfinite(lo):
         return show(v)
     tail = f"{lo * 100:.1f}–{hi * 100:.1f}" if percent else f"{fmt(lo)}–{fmt(hi)}"
-    return f"{show(v)}<br><small>{tail}</small>"
+    return markup("{}<br><small>{}</small>", show(v), tail)
 
 
-def leaderboard(r: LeagueResults, s: LeagueStats) -> str:
+def leaderboard(r: LeagueResults, s: LeagueStats) -> dict[str, Any]:
     index = {b: i for i, b in enumerate(s.bots)}
     rows = []
     for place, st in enumerate(r.ranking.standings, 1):
@@ -108,7 +80,7 @@ def leaderboard(r: LeagueResults, s: LeagueStats) -> str:
         rows.append(
             [
                 place,
-                f'<b style="color:{svg.colour(i)}">■</b> {html_text(st.bot)}',
+                markup('<b style="color:{}">■</b> {}', svg.colour(i), st.bot),
                 fmt(st.score),
                 f"{fmt(st.mu)} ± {fmt(st.sigma)}",
                 st.matches,
@@ -142,23 +114,18 @@ def leaderboard(r: LeagueResults, s: LeagueStats) -> str:
         "mean place (1 is first)",
         colours=[svg.colour(i) for i in order],
     )
-    return (
-        "<h2>Leaderboard</h2>"
-        + table(head, rows, "board")
-        + '<p class="note">Sorted by the TrueSkill score. Below each figure: its 95% interval '
-        f"from a deal bootstrap ({s.resamples} resamples of the {s.deals} deals, all tables and "
-        f"rotations of a deal together, seed {s.seed}); P(#1) is the share of resamples in "
-        "which the bot has the best mean place (bots tied for it are all #1), the rank "
-        "range its 95% range of ranks by mean place. A bot filling two seats of a table "
-        "counts twice.</p>"
-        + '<div class="grid">'
-        + figure("Win rate (95% interval)", forest)
-        + figure("Mean place (95% interval)", places)
-        + "</div>"
-    )
+    return {
+        "head": head,
+        "rows": rows,
+        "forest": forest,
+        "places": places,
+        "resamples": s.resamples,
+        "deals": s.deals,
+        "seed": s.seed,
+    }
 
 
-def convergence(r: LeagueResults, path: Trajectory) -> str:
+def convergence(r: LeagueResults, path: Trajectory) -> dict[str, Any]:
     m = r.matches
     at = [float(x) for x in path.at]
     bots = m.bots
@@ -184,61 +151,33 @@ def convergence(r: LeagueResults, path: Trajectory) -> str:
         "win rate",
         percent=True,
     )
-    return (
-        "<h2>As the league went on</h2>"
-        + svg.legend(bots)
-        + '<div class="grid">'
-        + figure("TrueSkill μ (band: ± σ)", mu)
-        + figure("Win rate so far", wins)
-        + '</div><p class="note">Match ids are deal-major, so every stretch of the run '
-        "covers all tables alike: flat lines mean the ranking has settled.</p>"
-    )
+    return {"legend": svg.legend(bots), "mu": mu, "wins": wins}
 
 
-def head_to_head(s: LeagueStats, order: list[int]) -> str:
+def head_to_head(s: LeagueStats, order: list[int]) -> dict[str, Any]:
     names = [s.bots[i] for i in order]
 
     def pick(a: Any) -> list[list[float]]:
         return [[float(a[i, j]) for j in order] for i in order]
 
-    return (
-        "<h2>Head to head</h2>"
-        + figure(
-            "How often the row bot finishes ahead of the column bot at the same table",
-            svg.heatmap(
-                "head to head", names, pick(s.h2h.value), pick(s.h2h.low), pick(s.h2h.high)
-            ),
-        )
-        + '<p class="note">Over every pair of seats the two bots held in one match; a tie '
-        "counts half. Below the share: its 95% deal-bootstrap interval.</p>" + elo_pairs(s, names)
-    )
-
-
-def elo_pairs(s: LeagueStats, names: list[str]) -> str:
-    """Each pair once: the head-to-head score and its Elo-style difference."""
     t = elo_table(s, names)
-    rows = [[html_text(c) for c in cells] for cells in t.cells]
-    return (
-        "<h3>Score and Elo-style difference of each pair</h3>"
-        + table(t.head, rows, "pairs")
-        + '<p class="note">The first bot\'s head-to-head score over the second (the share '
-        "above) and the Elo difference whose logistic expected score it is, "
-        "400&nbsp;log<sub>10</sub>(score&nbsp;/&nbsp;(1&nbsp;&minus;&nbsp;score)), with the "
-        "score's interval mapped; &plusmn;inf when one bot always finished ahead.</p>"
-    )
+    return {
+        "heatmap": svg.heatmap(
+            "head to head", names, pick(s.h2h.value), pick(s.h2h.low), pick(s.h2h.high)
+        ),
+        "head": t.head,
+        "rows": t.cells,  # each pair once: its score and Elo-style difference
+    }
 
 
-def hero_section(r: LeagueResults, s: LeagueStats) -> str:
+def hero_section(r: LeagueResults, s: LeagueStats) -> dict[str, Any] | None:
     """A gauntlet's hero: against each opponent, by seat, its worst deals."""
     hero = r.league.hero
     if r.league.format != "gauntlet" or hero is None or hero not in s.bots:
-        return ""
+        return None
     f = hero_figures(r.matches, s, hero, r.path)
     h = s.bots.index(hero)
-    against = [
-        [html_text(o.bot), o.pairs, span(o.score, o.low, o.high, True), html_text(o.elo)]
-        for o in f.opponents
-    ]
+    against = [[o.bot, o.pairs, span(o.score, o.low, o.high, True), o.elo] for o in f.opponents]
     by_seat = [
         [
             t,
@@ -255,33 +194,15 @@ def hero_section(r: LeagueResults, s: LeagueStats) -> str:
             fmt(w.place),
             fmt(w.coins),
             w.match_id,
-            html_text(", ".join(w.seats)),
-            f"<code>{html_text(w.command)}</code>",
+            ", ".join(w.seats),
+            markup("<code>{}</code>", w.command),
         ]
         for w in f.worst
     ]
-    name = html_text(hero)
-    return (
-        f"<h2>The hero: {name}</h2>"
-        + f"<h3>{name} against each opponent</h3>"
-        + table(["opponent", "seat pairs", "score", "Elo-style difference"], against)
-        + f'<p class="note">How often {name} finished ahead of the opponent at one table '
-        "(ties half; weakest first), with its 95% interval, and the Elo difference that "
-        "score means (docs/statistics.md).</p>"
-        + f"<h3>{name} by seat</h3>"
-        + table(["seat", "matches", "win rate", "mean coins"], by_seat)
-        + f"<h3>{name}'s worst deals</h3>"
-        + table(
-            ["deal", "matches", "mean place", "mean coins", "worst match", "seats", "replay it"],
-            worst,
-        )
-        + f'<p class="note">The deals where {name}\'s mean place was worst (then fewest '
-        "coins), each with the match of the deal where it did worst and the command that "
-        "replays it (the league must log moves: moves = true, the default).</p>"
-    )
+    return {"name": hero, "against": against, "by_seat": by_seat, "worst": worst}
 
 
-def seats(s: LeagueStats, order: list[int]) -> str:
+def seats(s: LeagueStats, order: list[int]) -> dict[str, Any]:
     names = [s.bots[i] for i in order]
     chart = svg.grouped_bars(
         "win rate by seat",
@@ -294,14 +215,10 @@ def seats(s: LeagueStats, order: list[int]) -> str:
         width=max(460, 90 * s.players * max(1, len(names)) // 3),
         colours=[svg.colour(i) for i in order],
     )
-    return (
-        "<h2>Win rate by seat</h2>"
-        + svg.legend(names, [svg.colour(i) for i in order])
-        + figure("Win rate per seat (seat 0 starts), 95% interval whiskers", chart)
-    )
+    return {"legend": svg.legend(names, [svg.colour(i) for i in order]), "chart": chart}
 
 
-def distributions(r: LeagueResults, order: list[int]) -> str:
+def distributions(r: LeagueResults, order: list[int]) -> dict[str, Any]:
     m = r.matches
     names = [m.bots[i] for i in order]
     coins = per_bot(m, m.coins)
@@ -325,19 +242,15 @@ def distributions(r: LeagueResults, order: list[int]) -> str:
     hist = svg.histogram("match length", edges, counts, "turns per match")
     t_q = quantiles(turns, (0.5, 0.99))
     d_q = quantiles(m.duration, (0.5, 0.99))
-    return (
-        "<h2>Coins and match length</h2>"
-        + '<div class="grid">'
-        + figure("Final coins per seat (box 25–75%, whiskers 5–95%, ○ mean)", box)
-        + figure("Match length: turns per match", hist)
-        + "</div>"
-        + f'<p class="note">Turns per match: median {fmt(t_q[0], 0)}, 99th percentile '
-        f"{fmt(t_q[1], 0)}. Wall time per match: median {fmt(d_q[0] * 1000, 1)} ms, 99th "
-        f"percentile {fmt(d_q[1] * 1000, 1)} ms.</p>"
-    )
+    return {
+        "box": box,
+        "hist": hist,
+        "turns": (fmt(t_q[0], 0), fmt(t_q[1], 0)),
+        "wall": (fmt(d_q[0] * 1000, 1), fmt(d_q[1] * 1000, 1)),
+    }
 
 
-def faults_and_times(r: LeagueResults, order: list[int]) -> str:
+def faults_and_times(r: LeagueResults, order: list[int]) -> dict[str, Any]:
     m = r.matches
     faults = per_bot(m, m.faults)
     think = thinking(RunReader(r.path).listing().require(), m, r.timings)
@@ -345,8 +258,8 @@ def faults_and_times(r: LeagueResults, order: list[int]) -> str:
     rows = []
     for i in order:
         f = faults[i]
-        row = [
-            html_text(m.bots[i]),
+        row: list[Any] = [
+            m.bots[i],
             int(f.sum()),
             fmt(100 * f.mean() if len(f) else float("nan")),
             int((f > 0).sum()),
@@ -369,50 +282,34 @@ def faults_and_times(r: LeagueResults, order: list[int]) -> str:
     head = ["bot", "faults", "per 100 seats", "seats with a fault"]
     if think.timed_matches:
         head += ["decisions", "decision time (median / p99 / max)", "time bank used (median / max)"]
-        note = (
-            f"Decision time: what each answer cost the bot's time bank, from the timing "
-            f"files ({think.timed_matches:,} of {m.n:,} matches have them); median and 99th "
-            "percentile within 1.6%, the maximum exact. A bot in another process is timed "
-            "from its request to its answer, the way there and back included. Time bank "
-            f"used: the share of the {bank:g} s a seat may spend in a match that its "
-            "decisions took, per match it sat in."
-        )
     else:
         head.append("match wall ms (median / p99)")
-        note = (
-            "These results have no timing files (logged without moves, or by a bohnarena "
-            "before log format 4): shown instead, the wall time of the matches each bot sat in."
-        )
-    return (
-        "<h2>Faults and time</h2>"
-        + table(head, rows)
-        + f'<p class="note">{note} A fault is an answer replaced by the default (a raise, '
-        "an illegal answer or a timeout; the kinds are in the moves log's <code>fault</code> "
-        "records).</p>"
-    )
+    return {
+        "head": head,
+        "rows": rows,
+        "timed": f"{think.timed_matches:,}" if think.timed_matches else "",
+        "matches": f"{m.n:,}",
+        "bank": f"{bank:g}",
+    }
 
 
-def settings(r: LeagueResults) -> str:
+def settings(r: LeagueResults) -> dict[str, Any]:
     meta = {k: v for k, v in r.meta.items() if k != "seed"}  # a secret seed stays secret
     league_text = (r.path / "league.toml").read_text("utf-8")
     facts = [
-        ["bohnarena", html_text(str(meta.get("bohnarena", "?")))],
-        ["game", html_text(f"{meta.get('game', r.league.game)} {meta.get('edition', '')}")],
-        ["rules version", html_text(str(meta.get("rules_version", "?")))],
-        ["log format", html_text(str(meta.get("log_format", "?")))],
-        ["python", html_text(str(meta.get("python", "?")))],
-        ["platform", html_text(str(meta.get("platform", "?")))],
-        ["packages", html_text(", ".join(f"{k} {v}" for k, v in meta.get("packages", {}).items()))],
+        ["bohnarena", str(meta.get("bohnarena", "?"))],
+        ["game", f"{meta.get('game', r.league.game)} {meta.get('edition', '')}"],
+        ["rules version", str(meta.get("rules_version", "?"))],
+        ["log format", str(meta.get("log_format", "?"))],
+        ["python", str(meta.get("python", "?"))],
+        ["platform", str(meta.get("platform", "?"))],
+        ["packages", ", ".join(f"{k} {v}" for k, v in meta.get("packages", {}).items())],
     ]
-    return (
-        "<h2>Settings and versions</h2>"
-        + table([], facts, "facts")
-        + "<details open><summary>league.toml</summary><pre>"
-        + html_text(league_text)
-        + "</pre></details><details><summary>run.json</summary><pre>"
-        + html_text(json.dumps(meta, indent=2, sort_keys=True))
-        + "</pre></details>"
-    )
+    return {
+        "facts": facts,
+        "league": league_text,
+        "run": json.dumps(meta, indent=2, sort_keys=True),
+    }
 
 
 def build(
@@ -430,43 +327,34 @@ def build(
     order = [index[st.bot] for st in r.ranking.standings]
     lg = r.league
     done, total = r.matches.n, r.total
-    partial = (
-        f'<p class="warn">Partial run: {done:,} of {total:,} matches are finished '
-        "(interrupted, a shard, or still running); every figure covers those only.</p>"
-        if done < total
-        else ""
-    )
-    title = f"League {lg.name}"
-    body = (
-        f"<h1>{html_text(title)}</h1>"
-        f'<p class="sub">{html_text(r.meta.get("game", lg.game))}, '
-        f"{html_text(str(r.meta.get('edition', lg.edition)))} edition, {lg.players} players, "
-        f"{len(lg.bots)} bots, {lg.deals} deals × every table and rotation = {total:,} "
-        f"matches; {done:,} finished. Report by bohnarena {html_text(__version__)}, "
-        f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}.</p>" + partial
-    )
+    sections: dict[str, Any] = {"board": None}
     if done:
-        body += (
-            leaderboard(r, s)
-            + hero_section(r, s)
-            + convergence(r, path)
-            + head_to_head(s, order)
-            + seats(s, order)
-            + distributions(r, order)
-            + faults_and_times(r, order)
-            + (watch_section(r.matches, watched) if watched else "")
-        )
-    else:
-        body += "<p>No finished matches yet.</p>"
-    body += settings(r)
-    return (
-        '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
-        '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        # No request may leave the page: a report is read offline and shared.
-        '<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; '
-        "style-src 'unsafe-inline'; img-src data:\">"
-        f"<title>{html_text(title)} — bohnarena report</title><style>{CSS}</style></head>"
-        f"<body>{body}</body></html>\n"
+        sections = {
+            "board": leaderboard(r, s),
+            "hero": hero_section(r, s),
+            "convergence": convergence(r, path),
+            "pairs": head_to_head(s, order),
+            "seats": seats(s, order),
+            "distributions": distributions(r, order),
+            "faults": faults_and_times(r, order),
+            "watch": watch_section(r.matches, watched) if watched else None,
+        }
+    return render(
+        __package__,
+        "report.html",
+        title=f"League {lg.name}",
+        game=r.meta.get("game", lg.game),
+        edition=str(r.meta.get("edition", lg.edition)),
+        players=lg.players,
+        bots=len(lg.bots),
+        deals=lg.deals,
+        total=f"{total:,}",
+        done=f"{done:,}",
+        partial=done < total,
+        version=__version__,
+        when=time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+        settings=settings(r),
+        **sections,
     )
 
 

@@ -2,14 +2,16 @@
 needs no script, no font or library download, and stays a few kB a chart.
 
 Every chart is an ``<svg class="plot">`` whose marks carry ``class="mark"``
-(what the report test counts to see that a plot is drawn)."""
+(what the report test counts to see that a plot is drawn). Each is
+markup (:class:`markupsafe.Markup`) whose every piece is written by
+:func:`..core.pages.markup`: a name or a label in it is escaped text."""
 
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
 
-from ..core.untrusted import html_text
+from ..core.pages import Markup, join, markup
 
 PALETTE = [
     "#4269d0",
@@ -75,7 +77,7 @@ class Frame:
         self.left, self.right, self.top, self.bottom = left, right, top, bottom
         self.x0, self.x1 = x if x[1] > x[0] else (x[0], x[0] + 1)
         self.y0, self.y1 = y if y[1] > y[0] else (y[0], y[0] + 1)
-        self.parts: list[str] = []
+        self.parts: list[Markup] = []
 
     def sx(self, v: float) -> float:
         span = self.width - self.left - self.right
@@ -99,41 +101,83 @@ class Frame:
             if self.y0 <= v <= self.y1:
                 y = self.sy(v)
                 p.append(
-                    f'<line x1="{self.left}" x2="{self.width - self.right}" y1="{y:.1f}" '
-                    f'y2="{y:.1f}" stroke="#e5e5e5"/>'
-                    f'<text x="{self.left - 6}" y="{y + 4:.1f}" text-anchor="end">'
-                    f"{label(v, ypercent)}</text>"
+                    markup(
+                        '<line x1="{}" x2="{}" y1="{:.1f}" y2="{:.1f}" stroke="#e5e5e5"/>'
+                        '<text x="{}" y="{:.1f}" text-anchor="end">{}</text>',
+                        self.left,
+                        self.width - self.right,
+                        y,
+                        y,
+                        self.left - 6,
+                        y + 4,
+                        label(v, ypercent),
+                    )
                 )
         if xticks:
             for v in ticks(self.x0, self.x1, integer=xinteger):
                 if self.x0 <= v <= self.x1:
                     x = self.sx(v)
                     p.append(
-                        f'<text x="{x:.1f}" y="{self.height - self.bottom + 16}" '
-                        f'text-anchor="middle">{label(v, xpercent)}</text>'
+                        markup(
+                            '<text x="{:.1f}" y="{}" text-anchor="middle">{}</text>',
+                            x,
+                            self.height - self.bottom + 16,
+                            label(v, xpercent),
+                        )
                     )
         base = self.height - self.bottom
         p.append(
-            f'<line x1="{self.left}" x2="{self.width - self.right}" y1="{base}" y2="{base}" '
-            'stroke="#888"/>'
+            markup(
+                '<line x1="{}" x2="{}" y1="{}" y2="{}" stroke="#888"/>',
+                self.left,
+                self.width - self.right,
+                base,
+                base,
+            )
         )
         if xlabel:
             p.append(
-                f'<text x="{(self.left + self.width - self.right) / 2:.0f}" '
-                f'y="{self.height - 4}" text-anchor="middle" fill="#555">{html_text(xlabel)}</text>'
+                markup(
+                    '<text x="{:.0f}" y="{}" text-anchor="middle" fill="#555">{}</text>',
+                    (self.left + self.width - self.right) / 2,
+                    self.height - 4,
+                    xlabel,
+                )
             )
         if ylabel:
             p.append(
-                f'<text transform="translate(12 {(self.top + base) / 2:.0f}) rotate(-90)" '
-                f'text-anchor="middle" fill="#555">{html_text(ylabel)}</text>'
+                markup(
+                    '<text transform="translate(12 {:.0f}) rotate(-90)" '
+                    'text-anchor="middle" fill="#555">{}</text>',
+                    (self.top + base) / 2,
+                    ylabel,
+                )
             )
 
-    def svg(self, title: str) -> str:
-        return (
-            f'<svg class="plot" role="img" aria-label="{html_text(title)}" '
-            f'viewBox="0 0 {self.width} {self.height}" width="{self.width}" '
-            f'height="{self.height}" {FONT}>' + "".join(self.parts) + "</svg>"
+    def row_label(self, y: float, name: str) -> None:
+        """A row's name, left of the chart area."""
+        self.parts.append(
+            markup(
+                '<text x="{}" y="{:.1f}" text-anchor="end">{}</text>', self.left - 8, y + 4, name
+            )
         )
+
+    def svg(self, title: str) -> Markup:
+        return plot(title, self.width, self.height, self.parts)
+
+
+def plot(title: str, width: int, height: int, parts: Sequence[Markup]) -> Markup:
+    """The chart's ``<svg>`` element around its pieces."""
+    return markup(
+        '<svg class="plot" role="img" aria-label="{}" viewBox="0 0 {} {}" width="{}" '
+        'height="{}" ' + FONT + ">{}</svg>",
+        title,
+        width,
+        height,
+        width,
+        height,
+        join(parts),
+    )
 
 
 Colours = Sequence[str] | None  # one per series; default: the palette in order
@@ -143,13 +187,13 @@ def pick(colours: Colours, i: int) -> str:
     return colours[i] if colours else colour(i)
 
 
-def legend(names: Sequence[str], colours: Colours = None) -> str:
+def legend(names: Sequence[str], colours: Colours = None) -> Markup:
     """An HTML legend (wraps with the page, unlike SVG text)."""
-    items = "".join(
-        f'<span class="key"><i style="background:{pick(colours, i)}"></i>{html_text(n)}</span>'
+    items = join(
+        markup('<span class="key"><i style="background:{}"></i>{}</span>', pick(colours, i), n)
         for i, n in enumerate(names)
     )
-    return f'<div class="legend">{items}</div>'
+    return markup('<div class="legend">{}</div>', items)
 
 
 def lines(
@@ -165,7 +209,7 @@ def lines(
     colours: Colours = None,
     xinteger: bool = False,
     dots: bool = False,
-) -> str:
+) -> Markup:
     """One line per series over shared xs; optional shaded bands (low, high);
     ``dots``: a dot at every point too (a series of one point shows)."""
     values = [v for s in series for v in s if math.isfinite(v)]
@@ -187,18 +231,28 @@ def lines(
             if pts:
                 path = " ".join(f"{f.sx(x):.1f},{f.sy(v):.1f}" for x, v in pts)
                 f.parts.append(
-                    f'<polygon points="{path}" fill="{pick(colours, i)}" opacity="0.15"/>'
+                    markup(
+                        '<polygon points="{}" fill="{}" opacity="0.15"/>', path, pick(colours, i)
+                    )
                 )
         pts = [(x, v) for x, v in zip(xs, s, strict=True) if math.isfinite(v)]
         if pts:
             path = " ".join(f"{f.sx(x):.1f},{f.sy(v):.1f}" for x, v in pts)
             f.parts.append(
-                f'<polyline class="mark" points="{path}" fill="none" stroke="{pick(colours, i)}" '
-                'stroke-width="2"/>'
+                markup(
+                    '<polyline class="mark" points="{}" fill="none" stroke="{}" stroke-width="2"/>',
+                    path,
+                    pick(colours, i),
+                )
             )
         if dots:
             f.parts += [
-                f'<circle cx="{f.sx(x):.1f}" cy="{f.sy(v):.1f}" r="3" fill="{pick(colours, i)}"/>'
+                markup(
+                    '<circle cx="{:.1f}" cy="{:.1f}" r="3" fill="{}"/>',
+                    f.sx(x),
+                    f.sy(v),
+                    pick(colours, i),
+                )
                 for x, v in pts
             ]
     return f.svg(title)
@@ -214,7 +268,7 @@ def intervals(
     percent: bool = False,
     width: int = 460,
     colours: Colours = None,
-) -> str:
+) -> Markup:
     """A forest plot: one row per name, a dot and its interval."""
     row = 26
     height = 40 + row * len(names)
@@ -228,18 +282,27 @@ def intervals(
     f.parts = [p for p in f.parts if 'text-anchor="end"' not in p]  # no y tick labels
     for i, name in enumerate(names):
         y = f.sy(len(names) - i - 0.5)
-        f.parts.append(
-            f'<text x="{f.left - 8}" y="{y + 4:.1f}" text-anchor="end">{html_text(name)}</text>'
-        )
+        f.row_label(y, name)
         if math.isfinite(low[i]) and math.isfinite(high[i]):
             f.parts.append(
-                f'<line x1="{f.sx(low[i]):.1f}" x2="{f.sx(high[i]):.1f}" y1="{y:.1f}" '
-                f'y2="{y:.1f}" stroke="{pick(colours, i)}" stroke-width="3"/>'
+                markup(
+                    '<line x1="{:.1f}" x2="{:.1f}" y1="{:.1f}" y2="{:.1f}" stroke="{}" '
+                    'stroke-width="3"/>',
+                    f.sx(low[i]),
+                    f.sx(high[i]),
+                    y,
+                    y,
+                    pick(colours, i),
+                )
             )
         if math.isfinite(value[i]):
             f.parts.append(
-                f'<circle class="mark" cx="{f.sx(value[i]):.1f}" cy="{y:.1f}" r="5" '
-                f'fill="{pick(colours, i)}"/>'
+                markup(
+                    '<circle class="mark" cx="{:.1f}" cy="{:.1f}" r="5" fill="{}"/>',
+                    f.sx(value[i]),
+                    y,
+                    pick(colours, i),
+                )
             )
     return f.svg(title)
 
@@ -255,7 +318,7 @@ def grouped_bars(
     width: int = 460,
     height: int = 260,
     colours: Colours = None,
-) -> str:
+) -> Markup:
     """Bars per group (x) and name (colour), each with an interval whisker;
     ``value[name][group]``. Percent scale from 0."""
     top = max([v for row in high for v in row if math.isfinite(v)] + [0.05])
@@ -265,8 +328,12 @@ def grouped_bars(
     for g, group in enumerate(groups):
         x0 = f.sx(g) + (f.sx(1) - f.sx(0)) * 0.1
         f.parts.append(
-            f'<text x="{f.sx(g + 0.5):.1f}" y="{height - f.bottom + 16}" '
-            f'text-anchor="middle">{html_text(group)}</text>'
+            markup(
+                '<text x="{:.1f}" y="{}" text-anchor="middle">{}</text>',
+                f.sx(g + 0.5),
+                height - f.bottom + 16,
+                group,
+            )
         )
         for i in range(len(names)):
             v = value[i][g]
@@ -274,14 +341,26 @@ def grouped_bars(
                 continue
             x = x0 + i * slot
             f.parts.append(
-                f'<rect class="mark" x="{x:.1f}" y="{f.sy(v):.1f}" width="{slot * 0.9:.1f}" '
-                f'height="{max(0.5, f.sy(0) - f.sy(v)):.1f}" fill="{pick(colours, i)}"/>'
+                markup(
+                    '<rect class="mark" x="{:.1f}" y="{:.1f}" width="{:.1f}" height="{:.1f}" '
+                    'fill="{}"/>',
+                    x,
+                    f.sy(v),
+                    slot * 0.9,
+                    max(0.5, f.sy(0) - f.sy(v)),
+                    pick(colours, i),
+                )
             )
             if math.isfinite(low[i][g]) and math.isfinite(high[i][g]):
                 cx = x + slot * 0.45
                 f.parts.append(
-                    f'<line x1="{cx:.1f}" x2="{cx:.1f}" y1="{f.sy(low[i][g]):.1f}" '
-                    f'y2="{f.sy(high[i][g]):.1f}" stroke="#333"/>'
+                    markup(
+                        '<line x1="{:.1f}" x2="{:.1f}" y1="{:.1f}" y2="{:.1f}" stroke="#333"/>',
+                        cx,
+                        cx,
+                        f.sy(low[i][g]),
+                        f.sy(high[i][g]),
+                    )
                 )
     return f.svg(title)
 
@@ -294,7 +373,7 @@ def boxes(
     xlabel: str,
     width: int = 460,
     colours: Colours = None,
-) -> str:
+) -> Markup:
     """Horizontal box plots: whiskers 5-95%, box 25-75%, median line, mean dot;
     ``quantiles[i]`` = (q5, q25, q50, q75, q95)."""
     row = 30
@@ -307,31 +386,44 @@ def boxes(
     f.parts = [p for p in f.parts if 'text-anchor="end"' not in p]
     for i, name in enumerate(names):
         y = f.sy(len(names) - i - 0.5)
-        f.parts.append(
-            f'<text x="{f.left - 8}" y="{y + 4:.1f}" text-anchor="end">{html_text(name)}</text>'
-        )
+        f.row_label(y, name)
         q5, q25, q50, q75, q95 = quantiles[i]
         if not math.isfinite(q50):
             continue
         f.parts.append(
-            f'<line x1="{f.sx(q5):.1f}" x2="{f.sx(q95):.1f}" y1="{y:.1f}" y2="{y:.1f}" '
-            'stroke="#666"/>'
-            f'<rect class="mark" x="{f.sx(q25):.1f}" y="{y - 9:.1f}" '
-            f'width="{max(1.0, f.sx(q75) - f.sx(q25)):.1f}" height="18" fill="{pick(colours, i)}" '
-            'fill-opacity="0.6" stroke="#333"/>'
-            f'<line x1="{f.sx(q50):.1f}" x2="{f.sx(q50):.1f}" y1="{y - 9:.1f}" '
-            f'y2="{y + 9:.1f}" stroke="#000" stroke-width="2"/>'
+            markup(
+                '<line x1="{:.1f}" x2="{:.1f}" y1="{y:.1f}" y2="{y:.1f}" stroke="#666"/>'
+                '<rect class="mark" x="{:.1f}" y="{:.1f}" width="{:.1f}" height="18" fill="{}" '
+                'fill-opacity="0.6" stroke="#333"/>'
+                '<line x1="{:.1f}" x2="{:.1f}" y1="{:.1f}" y2="{:.1f}" stroke="#000" '
+                'stroke-width="2"/>',
+                f.sx(q5),
+                f.sx(q95),
+                f.sx(q25),
+                y - 9,
+                max(1.0, f.sx(q75) - f.sx(q25)),
+                pick(colours, i),
+                f.sx(q50),
+                f.sx(q50),
+                y - 9,
+                y + 9,
+                y=y,
+            )
         )
         if math.isfinite(means[i]):
             f.parts.append(
-                f'<circle cx="{f.sx(means[i]):.1f}" cy="{y:.1f}" r="3" fill="#fff" stroke="#000"/>'
+                markup(
+                    '<circle cx="{:.1f}" cy="{:.1f}" r="3" fill="#fff" stroke="#000"/>',
+                    f.sx(means[i]),
+                    y,
+                )
             )
     return f.svg(title)
 
 
 def histogram(
     title: str, edges: Sequence[float], counts: Sequence[int], xlabel: str, width: int = 460
-) -> str:
+) -> Markup:
     """Bars of counts between consecutive edges (whole-number ticks: counts
     of discrete things, such as turns, centred on their value)."""
     height = 240
@@ -341,9 +433,15 @@ def histogram(
         if c:
             x, x2 = f.sx(edges[i]), f.sx(edges[i + 1])
             f.parts.append(
-                f'<rect class="mark" x="{x:.1f}" y="{f.sy(c):.1f}" '
-                f'width="{max(0.5, x2 - x - 1):.1f}" height="{f.sy(0) - f.sy(c):.1f}" '
-                f'fill="{colour(0)}"/>'
+                markup(
+                    '<rect class="mark" x="{:.1f}" y="{:.1f}" width="{:.1f}" height="{:.1f}" '
+                    'fill="{}"/>',
+                    x,
+                    f.sy(c),
+                    max(0.5, x2 - x - 1),
+                    f.sy(0) - f.sy(c),
+                    colour(0),
+                )
             )
     return f.svg(title)
 
@@ -354,7 +452,7 @@ def heatmap(
     value: Sequence[Sequence[float]],
     low: Sequence[Sequence[float]],
     high: Sequence[Sequence[float]],
-) -> str:
+) -> Markup:
     """A matrix of shares (0-1): blue above one half, red below, the share
     and its interval written in each cell; the diagonal left blank."""
     cell_w, cell_h, left, top = 96, 40, 110, 28
@@ -363,22 +461,35 @@ def heatmap(
     parts = []
     for j, name in enumerate(names):
         parts.append(
-            f'<text x="{left + cell_w * (j + 0.5):.0f}" y="{top - 10}" text-anchor="middle">'
-            f"{html_text(name[:14])}</text>"
+            markup(
+                '<text x="{:.0f}" y="{}" text-anchor="middle">{}</text>',
+                left + cell_w * (j + 0.5),
+                top - 10,
+                name[:14],
+            )
         )
     for i, name in enumerate(names):
         y = top + cell_h * i
         parts.append(
-            f'<text x="{left - 8}" y="{y + cell_h / 2 + 4:.0f}" text-anchor="end">'
-            f"{html_text(name)}</text>"
+            markup(
+                '<text x="{}" y="{:.0f}" text-anchor="end">{}</text>',
+                left - 8,
+                y + cell_h / 2 + 4,
+                name,
+            )
         )
         for j in range(n):
             x = left + cell_w * j
             v = value[i][j]
             if i == j or not math.isfinite(v):
                 parts.append(
-                    f'<rect x="{x}" y="{y}" width="{cell_w - 2}" height="{cell_h - 2}" '
-                    'fill="#f3f3f3"/>'
+                    markup(
+                        '<rect x="{}" y="{}" width="{}" height="{}" fill="#f3f3f3"/>',
+                        x,
+                        y,
+                        cell_w - 2,
+                        cell_h - 2,
+                    )
                 )
                 continue
             strength = min(1.0, abs(v - 0.5) * 2)
@@ -389,16 +500,23 @@ def heatmap(
             if math.isfinite(low[i][j]):
                 span = f"{low[i][j] * 100:.0f}-{high[i][j] * 100:.0f}%"
             parts.append(
-                f'<rect class="mark" x="{x}" y="{y}" width="{cell_w - 2}" '
-                f'height="{cell_h - 2}" fill="{fill}"/>'
-                f'<text x="{x + cell_w / 2 - 1:.0f}" y="{y + 17}" text-anchor="middle" '
-                f'fill="{ink}" font-weight="600">{v:.0%}</text>'
-                f'<text x="{x + cell_w / 2 - 1:.0f}" y="{y + 31}" text-anchor="middle" '
-                f'fill="{ink}" font-size="10">{span}</text>'
+                markup(
+                    '<rect class="mark" x="{x}" y="{y}" width="{w}" height="{h}" fill="{fill}"/>'
+                    '<text x="{mid:.0f}" y="{}" text-anchor="middle" fill="{ink}" '
+                    'font-weight="600">{:.0%}</text>'
+                    '<text x="{mid:.0f}" y="{}" text-anchor="middle" fill="{ink}" '
+                    'font-size="10">{}</text>',
+                    y + 17,
+                    v,
+                    y + 31,
+                    span,
+                    x=x,
+                    y=y,
+                    w=cell_w - 2,
+                    h=cell_h - 2,
+                    fill=fill,
+                    mid=x + cell_w / 2 - 1,
+                    ink=ink,
+                )
             )
-    return (
-        f'<svg class="plot" role="img" aria-label="{html_text(title)}" '
-        f'viewBox="0 0 {width} {height}" width="{width}" height="{height}" {FONT}>'
-        + "".join(parts)
-        + "</svg>"
-    )
+    return plot(title, width, height, parts)

@@ -17,7 +17,7 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
-from ..core.untrusted import html_text
+from ..core.pages import Markup, render
 
 #: Characters a JSON text may hold that could end or open markup inside a
 #: script element, or end a JavaScript line: written as escapes.
@@ -42,33 +42,6 @@ def script_json(data: Any) -> str:
     return text
 
 
-BODY = """<header><h1 id="title"></h1><p id="where"></p>
-<details><summary>Result</summary><table><thead><tr><th>place</th><th>seat</th>
-<th>bot</th><th>coins</th><th>faults</th></tr></thead><tbody id="result-rows"></tbody>
-</table></details></header>
-<div id="top"><div id="controls" role="toolbar" aria-label="Replay controls">
-<button id="first" title="Home">|◀ First</button>
-<button id="prev-turn" title="Up arrow or Page Up">◀◀ Turn</button>
-<button id="prev" title="Left arrow">◀ Move</button>
-<button id="play" aria-pressed="false" title="Space">Play</button>
-<button id="next" title="Right arrow">Move ▶</button>
-<button id="next-turn" title="Down arrow or Page Down">Turn ▶▶</button>
-<button id="last" title="End">Last ▶|</button>
-<label>Speed <select id="speed"><option value="1">1 move/s</option>
-<option value="2">2 moves/s</option><option value="4" selected>4 moves/s</option>
-<option value="10">10 moves/s</option><option value="30">30 moves/s</option></select></label>
-<label for="scrub">Move</label><input id="scrub" type="range" min="0" max="0" value="0">
-<label id="hands-switch"><input id="hands" type="checkbox"> Show every hand</label>
-<label><input id="all-moves" type="checkbox"> Show decisions too</label>
-</div>
-<div id="now" aria-live="polite"><span id="head"></span>Move <b id="move-no"></b>
-<span id="move-tag"></span><span id="move-text"></span></div></div>
-<div id="view"><div id="board"><section id="table" aria-label="The table"><h2>The table</h2>
-<div id="table-zones"></div></section><div id="seats"></div></div>
-<aside id="list"><h2>Moves</h2><ol id="moves" aria-label="Moves: click one to go there"></ol>
-</aside></div>"""
-
-
 def page(title: str, film: dict[str, Any]) -> str:
     """The viewer page of a film (:meth:`.film.Film.as_json`)."""
     css, js = _static("viewer.css"), _static("viewer.js")
@@ -76,11 +49,14 @@ def page(title: str, film: dict[str, Any]) -> str:
         f"default-src 'none'; style-src {_sha256(css)}; script-src {_sha256(js)}; "
         "base-uri 'none'; form-action 'none'"
     )
-    return (
-        '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
-        '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        f'<meta http-equiv="Content-Security-Policy" content="{policy}">'
-        f"<title>{html_text(title)}</title><style>{css}</style></head><body>{BODY}"
-        f'<script type="application/json" id="film">{script_json(film)}</script>'
-        f"<script>{js}</script></body></html>\n"
+    # Markup as it is: the policy and the static files are ours, and the film
+    # is JSON made safe inside a script element (which takes no HTML escape).
+    return render(
+        __package__,
+        "viewer.html",
+        title=title,
+        policy=Markup(policy),
+        css=Markup(css),
+        js=Markup(js),
+        film=Markup(script_json(film)),
     )
