@@ -3,7 +3,10 @@ file (``league.toml``) lists them, in submission order, as bots named
 ``NAME.hash8``; each run writes it afresh and runs it on the ladder's
 results, so a new version adds its matches only and a retired one leaves
 the standings with every match it played kept (docs/leagues.md, "Growing
-a league"). After the run each version's rating is kept in the catalog."""
+a league"). After the run each version's rating is kept in the catalog,
+and a version that faulted in more than ``suspend_fault_share`` of its
+matches of this run is suspended: a bot that turns bad after its check
+spoils one run, not a season."""
 
 from __future__ import annotations
 
@@ -15,9 +18,11 @@ from pathlib import Path
 from typing import Any
 
 from ..rating.compare import toml_value
+from ..rating.inorder import Row
 from ..run.dispatch import RunSummary, run_league
 from ..run.execution import Backend
 from ..store.directory import RunDir
+from ..store.reading import RunReader
 from .catalog import Catalog
 from .settings import LEAGUE, RESULTS, LadderError, Settings
 from .submission import bot_table, recover
@@ -72,6 +77,7 @@ def run_ladder(
             recover(ladder, catalog)
             started = time.time()
             league = write_league(ladder, settings, catalog)
+            conduct = Conduct(_played(ladder / RESULTS))
             summary = run_league(
                 league,
                 ladder / RESULTS,
@@ -81,6 +87,7 @@ def run_ladder(
                 warn=warn,
                 home=ladder.resolve(),  # moved, its bots keep their hashes
                 secrets_dir=settings.secrets,
+                follow=conduct.follow,
             )
             if summary.ranking is not None and not summary.interrupted:
                 versions = {v.bot: v.id for v in catalog.versions()}
@@ -88,8 +95,43 @@ def run_ladder(
                     (versions[s.bot], s) for s in summary.ranking.standings if s.bot in versions
                 ]
                 catalog.record_run(started, summary.played, summary.total, kept)
+                for bot, why in conduct.suspended(settings.suspend_fault_share).items():
+                    if bot in versions:
+                        catalog.suspend(versions[bot], why)
             return summary
         finally:
             catalog.close()
     finally:
         keeper.close()
+
+
+def _played(results: Path) -> set[int]:
+    """The ids of the matches the results hold before a run."""
+    return RunReader(results).done_ids() if (results / "run.json").is_file() else set()
+
+
+class Conduct:
+    """Each bot's matches in this run (those not in ``before``), and those
+    in which it faulted."""
+
+    def __init__(self, before: set[int]) -> None:
+        self.before = before
+        self.matches: dict[str, int] = {}
+        self.faulted: dict[str, int] = {}
+
+    def follow(self, row: Row) -> None:
+        if row["match_id"] in self.before:
+            return
+        for bot, faults in zip(row["seats"], row["faults"], strict=True):
+            self.matches[bot] = self.matches.get(bot, 0) + 1
+            self.faulted[bot] = self.faulted.get(bot, 0) + (faults > 0)
+
+    def suspended(self, share: float) -> dict[str, str]:
+        """The bots that faulted in more than ``share`` of their matches of
+        this run, each with the reason it is suspended."""
+        return {
+            bot: f"faulted in {self.faulted[bot]} of its {n} matches in the run of "
+            f"{time.strftime('%Y-%m-%d %H:%M', time.gmtime())} (over {share:.0%})"
+            for bot, n in self.matches.items()
+            if self.faulted[bot] > share * n
+        }

@@ -1,5 +1,5 @@
 """What a ladder shows: the standing table of its active versions (retired
-ones apart, at their last rating), each version's rating after each run,
+and suspended ones apart, at their last rating, with why), each version's rating after each run,
 and that history as a plot beside the league's report."""
 
 from __future__ import annotations
@@ -22,7 +22,8 @@ def _when(t: float) -> str:
 
 def standing_table(catalog: Catalog) -> str:
     """Active versions by conservative score (mu - 3 sigma) after the last
-    run that rated them; those no run has played yet last; retired apart."""
+    run that rated them; those no run has played yet last; suspended and
+    retired apart, each with why."""
     rated = catalog.last_ratings()
     head = (
         f"{'#':>2}  {'version':<24} {'score':>7} {'mu':>7} {'sigma':>6} {'matches':>7} {'wins':>5}"
@@ -37,10 +38,14 @@ def standing_table(catalog: Catalog) -> str:
 
     active = sorted(catalog.active(), key=lambda v: -rated.get(v.id, (0, 0, -math.inf))[2])
     out += [row(str(i), v.bot, v.id) for i, v in enumerate(active, 1)]
-    retired = catalog.versions(states=("retired",))
-    if retired:
-        out += ["", "Retired (their last rating; their matches stay in the results):"]
-        out += [row("-", v.bot, v.id) + f"  {v.reason}" for v in retired]
+    for state, title in (
+        ("suspended", "Suspended until reinstated (ladder reinstate NAME)"),
+        ("retired", "Retired"),
+    ):
+        versions = catalog.versions(states=(state,))
+        if versions:
+            out += ["", f"{title} (their last rating; their matches stay in the results):"]
+            out += [row("-", v.bot, v.id) + f"  {v.reason}" for v in versions]
     return "\n".join(out)
 
 

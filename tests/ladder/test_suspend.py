@@ -1,0 +1,66 @@
+"""A bot that turns bad after its check: it passes ``ladder submit``'s
+conformance check, then faults at every decision of the league. After the
+run it is suspended with the reason (``ladder list``, ``ladder rank``), the
+next run does not seat it, and ``ladder reinstate`` puts it back; honest
+bots are never suspended."""
+
+import pytest
+
+from bohnarena.ladder.catalog import Catalog
+
+from .conftest import run, run_ok
+
+TURNCOAT = """\
+from bohnarena_bots.random_bot import RandomBot
+
+
+class Turncoat(RandomBot):
+    # check-bot plays no league match (match_id None): it behaves there.
+    def plant(self, view, card):
+        if view.match_id is not None:
+            raise RuntimeError("bad from now on")
+        return super().plant(view, card)
+
+    def plant_second(self, view):
+        if view.match_id is not None:
+            raise RuntimeError("bad from now on")
+        return super().plant_second(view)
+"""
+
+
+def states(ladder):
+    catalog = Catalog(ladder)
+    try:
+        return {v.name: (v.state, v.reason) for v in catalog.versions()}
+    finally:
+        catalog.close()
+
+
+@pytest.mark.slow
+def test_a_bot_that_faults_after_its_check_is_suspended_until_reinstated(processes, tmp_path):
+    run_ok(processes, 8, 0)
+    assert {s for s, _ in states(processes).values()} == {"active"}  # honest: never suspended
+    (tmp_path / "turncoat.py").write_text(TURNCOAT)
+    r = run("ladder", "submit", processes, "eve", f"{tmp_path / 'turncoat.py'}:Turncoat")
+    assert r.exit_code == 0, r.output  # its check passed
+    run_ok(processes, 32, 8)  # eve's 4 tables
+    found = states(processes)
+    assert found["eve"] == ("suspended", found["eve"][1])
+    assert found["eve"][1].startswith("faulted in 32 of its 32 matches in the run of ")
+    assert all(found[n] == ("active", "") for n in ("ann", "bob", "cy", "dee"))
+    listed = run("ladder", "list", processes).output
+    assert "suspended" in listed and "faulted in 32 of its 32 matches" in listed
+    table = run("ladder", "rank", processes).output
+    assert "Suspended until reinstated" in table.split("Retired")[0]
+    # The next run does not seat it: its matches leave the standings.
+    run_ok(processes, 0, 8)
+    league = (processes / "league.toml").read_text()
+    assert '"eve.' not in league and '"ann.' in league
+    r = run("ladder", "reinstate", processes, "eve")
+    assert r.exit_code == 0 and "is active again" in r.output
+    assert states(processes)["eve"] == ("active", "")
+    run_ok(processes, 0, 40)  # its matches were played: none again
+    assert '"eve.' in (processes / "league.toml").read_text()
+    assert states(processes)["eve"] == ("active", "")  # no new match: nothing to judge
+    again = run("ladder", "reinstate", processes, "eve")
+    assert again.exit_code == 2 and "no suspended version" in again.output
