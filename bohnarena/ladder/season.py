@@ -17,6 +17,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+from ..league.services import SecretError
 from ..rating.compare import toml_value
 from ..rating.inorder import Row
 from ..run.dispatch import RunSummary, run_league
@@ -24,6 +25,7 @@ from ..run.execution import Backend
 from ..store.directory import RunDir
 from ..store.reading import RunReader
 from .catalog import Catalog
+from .served import KIND as URL
 from .settings import LEAGUE, RESULTS, LadderError, Settings
 from .submission import bot_table, recover
 
@@ -46,7 +48,15 @@ def league_text(settings: Settings, bots: Mapping[str, Mapping[str, Any]]) -> st
 
 
 def write_league(ladder: Path, settings: Settings, catalog: Catalog) -> Path:
-    """The league of the active versions, written whole (a temporary file renamed)."""
+    """The league of the active versions, written whole (a temporary file
+    renamed). A served version whose token is kept where the organiser
+    keeps none (submitted before that rule) is suspended, not played."""
+    for v in catalog.active():
+        if v.kind == URL:
+            try:
+                settings.league({v.bot: bot_table(ladder, v, settings)}, ladder)
+            except SecretError as e:
+                catalog.suspend(v.id, f"{e}; resubmit it with its token by a key")
     active = catalog.active()
     if not active:
         raise LadderError(f"{ladder} has no active version to play: bohnarena ladder submit")

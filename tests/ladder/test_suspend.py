@@ -64,3 +64,27 @@ def test_a_bot_that_faults_after_its_check_is_suspended_until_reinstated(process
     assert states(processes)["eve"] == ("active", "")  # no new match: nothing to judge
     again = run("ladder", "reinstate", processes, "eve")
     assert again.exit_code == 2 and "no suspended version" in again.output
+
+
+@pytest.mark.parametrize(
+    "where",
+    [{"token_env": "LADDER_TOKEN"}, {"token_file": "/home/organiser/.ssh/token"}],
+)
+def test_a_served_version_from_before_the_secrets_rule_is_suspended_not_played(processes, where):
+    from bohnarena.ladder.season import write_league
+    from bohnarena.ladder.settings import load_settings
+
+    catalog = Catalog(processes)
+    try:
+        old = catalog.add("old", "f" * 32, "url", {"url": "http://127.0.0.1:1/", **where}, "u", "")
+        catalog.activate(old)
+        write_league(processes, load_settings(processes), catalog)
+        version = catalog.get(old)
+    finally:
+        catalog.close()
+    assert version.state == "suspended"
+    assert (
+        "is refused" in version.reason and "resubmit it with its token by a key" in version.reason
+    )
+    league = (processes / "league.toml").read_text()
+    assert '"old.' not in league and '"ann.' in league  # the others play on
