@@ -6,12 +6,13 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 from ..core.untrusted import html_text
 from ..report.svg import legend, lines
 from ..store.parts import write_text
-from .catalog import Catalog, Snapshot
+from .catalog import Catalog, Snapshot, Version
 
 HISTORY_PAGE = "history.html"
 
@@ -60,8 +61,9 @@ def history_table(snapshots: list[Snapshot]) -> str:
     return "\n".join(out)
 
 
-def history_page(snapshots: list[Snapshot], title: str) -> str:
-    """A page of one line per version: its conservative score after each run."""
+def history_page(snapshots: list[Snapshot], title: str, suspended: Sequence[Version] = ()) -> str:
+    """A page of one line per version: its conservative score after each
+    run; the ``suspended`` versions first, each with why."""
     runs = sorted({s.run for s in snapshots})
     bots = list(dict.fromkeys(s.bot for s in snapshots))
     score = {(s.run, s.bot): s.score for s in snapshots}
@@ -75,6 +77,9 @@ def history_page(snapshots: list[Snapshot], title: str) -> str:
         f"<td>{s.score:.2f}</td><td>{s.mu:.2f}</td><td>{s.sigma:.2f}</td><td>{s.matches}</td></tr>"
         for s in snapshots
     )
+    held = "".join(f"<li>{html_text(v.bot)}: {html_text(v.reason)}</li>" for v in suspended)
+    if held:
+        held = f"<h2>Suspended until the organiser reinstates them</h2><ul>{held}</ul>"
     return (
         "<!doctype html><meta charset=utf-8>"
         "<meta http-equiv=Content-Security-Policy content=\"default-src 'none'; "
@@ -83,7 +88,7 @@ def history_page(snapshots: list[Snapshot], title: str) -> str:
         "<style>body{font-family:system-ui,sans-serif;margin:2em}"
         ".legend .key{margin-right:1em}.legend i{display:inline-block;width:.8em;height:.8em;"
         "margin-right:.3em}td,th{padding:.2em .6em;text-align:right}</style>"
-        f"<h1>{html_text(title)}</h1>{chart}{legend(bots)}"
+        f"<h1>{html_text(title)}</h1>{held}{chart}{legend(bots)}"
         "<table><tr><th>run</th><th>finished</th><th>version</th><th>score</th><th>mu</th>"
         f"<th>sigma</th><th>matches</th></tr>{table}</table>"
     )
@@ -91,5 +96,6 @@ def history_page(snapshots: list[Snapshot], title: str) -> str:
 
 def write_history(ladder: Path, catalog: Catalog, title: str) -> Path:
     path = ladder / HISTORY_PAGE
-    write_text(path, history_page(catalog.history(), title))
+    suspended = catalog.versions(states=("suspended",))
+    write_text(path, history_page(catalog.history(), title, suspended))
     return path
