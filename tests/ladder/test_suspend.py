@@ -88,3 +88,31 @@ def test_a_served_version_from_before_the_secrets_rule_is_suspended_not_played(p
     )
     league = (processes / "league.toml").read_text()
     assert '"old.' not in league and '"ann.' in league  # the others play on
+
+
+def test_a_suspended_versions_files_stay_when_the_same_files_are_rejected(processes, tmp_path):
+    from bohnarena.ladder.check import Verdict
+    from bohnarena.ladder.settings import load_settings
+    from bohnarena.ladder.submission import Rejected, bot_dir, submit
+
+    from .builders import file_bot
+
+    catalog = Catalog(processes)
+    try:
+        (ann,) = catalog.versions("ann")
+        catalog.suspend(ann.id, "faulted")
+        with pytest.raises(Rejected):  # the same file, another entry, its check failed
+            submit(
+                processes,
+                load_settings(processes),
+                catalog,
+                "zed",
+                file_bot(tmp_path, "Bot0"),
+                None,
+                None,
+                lambda *_: Verdict("it fails"),
+            )
+        assert catalog.versions("zed")[0].hash == ann.hash
+    finally:
+        catalog.close()
+    assert bot_dir(processes, ann.hash).is_dir()  # kept for its reinstatement
