@@ -29,7 +29,7 @@ DEFAULT_MAX_MB = 50
 DEFAULT_FAULT_SHARE = 0.2
 
 TEMPLATE = """\
-# A ladder (docs/ladder.md). Every key but the last three is a league file's.
+# A ladder (docs/ladder.md). Every key but the last four is a league file's.
 name = "{name}"
 game = "bohnanza"
 edition = "classic"
@@ -42,6 +42,7 @@ packages = ["bohnarena_bots"]  # what a submission may import and require
 isolation = "sandbox"   # or "process" (trusted authors only)
 max_submission_mb = 50  # the largest submission, unpacked
 allow_private = false   # may a bot submitted as a URL be on a loopback/private address
+suspend_fault_share = 0.2  # a version faulting in more of its matches of a run is suspended
 
 [run]
 workers = 0             # 0: all cores
