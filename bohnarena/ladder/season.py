@@ -17,6 +17,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+from ..core.errors import BohnarenaError
 from ..league.services import SecretError
 from ..rating.compare import toml_value
 from ..rating.inorder import Row
@@ -115,22 +116,28 @@ def run_ladder(
         keeper.close()
 
 
-def _played(results: Path) -> set[int]:
-    """The ids of the matches the results hold before a run."""
-    return RunReader(results).done_ids() if (results / "run.json").is_file() else set()
+def _played(results: Path) -> set[int] | None:
+    """The ids of the matches the results hold before a run (None: they do
+    not read now; the run repairs what it can, and judges no one)."""
+    if not (results / "run.json").is_file():
+        return set()
+    try:
+        return RunReader(results).done_ids()
+    except (BohnarenaError, OSError):
+        return None
 
 
 class Conduct:
     """Each bot's matches in this run (those not in ``before``), and those
     in which it faulted."""
 
-    def __init__(self, before: set[int]) -> None:
+    def __init__(self, before: set[int] | None) -> None:
         self.before = before
         self.matches: dict[str, int] = {}
         self.faulted: dict[str, int] = {}
 
     def follow(self, row: Row) -> None:
-        if row["match_id"] in self.before:
+        if self.before is None or row["match_id"] in self.before:
             return
         for bot, faults in zip(row["seats"], row["faults"], strict=True):
             self.matches[bot] = self.matches.get(bot, 0) + 1

@@ -116,3 +116,26 @@ def test_a_suspended_versions_files_stay_when_the_same_files_are_rejected(proces
     finally:
         catalog.close()
     assert bot_dir(processes, ann.hash).is_dir()  # kept for its reinstatement
+
+
+def test_the_share_is_of_this_runs_matches_and_unreadable_results_judge_no_one(tmp_path):
+    from bohnarena.ladder.season import Conduct, _played
+
+    conduct = Conduct({0, 1})
+    rows = [(0, [9, 9]), (1, [9, 0]), (2, [1, 0]), (3, [0, 0]), (4, [0, 0]), (5, [0, 2])]
+    for match_id, faults in rows:  # matches 0 and 1 were played by an earlier run
+        conduct.follow({"match_id": match_id, "seats": ["bad", "fair"], "faults": faults})
+    assert conduct.matches == {"bad": 4, "fair": 4}
+    assert conduct.faulted == {"bad": 1, "fair": 1}
+    assert conduct.suspended(0.25) == {}  # 1 of 4 is not over a quarter
+    assert set(conduct.suspended(0.2)) == {"bad", "fair"}
+    assert "faulted in 1 of its 4 matches" in conduct.suspended(0.2)["bad"]
+    results = tmp_path / "results"
+    assert _played(results) == set()  # no run yet
+    results.mkdir()
+    (results / "run.json").write_text("{}")
+    (results / "manifest.jsonl").write_text("garbage\n")
+    assert _played(results) is None
+    blind = Conduct(None)
+    blind.follow({"match_id": 7, "seats": ["bad"], "faults": [5]})
+    assert blind.suspended(0.0) == {}
