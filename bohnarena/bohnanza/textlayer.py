@@ -125,7 +125,7 @@ class CardText:
             *(f"  {t}" for t in legal),
         ]
         default = self.answer_text(kind, view, args, DECISIONS[kind].default(view, *args))
-        return Prompt("\n".join(lines), legal, default, _schema(kind))
+        return Prompt("\n".join(lines), legal, default, _schema(kind), kind not in _OPEN)
 
     def answer_text(self, kind: str, view: SeatView, args: tuple[Any, ...], answer: Any) -> str:
         return as_json(_WRITE[kind](answer))

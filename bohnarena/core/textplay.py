@@ -47,6 +47,8 @@ class Prompt:
     default: str
     #: A JSON schema every answer's form satisfies (for structured output).
     schema: Mapping[str, Any] = field(default_factory=dict)
+    #: Are ``answers`` every legal answer (a seat with one is not asked)?
+    complete: bool = True
 
 
 class TextLayer(Protocol):
