@@ -77,6 +77,12 @@ def test_a_person_plays_a_whole_match_through_a_pseudo_terminal(tmp_path: Path) 
     assert answers > 20 and "Winner: seat" in screen
     assert "FAULT" not in screen  # every answer the person gave was played
     assert "seat 1 (human) plants" in screen and page.stat().st_size > 0
+    # told what it saw happen, the other hands never (the transcript
+    # printed once the match is over shows them)
+    during = screen[: screen.index(", seed 3\r\n")]
+    assert "seat 0 (random) is dealt ?, ?, ?, ?, ?" in during and "draws ?" in during
+    assert re.search(r"seat [02] \(\w+\) is dealt [^?]", during) is None
+    assert re.search(r"seat [02] \(\w+\) is dealt [^?]", screen)  # (after it: shown)
 
 
 def _pipe_seat(seconds: float | None = None) -> tuple[HumanSeat, int, list[str]]:

@@ -30,6 +30,7 @@ PASSABLE = frozenset({"anytime", "propose", "offer", "respond"})
 _PASS_WORDS = frozenset({"pass", "no", "none", "null", "decline", "stop", "nothing", "skip"})
 #: The one key of a decision answered by a number (a bare number is read as it).
 _ONE_KEY = {"plant": "field", "make_room": "harvest", "plant_next": "card"}
+_MOST_RESPONSES = 64  # answers.py lists no more ways to accept an offer (and a decline)
 _EXAMPLE_OFFERS = 4  # the trade offers listed as examples (the rest follow the form)
 
 PHASES = {
@@ -125,7 +126,9 @@ class CardText:
             *(f"  {t}" for t in legal),
         ]
         default = self.answer_text(kind, view, args, DECISIONS[kind].default(view, *args))
-        return Prompt("\n".join(lines), legal, default, _schema(kind), kind not in _OPEN)
+        # (responses are listed up to 64 ways: more may be legal)
+        complete = kind not in _OPEN and len(legal) <= _MOST_RESPONSES
+        return Prompt("\n".join(lines), legal, default, _schema(kind), complete)
 
     def answer_text(self, kind: str, view: SeatView, args: tuple[Any, ...], answer: Any) -> str:
         return as_json(_WRITE[kind](answer))

@@ -24,7 +24,8 @@ from .services import KEYS as SERVICE_KEYS
 
 #: The keys of a chat bot's table.
 KEYS = frozenset(
-    {"chat", "model", "temperature", "max_tokens", "system", "retries", "structured"} | SERVICE_KEYS
+    {"chat", "model", "temperature", "max_tokens", "system", "retries", "structured", "decisions"}
+    | SERVICE_KEYS
 )
 #: The longest system prompt file read.
 MAX_SYSTEM_BYTES = 64 * 1024
@@ -46,6 +47,9 @@ class Chat:
     #: Ask for the answer's JSON schema (``response_format``); a server
     #: that refuses it is asked without it for the rest of the match.
     structured: bool = True
+    #: The decisions the model is asked (None: every one); the others are
+    #: played with their defaults, unasked (as a bot that does not answer them).
+    decisions: tuple[str, ...] | None = None
 
     def identity(self) -> bytes:
         """What the bot's source hash holds of it (beside its URL): its
@@ -88,8 +92,14 @@ def chat_entry(
     if not isinstance(structured, bool):
         raise UsageError(f"{said}: structured must be true or false")
     system = _system(value.get("system"), said, base)
+    asked = value.get("decisions")
+    if asked is not None and (
+        not isinstance(asked, list) or not asked or not all(isinstance(d, str) for d in asked)
+    ):
+        raise UsageError(f"{said}: decisions must be a list of the game's decision names")
     temp = None if temperature is None else float(temperature)
-    return svc, Chat(model, temp, tokens, system, retries, structured)
+    chosen = None if asked is None else tuple(asked)
+    return svc, Chat(model, temp, tokens, system, retries, structured, chosen)
 
 
 def _system(file: Any, said: str, base: Path | None) -> str | None:

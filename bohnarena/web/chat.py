@@ -29,8 +29,8 @@ from .seat import EXTRA, MAX_CONNECTION_FAULTS
 
 #: The system prompt where the league gives none.
 SYSTEM = (
-    "You are playing the card game Bohnanza. At each decision you are shown the table "
-    "and asked one question. Reply with one JSON object in the answer form asked for."
+    "You are playing a game against other players. At each decision you are shown the "
+    "table and asked one question. Reply with one JSON object in the answer form asked for."
 )
 #: Server errors (5xx) and dropped connections retried within a decision.
 SERVER_RETRIES = 2
@@ -50,11 +50,19 @@ def chat_seat(
         import httpcore  # noqa: F401  (the http extra)
     except ImportError:
         raise BotLoadError(f"bot {entry.name!r} asks a model over HTTP: {EXTRA}") from None
+    chat: Chat = entry.chat
+    unknown = sorted(set(chat.decisions or ()) - set(decisions))
+    if unknown:
+        raise BotLoadError(
+            f"bot {entry.name!r}: {unknown[0]!r} is not a decision of this game "
+            f"(its decisions: {', '.join(decisions)})"
+        )
     try:
         system = read_system(entry.chat)
     except BotLoadError as e:
         raise BotLoadError(f"bot {entry.name!r}: {e}") from None
-    return ChatSeat(layer, decisions, entry.service, entry.chat, limits, system or SYSTEM)
+    asked = decisions if chat.decisions is None else chat.decisions
+    return ChatSeat(layer, asked, entry.service, chat, limits, system or SYSTEM)
 
 
 class ChatSeat(TextSeat):

@@ -65,6 +65,7 @@ def test_every_legal_answer_of_every_kind_parses_back_to_itself() -> None:
         rules = ruleset(edition, players, **options)
         for state, seat, kind, args in _decisions(rules, i, every=4):
             view, table = state.view(seat), state.table
+            TEXT.prompt(kind, view, args)  # (renders at every kind of decision)
             legal = LEGAL[kind](state, seat, *args)
             if kind in ("propose", "offer"):
                 legal += _random_offers(state, seat, rng)

@@ -207,12 +207,24 @@ def test_bad_chat_tables_are_one_line_errors(tmp_path: Path) -> None:
         ({"system": "/etc/passwd"}, "it names a file beside the league file"),
         ({"token_env": "HOME"}, None),  # refused where it is played (services.py)
         ({"isolation": "sandbox"}, "a chat bot takes no 'isolation'"),
+        ({"decisions": "plant"}, "decisions must be a list"),
     ):
         path = _league(tmp_path, "http://127.0.0.1:9/v1", **more)
         if said is None:
             continue
         with pytest.raises(UsageError, match=said):
             load_league(path)
+
+
+def test_a_model_asked_some_decisions_only_is_asked_those(tmp_path: Path) -> None:
+    view, _ = _at("plant")
+    with chat_server() as server:
+        seat = _seat(tmp_path, server, decisions=["plant", "propose"])
+        assert seat.start(view.seat, view.rules, 0) is None
+        assert seat.asks == {"plant", "propose"}
+        entry = load_league(_league(tmp_path, server.url, decisions=["harvest"])).bots["llm"]
+        with pytest.raises(BotLoadError, match="'harvest' is not a decision of this game"):
+            make_seat(GAME, entry, LIMITS)
 
 
 @pytest.mark.slow
