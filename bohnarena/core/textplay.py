@@ -139,5 +139,6 @@ def word(value: Any) -> str | None:
 
 
 def as_json(value: Any) -> str:
-    """An answer's canonical text: compact JSON with a space after separators."""
-    return json.dumps(value, separators=(", ", ": "), ensure_ascii=False)
+    """An answer's canonical text: compact JSON with a space after separators
+    (ASCII: a reply's odd characters quoted back in a reason stay escaped)."""
+    return json.dumps(value, separators=(", ", ": "))

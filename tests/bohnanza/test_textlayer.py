@@ -189,3 +189,11 @@ def test_listed_answers_and_the_default_are_legal_and_parse() -> None:
 def test_find_json_keeps_a_bare_reply_as_text() -> None:
     assert find_json(" Pass. ") == "Pass."
     assert find_json('{"Buy Field": true}') == {"buy_field": True}
+
+
+def test_a_reply_quoted_back_in_a_reason_stays_escaped() -> None:
+    state, seat, args = _stopped_at("plant")
+    for reply in ('{"field": "\u202e\x1b[31m0"}', "\u202e\x1b[2Jfield zero"):
+        with pytest.raises(Unparsed) as e:
+            TEXT.parse("plant", state.view(seat), args, reply)
+        assert e.value.reason.isprintable(), e.value.reason
