@@ -122,6 +122,8 @@ def _system(file: Any, said: str, base: Path | None) -> str | None:
     path = (home / file).resolve()
     if not path.is_relative_to(home):  # (a link out)
         raise refused
+    if not path.is_file():
+        raise UsageError(f"{said}: system {file!r}: no such file beside the league file")
     return str(path)
 
 

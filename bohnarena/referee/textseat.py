@@ -110,7 +110,9 @@ class TextSeat:
 
     def forfeits(self, faults: int) -> bool:
         lim = self.limits
-        return self.lost or (lim is not None and faults >= lim.max_faults)
+        return self.lost or (
+            lim is not None and (faults >= lim.max_faults or self.spent >= lim.match_seconds)
+        )
 
     def end(self, result: MatchResult) -> str | None:
         return None

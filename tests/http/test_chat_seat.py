@@ -205,6 +205,7 @@ def test_bad_chat_tables_are_one_line_errors(tmp_path: Path) -> None:
         ({"retries": -1}, "retries must be a whole number"),
         ({"system": "../secret.txt"}, "it names a file beside the league file"),
         ({"system": "/etc/passwd"}, "it names a file beside the league file"),
+        ({"system": "missing.md"}, "'missing.md': no such file beside the league file"),
         ({"token_env": "HOME"}, None),  # refused where it is played (services.py)
         ({"isolation": "sandbox"}, "a chat bot takes no 'isolation'"),
         ({"decisions": "plant"}, "decisions must be a list"),
@@ -254,3 +255,11 @@ def test_a_league_with_a_model_seat_runs_and_records_its_text_version(tmp_path: 
     meta = json.loads((out / "run.json").read_text())
     assert meta["text_version"] == 1 and "llm" in meta["bots"]
     assert len([r for r in server.requests if r["path"].endswith("/chat/completions")]) > 10
+
+
+def test_a_spent_time_bank_forfeits_the_match(tmp_path: Path) -> None:
+    with chat_server() as server:
+        seat = _seat(tmp_path, server)
+    assert not seat.forfeits(1)
+    seat.spent = LIMITS.match_seconds  # (the exchanges' seconds add up here)
+    assert seat.forfeits(1)
