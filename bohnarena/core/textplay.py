@@ -15,11 +15,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from .errors import BohnarenaError
 from .faults import ILLEGAL, PROTOCOL
 from .game import Game, capabilities
 
 
-class Unparsed(ValueError):
+class Unparsed(BohnarenaError):
     """A reply that is not an answer, or not a legal one: ``reason`` says
     why in a line the seat can be shown; ``fault`` is its fault type
     (:data:`~bohnarena.core.faults.PROTOCOL`: not an answer's form,
