@@ -26,6 +26,9 @@ class Exchange:
 
     kind: str
     prompt: str
+    #: Records of the match before this decision: its answer's record (or
+    #: its fault's) is the next, the ``seq`` of the move log.
+    before: int = -1
     replies: list[str] = field(default_factory=list)
     #: Why each reply but the last was refused (and the last, on a fault).
     reasons: list[str] = field(default_factory=list)
@@ -78,7 +81,7 @@ class TextSeat:
         prompt = self.layer.prompt(kind, view, args)
         if prompt.complete and len(prompt.answers) == 1:  # nothing to choose: not asked
             return self.layer.parse(kind, view, args, prompt.answers[0]), None
-        exchange = Exchange(kind, prompt.text)
+        exchange = Exchange(kind, prompt.text, len(view._table.records))
         self.exchanges.append(exchange)
         began = time.monotonic()
         try:

@@ -232,15 +232,18 @@ def test_a_model_asked_some_decisions_only_is_asked_those(tmp_path: Path) -> Non
 def test_a_match_with_a_model_that_talks_nonsense_charges_only_its_seat(tmp_path: Path) -> None:
     rules = ruleset("classic", 3)
     with chat_server([("say", "beans!")] * 10_000) as server:
-        entry = load_league(_league(tmp_path, server.url, retries=0)).bots["llm"]
-        seats = [make_seat(GAME, entry, LIMITS), "planner", "random"]
-        seats[1:] = [
-            make_seat(GAME, load_league(_league(tmp_path, server.url)).bots[b]) for b in seats[1:]
-        ]
-        result, records = GAME.play(rules, 3, seats)
+        league = load_league(_league(tmp_path, server.url, retries=0))
+        model = make_seat(GAME, league.bots["llm"], LIMITS)
+        others = [make_seat(GAME, league.bots[b]) for b in ("planner", "random")]
+        result, records = GAME.play(rules, 3, [model, *others])
     assert result.faults[0] > 0 and result.faults[1:] == (0, 0)
     assert all(r[1] == 0 for r in records if r[0] == "fault")
     assert any(r[0] == "forfeit" for r in records) is (result.faults[0] >= LIMITS.max_faults)
+    # each exchange kept names the record its decision's fault is
+    assert isinstance(model, ChatSeat) and len(model.exchanges) == result.faults[0]
+    for exchange in model.exchanges:
+        assert records[exchange.before][:3] == ("fault", 0, exchange.kind)
+        assert exchange.replies == ["beans!"] and exchange.fault == records[exchange.before][3]
 
 
 @pytest.mark.slow
