@@ -105,18 +105,18 @@ def find_json(reply: str) -> Any:
     text = text[-_CLOSE:]
     try:
         return _keys(json.loads(text))
-    except ValueError:
+    except (ValueError, RecursionError):  # (a reply nested past the parser's depth too)
         pass
     for block in reversed(_FENCE.findall(text)):
         try:
             return _keys(json.loads(block))
-        except ValueError:
+        except (ValueError, RecursionError):
             continue
     decoder, found = json.JSONDecoder(), None
     for m in re.finditer(r"\{", text):
         try:
             value, _ = decoder.raw_decode(text, m.start())
-        except ValueError:
+        except (ValueError, RecursionError):
             continue
         if isinstance(value, dict):
             found = value  # the last one stands: a model may think aloud first

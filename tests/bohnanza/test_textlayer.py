@@ -197,6 +197,13 @@ def test_listed_answers_and_the_default_are_legal_and_parse() -> None:
         assert prompt.schema["type"] == "object"
 
 
+def test_a_reply_nested_past_the_parser_s_depth_is_no_answer_not_a_crash() -> None:
+    state, seat, args = _stopped_at("plant")
+    for reply in ("[" * 5000 + "]" * 5000, '{"a": ' * 3000 + "0" + "}" * 3000):
+        with pytest.raises(Unparsed):
+            TEXT.parse("plant", state.view(seat), args, reply)
+
+
 def test_find_json_keeps_a_bare_reply_as_text() -> None:
     assert find_json(" Pass. ") == "Pass."
     assert find_json('{"Buy Field": true}') == {"buy_field": True}
