@@ -218,7 +218,7 @@ class ChatSeat(TextSeat):
         try:
             answer = json.loads(said)
             content = answer["choices"][0]["message"]["content"]
-        except (ValueError, KeyError, IndexError, TypeError):
+        except (ValueError, KeyError, IndexError, TypeError, RecursionError):
             raise BotFault(PROTOCOL, "the answer is not a chat completion") from None
         usage = answer.get("usage") if isinstance(answer, dict) else None
         if isinstance(usage, dict):

@@ -21,7 +21,8 @@ from typing import Any
 #: ("prose",) the same inside prose and a fenced block; ("say", TEXT);
 #: ("late", SECONDS) the first legal answer after SECONDS; ("status", CODE,
 #: RETRY_AFTER or None); ("drop",) the connection closed unanswered;
-#: ("echo",) a reply quoting the Authorization header;
+#: ("echo",) a reply quoting the Authorization header; ("junk",) a 200
+#: whose body is no chat completion;
 #: ("no_schema",) a 400 when response_format is asked, else the first answer.
 Step = tuple[Any, ...]
 
@@ -76,6 +77,8 @@ class ChatHandler(BaseHTTPRequestHandler):
         if what == "status":
             extra = {} if step[2] is None else {"Retry-After": str(step[2])}
             return self._send(step[1], {"error": {"message": "scripted"}}, extra)
+        if what == "junk":  # 200, but no chat completion
+            return self._send(200, {"choices": "[" * 3000})
         if what == "no_schema" and "response_format" in body:
             return self._send(400, {"error": {"message": "response_format unsupported"}})
         if what == "late":

@@ -168,6 +168,11 @@ def test_a_dropped_connection_is_retried_then_a_crash_fault(tmp_path: Path) -> N
     assert answer is None and fault.startswith("crash:") and seat.connection_faults == 1
 
 
+def test_an_answer_that_is_no_chat_completion_is_a_protocol_fault(tmp_path: Path) -> None:
+    answer, fault, *_ = _decide(tmp_path, [("junk",)])
+    assert answer is None and fault == "protocol: the answer is not a chat completion"
+
+
 def test_a_server_without_structured_output_is_asked_in_prose(tmp_path: Path) -> None:
     answer, fault, _, server, _ = _decide(tmp_path, [("no_schema",), ("no_schema",)])
     assert (answer, fault) == (0, None)
