@@ -54,6 +54,7 @@ class ChatServer(ThreadingHTTPServer):
 class ChatHandler(BaseHTTPRequestHandler):
     server: ChatServer
     protocol_version = "HTTP/1.1"
+    disable_nagle_algorithm = True  # (head and body go apart: no delayed-ACK stall)
 
     def log_message(self, format: str, *args: Any) -> None:
         pass
@@ -113,7 +114,8 @@ class ChatHandler(BaseHTTPRequestHandler):
 @contextmanager
 def chat_server(script: list[Step] | None = None) -> Iterator[ChatServer]:
     server = ChatServer(script or [])
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    # (a short poll: shutdown() waits for one)
+    thread = threading.Thread(target=server.serve_forever, args=(0.02,), daemon=True)
     thread.start()
     try:
         yield server

@@ -152,7 +152,6 @@ def test_429_whose_retry_after_runs_past_the_deadline_is_a_timeout_at_once(
     assert took < 0.9
 
 
-@pytest.mark.slow
 def test_server_errors_are_retried_then_a_protocol_fault(tmp_path: Path) -> None:
     answer, fault, *_ = _decide(tmp_path, [("status", 500, None), ("status", 503, None)])
     assert (answer, fault) == (0, None)
@@ -160,7 +159,6 @@ def test_server_errors_are_retried_then_a_protocol_fault(tmp_path: Path) -> None
     assert answer is None and fault.startswith("protocol: HTTP status 500")
 
 
-@pytest.mark.slow
 def test_a_dropped_connection_is_retried_then_a_crash_fault(tmp_path: Path) -> None:
     answer, fault, *_ = _decide(tmp_path, [("drop",), ("first",)])
     assert (answer, fault) == (0, None)
@@ -233,7 +231,6 @@ def test_a_model_asked_some_decisions_only_is_asked_those(tmp_path: Path) -> Non
             make_seat(GAME, entry, LIMITS)
 
 
-@pytest.mark.slow
 def test_a_match_with_a_model_that_talks_nonsense_charges_only_its_seat(tmp_path: Path) -> None:
     rules = ruleset("classic", 3)
     with chat_server([("say", "beans!")] * 10_000) as server:
