@@ -11,6 +11,8 @@ from typing import Any
 from ..core.errors import UsageError
 from ..core.game import get_game
 from ..referee.limits import ISOLATION_ALIASES, ISOLATIONS, Limits
+from .chat import KEYS as CHAT_KEYS
+from .chat import Chat, chat_entry
 from .schedule import FORMATS, SEATINGS, Schedule, format_tables
 from .schedule import seatings as seating_orders
 from .services import HTTP, Service, is_service, misplaced, service, with_secrets
@@ -21,7 +23,7 @@ TOP_KEYS = {
     *("format", "hero", "challenger", "seatings", "packages", "full_tables"),
 }
 RUN_KEYS = {"batch_size", "moves", "workers", "isolation"}
-BOT_KEYS = {"spec", "command", "isolation", "dir", *SERVICE_KEYS}
+BOT_KEYS = {"spec", "command", "isolation", "dir", *SERVICE_KEYS, *CHAT_KEYS}
 SECRET = "secret"
 MAX_DEALS = 10_000_000
 MAX_PERMUTED = 7  # 5,040 seatings a deal
@@ -57,6 +59,8 @@ class BotEntry:
     dir: str | None = None
     packages: tuple[str, ...] = DEFAULT_PACKAGES
     service: Service | None = None
+    #: A language model at the table (chat.py): its endpoint is ``service``.
+    chat: Chat | None = None
     #: The spec as the league file wrote it, where :func:`spec_path` made it
     #: absolute (what its source hash names: the same wherever the league is).
     written: str | None = field(default=None, compare=False)
@@ -312,6 +316,12 @@ def _bot_entry(
             f"{where}: bot {name!r}: unknown key {unknown[0]!r} "
             f"(known: {', '.join(sorted(BOT_KEYS))})"
         )
+    if "chat" in value:
+        svc, chat = chat_entry(name, value, where, base)
+        return BotEntry(name, isolation=HTTP, service=svc, chat=chat)
+    stray = sorted(set(value) & (CHAT_KEYS - SERVICE_KEYS))
+    if stray:
+        raise LeagueError(f"{where}: bot {name!r}: {stray[0]} goes with chat (a model's endpoint)")
     if is_service(value):
         return BotEntry(name, isolation=HTTP, service=service(name, value, where))
     misplaced(name, value, where)

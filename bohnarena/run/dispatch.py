@@ -29,6 +29,7 @@ from .. import __version__
 from ..core.errors import UsageError
 from ..core.game import get_game, log_names
 from ..core.stopping import exit_code
+from ..core.textplay import text_version
 from ..core.untrusted import LogFormatter
 from ..league.file import League, guessable_seed, load_league, with_secrets_dir
 from ..league.schedule import MatchSpec, Schedule
@@ -232,6 +233,7 @@ def run_league(
         "log_format": LOG_FORMAT,
         "game": league.game,
         "rules_version": game.version,
+        "text_version": text_version(game),
         "edition": league.edition,
         "bots": hashes,
         "shard": None if shard is None else f"{shard[0]}/{shard[1]}",
