@@ -1,31 +1,88 @@
 """Control groups around a sandbox, where this machine lets us make them
-(cgroup v1 hierarchies we may write, as root usually): a cap on its
-processes (``pids``) and on all the memory its processes use, shared memory
-and files in its /tmp included (``memory``). Elsewhere the sandbox relies on
-rlimits and the zygote's own process count."""
+(cgroup hierarchies we may write, as root usually): a cap on its processes
+(``pids``) and on all the memory its processes use, shared memory and files
+in its /tmp included (``memory``), both cgroup v1; and a CPU weight (v1
+``cpu.shares``, or v2 ``cpu.weight``) that is the least there is but while
+the engine waits on the sandbox (its turn), so that off its turn no number
+of its processes or sessions takes another seat's time. Elsewhere the
+sandbox relies on rlimits and the zygote's own process count, and its CPU
+is not contained (:func:`cpu_contained`: the run warns)."""
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import itertools
 import os
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 ROOT = Path("/sys/fs/cgroup")
+SELF = Path("/proc/self/cgroup")
 PREFIX = "bohnarena-"
 _COUNT = itertools.count()
+#: (file, weight on its turn, weight off it): v1's default share is a
+#: session's (an autogroup's, 1024), 2 the least; v2's 100 and 1.
+V1_CPU = ("cpu.shares", b"1024", b"2")
+V2_CPU = ("cpu.weight", b"100", b"1")
 
 
 def _own(controller: str) -> Path | None:
     """This process's group in the v1 hierarchy of ``controller``."""
     try:
-        for line in Path("/proc/self/cgroup").read_text().splitlines():
+        for line in SELF.read_text().splitlines():
             _, names, path = line.split(":", 2)
             if controller in names.split(","):
                 return ROOT / controller / path.lstrip("/")
     except OSError:
         pass
     return None
+
+
+def _cpu_parent() -> tuple[Path, tuple[str, bytes, bytes]] | None:
+    """Where a sandbox's CPU group goes and how its weight is written: the
+    v1 ``cpu`` hierarchy if mounted, else this process's v2 group if it
+    already hands the ``cpu`` controller to groups below it (enabling it is
+    the host's choice, not ours)."""
+    v1 = _own("cpu")
+    if v1 is not None and (v1 / V1_CPU[0]).exists():
+        return v1, V1_CPU
+    try:
+        if not (ROOT / "cgroup.controllers").exists():
+            return None
+        path = next(line[3:] for line in SELF.read_text().splitlines() if line.startswith("0::"))
+        parent = ROOT / path.lstrip("/")
+        if "cpu" not in (parent / "cgroup.subtree_control").read_text().split():
+            return None
+    except (OSError, StopIteration):
+        return None
+    return parent, V2_CPU
+
+
+UNCONTAINED_CPU = (
+    "this machine gives the sandbox no CPU group (cgroup v1 cpu, or v2 with its cpu "
+    "controller delegated: as root, usually): a sandboxed bot's processes can take "
+    "the CPU of the other seats on its core and have them charged timeouts "
+    "(docs/writing-a-bot.md, the threat table)."
+)
+
+
+@functools.cache
+def cpu_contained() -> bool:
+    """Can this process give a sandbox a CPU group of its own (tried once)?"""
+    found = _cpu_parent()
+    if found is None:
+        return False
+    probe = found[0] / f"{PREFIX}{os.getpid()}-probe"
+    try:
+        probe.mkdir()
+        (probe / found[1][0]).write_bytes(found[1][2])
+    except OSError:
+        return False
+    finally:
+        _remove(probe)
+    return True
 
 
 def _sweep(parent: Path) -> None:
@@ -41,12 +98,16 @@ def _sweep(parent: Path) -> None:
 
 class Groups:
     """The groups of one sandbox: made, entered by its first process before
-    it starts (so all it starts stays inside), removed when it is killed."""
+    it starts (so all it starts stays inside), removed when it is killed.
+    Its CPU weight is the least there is but in :meth:`turn`."""
 
     def __init__(self, processes: int, memory_bytes: int) -> None:
         self.paths: list[Path] = []
         self.caps_processes = False
+        self._weight: int | None = None  # its CPU weight file, held open
+        self._turn, self._rest = b"", b""
         name = f"{PREFIX}{os.getpid()}-{next(_COUNT)}"
+        self._cpu_group(name)
         for controller, limits in (
             ("pids", {"pids.max": processes}),
             ("memory", {"memory.limit_in_bytes": memory_bytes}),
@@ -66,6 +127,56 @@ class Groups:
             self.paths.append(group)
             self.caps_processes |= controller == "pids"
 
+    def _cpu_group(self, name: str) -> None:
+        found = _cpu_parent() if cpu_contained() else None
+        if found is None:
+            return
+        parent, (weight, self._turn, self._rest) = found
+        _sweep(parent)
+        group = parent / name
+        try:
+            group.mkdir()
+            self._weight = os.open(group / weight, os.O_WRONLY | os.O_CLOEXEC)
+            os.write(self._weight, self._rest)
+        except OSError:
+            self._close()
+            _remove(group)
+            return
+        self.paths.append(group)
+
+    @property
+    def weighs_cpu(self) -> bool:
+        """Does this sandbox's CPU weight follow its turns?"""
+        return self._weight is not None
+
+    @contextlib.contextmanager
+    def turn(self) -> Iterator[None]:
+        """While the engine waits on the sandbox: a session's weight, the
+        least again after (two writes, microseconds)."""
+        self._write(self._turn)
+        try:
+            yield
+        finally:
+            self._write(self._rest)
+
+    def ending(self) -> None:
+        """Its processes are being killed: a session's weight for good, for
+        dying takes CPU too (starved, they outlast the group's removal)."""
+        self._write(self._turn)
+        self._close()
+
+    def _write(self, weight: bytes) -> None:
+        if self._weight is not None:
+            try:
+                os.write(self._weight, weight)
+            except OSError:
+                pass
+
+    def _close(self) -> None:
+        if self._weight is not None:
+            os.close(self._weight)
+            self._weight = None
+
     def enter(self) -> None:
         """In the child, before exec (async-signal-light: plain writes)."""
         for group in self.paths:
@@ -76,6 +187,7 @@ class Groups:
                 pass
 
     def remove(self) -> None:
+        self._close()
         for group in self.paths:
             _remove(group)
         self.paths = []
