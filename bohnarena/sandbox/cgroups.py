@@ -85,12 +85,16 @@ def cpu_contained() -> bool:
     return True
 
 
-def _sweep(parent: Path) -> None:
-    """Remove groups of runs that are gone (a worker that was killed)."""
+def _sweep(parent: Path, weight: tuple[str, bytes] | None = None) -> None:
+    """Remove groups of runs that are gone (a worker that was killed). A CPU
+    group's ``weight`` is raised first: the death signal its sandbox got
+    with its worker takes CPU to act, which the least weight may not give."""
     for group in parent.glob(f"{PREFIX}*"):
         pid = group.name[len(PREFIX) :].split("-")[0]
         if pid.isdigit() and not Path(f"/proc/{pid}").exists():
             try:
+                if weight is not None:
+                    (group / weight[0]).write_bytes(weight[1])
                 group.rmdir()
             except OSError:
                 pass
@@ -132,7 +136,7 @@ class Groups:
         if found is None:
             return
         parent, (weight, self._turn, self._rest) = found
-        _sweep(parent)
+        _sweep(parent, (weight, self._turn))
         group = parent / name
         try:
             group.mkdir()

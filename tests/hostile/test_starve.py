@@ -6,6 +6,8 @@ of its processes or sessions takes another seat's time
 import os
 import signal
 import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pyarrow.parquet as pq
@@ -130,3 +132,69 @@ def test_a_run_warns_where_the_sandboxs_cpu_is_not_contained(tmp_path, monkeypat
     )
     assert r.exit_code == 0, r.output
     assert "Warning: this machine gives the sandbox no CPU group" in r.output
+
+
+@needs_cpu_group
+@sandboxed
+def test_a_sandbox_killed_beside_a_busy_core_dies_at_once(tmp_path):
+    """Its processes die at a session's weight: at the least, beside anything
+    busy on their core, their death signals waited for seconds."""
+    import bohnarena.sandbox.endpoint as endpoint
+    from bohnarena.bohnanza import ruleset
+    from bohnarena.league.file import BotEntry
+    from bohnarena.sandbox.remote import remote_seat
+
+    cpus = os.sched_getaffinity(0)
+    os.sched_setaffinity(0, {min(cpus)})  # the sandbox and the busy process share this core
+    busy = subprocess.Popen([sys.executable, "-c", "while True: pass"])
+    command = ("python3", str(HERE / "hog.py"), "30", "117")
+    seat = remote_seat("bohnanza", BotEntry("hog", command=command, isolation="sandbox"))
+    groups = []
+    try:
+        assert seat.start(0, ruleset("classic", 3), 1) is None
+        zygote = endpoint._ZYGOTES[seat.endpoint.key]
+        groups = list(zygote.groups.paths)
+        assert len(_hogs()) > 30  # its 31, and the sandbox that shows their command line
+        start = time.monotonic()
+        zygote.kill()
+        assert time.monotonic() - start < 2.0
+        assert not _hogs() and not any(g.exists() for g in groups)
+    finally:
+        busy.kill()
+        busy.wait()
+        os.sched_setaffinity(0, cpus)
+        for group in groups:  # (failing, they would starve for minutes)
+            if (group / "cpu.shares").exists():
+                (group / "cpu.shares").write_text("1024")
+        seat.close()
+        endpoint.close_sandboxes()
+        for pid in _hogs():
+            os.kill(pid, signal.SIGKILL)
+
+
+@needs_cpu_group
+def test_a_killed_workers_sandbox_gets_the_cpu_to_die():
+    """A worker killed outright leaves its sandbox's group at the least
+    weight, its processes dying of their death signal: the next sandbox
+    raises that weight (then removes the group once they are gone)."""
+    from bohnarena.sandbox.cgroups import PREFIX, Groups
+
+    gone = subprocess.Popen(["true"])
+    gone.wait()
+    left = CPU / f"{PREFIX}{gone.pid}-0"  # a group whose worker is gone
+    left.mkdir()
+    (left / "cpu.shares").write_text("2")
+    held = subprocess.Popen(["sleep", "4247"])  # a process of it not dead yet
+    groups = None
+    try:
+        (left / "cgroup.procs").write_text(str(held.pid))
+        groups = Groups(8, 1 << 30)
+        assert (left / "cpu.shares").read_text().strip() == "1024"
+    finally:
+        (left / "cpu.shares").write_text("1024")
+        held.kill()
+        held.wait()
+        if groups is not None:
+            groups.remove()
+        time.sleep(0.1)
+        left.rmdir()
