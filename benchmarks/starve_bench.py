@@ -1,15 +1,16 @@
 """CPU starvation from the sandbox (issue 43, hole 6): a sandboxed command
 bot (tests/hostile/hog.py) that forks busy processes, each in a session of
-its own, beside an honest in-process bot (tests/hostile/thinker.py) that
-thinks ``--think`` seconds of CPU in each planting under a
-``--limit``-second decision limit, and a random bot. Reports the honest
-bot's faults (timeouts: it has no other way to fault) in ``--matches``
+its own, beside an honest bot (tests/hostile/thinker.py; in process, or
+sandboxed with ``--honest sandbox``) that thinks ``--think`` seconds of CPU
+in each planting under a ``--limit``-second decision limit, and a random
+bot. Reports the honest bot's faults (timeouts: it has no other way to
+fault; sandboxed, a timeout ends its match, a forfeit) in ``--matches``
 matches, with the sandbox's CPU weight contained (this code) and not
 (``uncontained``: the cgroup CPU weight turned off, as before issue 43),
 alternately, ``--repeat`` times each.
 
     python benchmarks/starve_bench.py [--matches 3] [--processes 30] [--think 0.1]
-        [--limit 1.0] [--repeat 1] [--modes uncontained,contained]
+        [--limit 1.0] [--repeat 1] [--modes uncontained,contained] [--honest inprocess]
 
 Run as root on a machine whose cgroup ``cpu`` hierarchy may be written;
 elsewhere both modes are uncontained (the run warns). One worker, on one
@@ -38,7 +39,8 @@ def league(path: Path, args: argparse.Namespace) -> Path:
         f'name = "starve"\nedition = "classic"\nplayers = 3\ndeals = {args.matches // 3}\n'
         f"seed = 7\n[limits]\ndecision_seconds = {args.limit}\n"
         f'[bots]\nhog = {{ command = {json.dumps(hog)}, isolation = "sandbox" }}\n'
-        f'honest = "{HOSTILE / "thinker.py"}:Thinks"\nrandom = "random"\n'
+        f'honest = {{ spec = "{HOSTILE / "thinker.py"}:Thinks", isolation = "{args.honest}" }}\n'
+        'random = "random"\n'
     )
     (path / "league.toml").write_text(text)
     return path / "league.toml"
@@ -78,6 +80,9 @@ def main() -> None:
     parser.add_argument("--limit", type=float, default=1.0)
     parser.add_argument("--repeat", type=int, default=1)
     parser.add_argument("--modes", default="uncontained,contained")
+    parser.add_argument(
+        "--honest", default="inprocess", help="the honest bot's isolation (inprocess, sandbox)"
+    )
     args = parser.parse_args()
     if args.matches % 3:
         sys.exit("--matches: a multiple of 3")
@@ -87,7 +92,8 @@ def main() -> None:
     weighs = getattr(cgroups, "cpu_contained", lambda: False)()
     print(f"a sandbox's CPU weight follows its turns here: {'yes' if weighs else 'NO'}")
     print(
-        f"{args.processes} busy processes; honest bot thinks {args.think} s, limit {args.limit} s"
+        f"{args.processes} busy processes; honest bot ({args.honest}) thinks {args.think} s, "
+        f"limit {args.limit} s"
     )
     for r in range(args.repeat):
         for mode in args.modes.split(","):
