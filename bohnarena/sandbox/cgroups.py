@@ -6,7 +6,12 @@ in its /tmp included (``memory``), both cgroup v1; and a CPU weight (v1
 the engine waits on the sandbox (its turn), so that off its turn no number
 of its processes or sessions takes another seat's time. Elsewhere the
 sandbox relies on rlimits and the zygote's own process count, and its CPU
-is not contained (:func:`cpu_contained`: the run warns)."""
+is not contained (:func:`cpu_contained`: the run warns).
+
+Not the v1 freezer, which would stop a sandbox outright off its turn: a
+frozen process does not die of SIGKILL until thawed (a worker killed while
+its sandbox is frozen would leave it frozen for good), and freezing 30 busy
+processes took 72 ms here, where a weight is written in microseconds."""
 
 from __future__ import annotations
 
