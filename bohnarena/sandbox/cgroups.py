@@ -1,12 +1,13 @@
 """Control groups around a sandbox, where this machine lets us make them
 (cgroup hierarchies we may write, as root usually): a cap on its processes
 (``pids``) and on all the memory its processes use, shared memory and files
-in its /tmp included (``memory``), both cgroup v1; and a CPU weight (v1
-``cpu.shares``, or v2 ``cpu.weight``) that is the least there is but while
-the engine waits on the sandbox (its turn), so that off its turn no number
-of its processes or sessions takes another seat's time. Elsewhere the
-sandbox relies on rlimits and the zygote's own process count, and its CPU
-is not contained (:func:`cpu_contained`: the run warns).
+in its /tmp included (``memory``), the worker's cores (``cpuset``), all
+cgroup v1; and a CPU weight (v1 ``cpu.shares``, or v2 ``cpu.weight``) that
+is the least there is but while the engine waits on the sandbox (its
+turn), so that off its turn no number of its processes or sessions takes
+another seat's time. Elsewhere the sandbox relies on rlimits and the
+zygote's own process count, and its CPU is not contained
+(:func:`cpu_contained`: the run warns).
 
 Not the v1 freezer, which would stop a sandbox outright off its turn: a
 frozen process does not die of SIGKILL until thawed (a worker killed while
@@ -117,9 +118,12 @@ class Groups:
         self._turn, self._rest = b"", b""
         name = f"{PREFIX}{os.getpid()}-{next(_COUNT)}"
         self._cpu_group(name)
+        cores = ",".join(map(str, sorted(os.sched_getaffinity(0))))
         for controller, limits in (
-            ("pids", {"pids.max": processes}),
-            ("memory", {"memory.limit_in_bytes": memory_bytes}),
+            ("pids", lambda _: {"pids.max": processes}),
+            ("memory", lambda _: {"memory.limit_in_bytes": memory_bytes}),
+            # the worker's core, which a command bot's sched_setaffinity cannot leave
+            ("cpuset", lambda parent: {"cpuset.cpus": cores, "cpuset.mems": _mems(parent)}),
         ):
             parent = _own(controller)
             if parent is None or not parent.is_dir():
@@ -128,7 +132,7 @@ class Groups:
             group = parent / name
             try:
                 group.mkdir()
-                for key, value in limits.items():
+                for key, value in limits(parent).items():
                     (group / key).write_text(str(value))
             except OSError:
                 _remove(group)
@@ -200,6 +204,10 @@ class Groups:
         for group in self.paths:
             _remove(group)
         self.paths = []
+
+
+def _mems(parent: Path) -> str:
+    return (parent / "cpuset.mems").read_text().strip()
 
 
 def _remove(group: Path) -> None:

@@ -198,3 +198,53 @@ def test_a_killed_workers_sandbox_gets_the_cpu_to_die():
             groups.remove()
         time.sleep(0.1)
         left.rmdir()
+
+
+WIDENS = """import json, os, sys
+sys.stdin.readline()
+try:
+    os.sched_setaffinity(0, range(os.cpu_count()))
+except OSError:
+    pass
+print(json.dumps({"decisions": []}), flush=True)
+for _ in sys.stdin:
+    pass
+"""
+
+
+@needs_cpu_group
+@sandboxed
+@pytest.mark.skipif(
+    len(os.sched_getaffinity(0)) < 2 or not Path("/sys/fs/cgroup/cpuset/cpuset.cpus").exists(),
+    reason="needs two cores and cgroup v1's cpuset hierarchy",
+)
+def test_a_command_bot_cannot_leave_its_workers_core(tmp_path):
+    """A command bot has no seccomp filter: sched_setaffinity is open to it,
+    but its sandbox's cpuset holds it on the worker's core."""
+    import bohnarena.sandbox.endpoint as endpoint
+    from bohnarena.bohnanza import ruleset
+    from bohnarena.league.file import BotEntry
+    from bohnarena.sandbox.remote import remote_seat
+
+    script = tmp_path / "widens.py"
+    script.write_text(WIDENS)
+    cpus = os.sched_getaffinity(0)
+    core = max(cpus)
+    os.sched_setaffinity(0, {core})  # as a worker is
+    command = ("python3", str(script), "4248")
+    seat = remote_seat("bohnanza", BotEntry("widens", command=command, isolation="sandbox"))
+    try:
+        assert seat.start(0, ruleset("classic", 3), 1) is None
+        found = subprocess.run(["pgrep", "-f", "widens.py 4248"], capture_output=True, text=True)
+        bots = [
+            pid
+            for pid in found.stdout.split()
+            if Path(f"/proc/{pid}/cmdline").read_bytes().startswith(b"python3\0")
+        ]
+        assert len(bots) == 1
+        status = Path(f"/proc/{bots[0]}/status").read_text()
+        assert f"Cpus_allowed_list:\t{core}\n" in status
+    finally:
+        os.sched_setaffinity(0, cpus)
+        seat.close()
+        endpoint.close_sandboxes()
