@@ -48,9 +48,10 @@ def _own(controller: str) -> Path | None:
 
 def _cpu_parent() -> tuple[Path, tuple[str, bytes, bytes]] | None:
     """Where a sandbox's CPU group goes and how its weight is written: the
-    v1 ``cpu`` hierarchy if mounted, else this process's v2 group if it
-    already hands the ``cpu`` controller to groups below it (enabling it is
-    the host's choice, not ours)."""
+    v1 ``cpu`` hierarchy if mounted, else, in v2, beside this process's own
+    group (a group that holds processes may not hand controllers down; the
+    root may), where the ``cpu`` controller is already handed down there
+    (enabling it is the host's choice, not ours)."""
     v1 = _own("cpu")
     if v1 is not None and (v1 / V1_CPU[0]).exists():
         return v1, V1_CPU
@@ -58,7 +59,8 @@ def _cpu_parent() -> tuple[Path, tuple[str, bytes, bytes]] | None:
         if not (ROOT / "cgroup.controllers").exists():
             return None
         path = next(line[3:] for line in SELF.read_text().splitlines() if line.startswith("0::"))
-        parent = ROOT / path.lstrip("/")
+        own = ROOT / path.strip("/")
+        parent = own if own == ROOT else own.parent
         if "cpu" not in (parent / "cgroup.subtree_control").read_text().split():
             return None
     except (OSError, StopIteration):

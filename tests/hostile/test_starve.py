@@ -41,19 +41,26 @@ def fake_host(tmp_path, monkeypatch, self_lines, files):
 def test_the_cpu_group_goes_where_the_host_offers_cpu_weights(tmp_path, monkeypatch):
     v1 = fake_host(tmp_path / "a", monkeypatch, ["2:cpu,cpuacct:/", "0::/"], {"cpu/cpu.shares": ""})
     assert v1._cpu_parent() == (tmp_path / "a/fs/cpu", v1.V1_CPU)
-    # v2 alone: this process's group, if it hands the cpu controller down
+    # v2 alone: beside this process's group, where the cpu controller is handed down
     v2 = fake_host(
         tmp_path / "b",
         monkeypatch,
-        ["0::/work.slice"],
+        ["0::/work.slice/run.scope"],
         {"cgroup.controllers": "cpu pids", "work.slice/cgroup.subtree_control": "pids cpu"},
     )
     assert v2._cpu_parent() == (tmp_path / "b/fs/work.slice", v2.V2_CPU)
-    # not delegated (enabling it is the host's choice), or no cgroup fs: none
+    root = fake_host(
+        tmp_path / "r",
+        monkeypatch,
+        ["0::/"],
+        {"cgroup.controllers": "cpu", "cgroup.subtree_control": "cpu"},
+    )
+    assert root._cpu_parent() == (tmp_path / "r/fs", root.V2_CPU)
+    # not handed down (enabling it is the host's choice), or no cgroup fs: none
     none = fake_host(
         tmp_path / "c",
         monkeypatch,
-        ["0::/work.slice"],
+        ["0::/work.slice/run.scope"],
         {"cgroup.controllers": "cpu pids", "work.slice/cgroup.subtree_control": "pids"},
     )
     assert none._cpu_parent() is None
