@@ -38,6 +38,7 @@ from ..rating.inorder import InOrder, Row
 from ..rating.results import LeagueResults, Results, read_results
 from ..rating.skill import Ranking
 from ..rating.thinking import Timings
+from ..sandbox import cgroups
 from ..sandbox.botfiles import check_layout
 from ..sandbox.endpoint import close_sandboxes
 from ..store.audited import AuditedRun
@@ -222,6 +223,9 @@ def run_league(
                 preflight(game, entry, rules, league.limits)
     finally:
         close_sandboxes()  # the workers start their own
+    sandboxed = any(e.isolation == "sandbox" for e in league.bots.values())
+    if sandboxed and warn is not None and not cgroups.cpu_contained():
+        warn(cgroups.UNCONTAINED_CPU)
     if guessable_seed(league) and warn is not None:
         warn(
             f"seed {league.seed} is small enough for a sandboxed bot to find by trying seeds "
