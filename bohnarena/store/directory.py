@@ -72,6 +72,7 @@ class RunDir(RunReader):
                 f"{self.path} is not a bohnarena results directory; refusing to delete it"
             )
         meta = {**meta, "manifest": manifest.VERSION}
+        meta.setdefault("untimed", [])  # a new run's moves files each have their timing file
         if "generations" not in meta:  # (a merge brings those of its sources)
             meta["generations"] = first_generation(league_text)
         if (restart or not self._holds_files()) and self._create(league_text, meta):
@@ -184,8 +185,10 @@ class RunDir(RunReader):
                     "started; use --restart to discard it, or --out for another directory"
                 )
             grow.write(self.path, meta["bots"])
-            if self.meta().get("log_format") != meta["log_format"]:  # an older format read on
-                now = {**self.meta(), "log_format": meta["log_format"]}
+            now = self.meta()
+            if now.get("log_format") != meta["log_format"] or "untimed" not in now:
+                # an older format read on: what it wrote has no timing, and says so
+                now = {**now, "log_format": meta["log_format"], "untimed": self._untimed()}
                 write_text(self.path / "run.json", json.dumps(now, indent=2, sort_keys=True))
         else:  # in a directory that holds other files: run.json last
             if not self.manifest_path.exists():
@@ -193,6 +196,17 @@ class RunDir(RunReader):
             write_text(frozen, league_text)
             write_text(self.path / "run.json", json.dumps(meta, indent=2, sort_keys=True))
         self.clean()
+
+    def _untimed(self) -> list[str]:
+        """The parts whose moves file has no timing file (written before log
+        format 4), as the manifest has them now: run.json keeps them, so that
+        ``replay --verify-all`` knows any other one lost its timing file."""
+        m = self._manifest()
+        if m is None:  # (before manifests: before timing too)
+            from .legacy import inferred_parts
+
+            return sorted(p.name for p in inferred_parts(self) if p.moves is not None)
+        return sorted(n for n, e in m.live.items() if e.moves is not None and e.timing is None)
 
     def _take(self, d: Path) -> IO[str]:
         """``d``'s lock, held until closed, or a one-line error naming the run that holds it."""
@@ -281,7 +295,13 @@ class RunDir(RunReader):
             for name in m.retired:
                 if m.leftover(table, name):
                     (self.table_dir(table) / name).unlink(missing_ok=True)
-        if m.torn or m.retired or any(e.at for e in m.live.values()):
+        # (an older version's header is rewritten before a line of this one goes in)
+        if (
+            m.torn
+            or m.retired
+            or any(e.at for e in m.live.values())
+            or m.version < manifest.VERSION
+        ):
             live = [replace(e, at=None) for e in m.live.values()]
             self._rewrite(manifest.rewritten(m, live))
 
