@@ -367,8 +367,8 @@ class RunDir(RunReader):
         match's part overlaps another's range, whose rows are sorted
         together. The moves and timing files stay where they were written,
         each under a line of its own. The merged file gets its line (and the old matches
-        parts theirs as retired) before it is renamed into place; the old
-        files go after."""
+        parts theirs as retired), the old files go, then it is renamed into
+        place (written under a dot name: plain readers skip it till then)."""
         listing = self.listing("off").require()
         parts = [p for p in listing.parts if first <= p.span[0] and p.span[1] <= last]
         if len(parts) <= 1:
@@ -396,11 +396,21 @@ class RunDir(RunReader):
         left = [replace(e, matches=None, at=None) for e in sides.values()]
         retired = [p.name for p in parts if p.name != target]
         self._rewrite(manifest.rewritten(m, [*others, *left, entry], retired))  # the commit point
+        # The parts it replaces go before it comes in: a plain reader of
+        # matches/ (which skips dot files) never sees a match twice.
+        self._remove_retired(retired)
         try:
             os.replace(merged, self.matches_dir / target)
         except OSError as e:
             raise storage_error(self.matches_dir / target, e) from None
         self.clean()
+
+    def _remove_retired(self, names: list[str]) -> None:
+        for name in names:
+            try:
+                (self.matches_dir / name).unlink(missing_ok=True)
+            except OSError as e:
+                raise storage_error(self.matches_dir / name, e) from None
 
     def _merge(self, path: Path, groups: list[list[Part]]) -> None:
         try:
