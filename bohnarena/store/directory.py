@@ -11,7 +11,6 @@ Layout::
     moves/part-FIRST-LAST.parquet     every record of a batch's matches (never compacted)
     timing/part-FIRST-LAST.parquet    each bot answer's think time (never compacted)
     errors.json        matches that could not be played in the last run
-    audited.json       the parts a run audited (their hashes): a resume audits the others
     ranking.csv|json|md
     ratings.parquet    the rating curve of its matches (rating/curvefile.py)
 

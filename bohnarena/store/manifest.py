@@ -218,7 +218,10 @@ def parse(text: str) -> Manifest:
 def _odd(manifest: Manifest, entry: Entry, number: int) -> list[str]:
     """What line ``number`` holds that no run of its header's version wrote."""
     odd = []
-    if entry.name in manifest.live:
+    was = manifest.live.get(entry.name)
+    # (a batch whose every match errored has a part of no rows: played again
+    # whole, its retry's part has its name)
+    if was is not None and (was.matches is None or was.matches.rows):
         odd.append(f"line {number} lists {entry.name} again")
     if entry.timing is not None and manifest.version < 3:
         odd.append(

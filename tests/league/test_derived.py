@@ -141,3 +141,31 @@ def test_a_resealed_rating_curve_that_is_not_its_matches_rating_is_reported(out)
     pq.write_table(table.replace_schema_metadata({_KEY: json.dumps(facts)}), out / NAME)
     verify = invoke("replay", out, "--verify-all", "-j", "1")
     assert verify.exit_code == 1 and "is not the rating of its matches" in verify.output
+
+
+def test_a_forged_audited_json_does_not_let_a_resumed_run_through(finished, out):
+    """A row's seats rotated, its hash rewritten in the manifest and in
+    audited.json (where a run before issue 43 kept the parts it had
+    audited): the resumed run refuses the row, as rank does."""
+    import hashlib
+
+    path, _ = finished
+    assert invoke("run", path, "--out", out, "--no-progress").exit_code == 0  # resumed: 0 played
+    part = sorted((out / "matches").glob("part-*.parquet"))[0]
+    table = pq.read_table(part)
+    seats = table.column("seats").to_pylist()
+    seats[3] = seats[3][1:] + seats[3][:1]
+    at = table.schema.get_field_index("seats")
+    pq.write_table(
+        table.set_column(at, "seats", pa.array(seats, table.schema.field(at).type)), part
+    )
+    reseal(out)
+    audited = out / "audited.json"
+    kept = json.loads(audited.read_text()) if audited.exists() else {}
+    sha = hashlib.sha256(part.read_bytes()).hexdigest()
+    kept[part.name] = [sha, kept.get(part.name, [None, "its schedule's key"])[1]]
+    audited.write_text(json.dumps(kept))
+    resumed = invoke("run", path, "--out", out, "--no-progress")
+    assert resumed.exit_code == 2 and "seats" in resumed.output, resumed.output
+    rank = invoke("rank", out)
+    assert rank.exit_code == 2 and "seats" in rank.output

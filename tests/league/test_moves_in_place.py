@@ -198,3 +198,22 @@ def test_compaction_writes_row_groups_of_many_parts(parts, monkeypatch):
     f = pq.ParquetFile(merged)
     assert [f.metadata.row_group(i).num_rows for i in range(f.num_row_groups)] == [4] * 4 + [2]
     assert f.read().equals(before)
+
+
+def test_a_part_listed_again_is_odd_unless_its_first_line_held_no_rows():
+    """A batch whose every match errored commits a part of no rows; played
+    again whole, its retry's part has its name and a line of its own: the
+    one repeat a run writes. Any other is reported (replay --verify-all)."""
+    name = "part-000000000-000000002.parquet"
+
+    def lines(rows):
+        half = {"rows": rows, "bytes": 10, "sha256": "0" * 64}
+        line = {"part": name, "matches": half, "moves": None}
+        again = {"part": name, "matches": {**half, "rows": 3}, "moves": None}
+        head = {"manifest": manifest.VERSION, "generation": 0}
+        return "".join(json.dumps(x) + "\n" for x in (head, line, again))
+
+    assert manifest.parse(lines(0)).oddities == []
+    odd = manifest.parse(lines(2))
+    assert odd.oddities == [f"line 3 lists {name} again"]
+    assert odd.live[name].matches.rows == 3  # read as its last line
