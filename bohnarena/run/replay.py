@@ -17,6 +17,7 @@ from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 from tqdm import tqdm
@@ -114,14 +115,19 @@ class Run:
     def logs(self, first: int, last: int) -> dict[int, list[tuple[Any, ...]]]:
         return self.logs_and_gaps(first, last)[0]
 
-    def logs_and_gaps(
-        self, first: int, last: int
-    ) -> tuple[dict[int, list[tuple[Any, ...]]], set[int]]:
-        """The logs of the matches with ids in [first, last], and the ids
-        whose records are not numbered 0, 1, 2... (a record logged twice, or
-        one missing: a duplicated or cut moves part)."""
+    def moves(self, first: int, last: int) -> pa.Table:
+        """The records of the matches with ids in [first, last], in order."""
         moves = self._read(self.store.moves_dir, first, last)
-        moves = moves.sort_by([("match_id", "ascending"), ("seq", "ascending")])
+        return moves.sort_by([("match_id", "ascending"), ("seq", "ascending")])
+
+    def logs_and_gaps(
+        self, first: int, last: int, moves: pa.Table | None = None
+    ) -> tuple[dict[int, list[tuple[Any, ...]]], set[int]]:
+        """The logs of the matches with ids in [first, last] (``moves``:
+        their records, read already), and the ids whose records are not
+        numbered 0, 1, 2... (a record logged twice, or one missing: a
+        duplicated or cut moves part)."""
+        moves = self.moves(first, last) if moves is None else moves
         try:
             recs = records_of(moves, self.game.layout)
         except ValueError as e:
@@ -137,30 +143,54 @@ class Run:
         return logs, gaps
 
     def timing_problems(
-        self, first: int, last: int, logs: dict[int, list[tuple[Any, ...]]]
+        self, first: int, last: int, moves: pa.Table, logged: Collection[int]
     ) -> dict[int, str]:
         """The matches with ids in [first, last] whose think times are not
-        each one record's of their own log: a decision of the row's seat and
-        kind, timed once (a duplicated, moved or edited timing row)."""
+        each one record's of their own ``moves``: a decision of the row's
+        seat and kind, timed once (a duplicated, moved or edited timing
+        row). ``logged``: the matches with moves. (Arrow and numpy: a match
+        has a thousand think times.)"""
         if not self.listing.files("timing"):
             return {}
         timing = self._read(self.store.timing_dir, first, last)
-        seen: set[tuple[int, int]] = set()
+        ids = np.asarray(timing.column("match_id").to_numpy(), np.int64)
+        seqs = np.asarray(timing.column("seq").to_numpy(), np.int64)
+        order = np.lexsort((seqs, ids))
+        twice = np.zeros(len(ids), np.bool_)
+        twice[order[1:][(np.diff(ids[order]) == 0) & (np.diff(seqs[order]) == 0)]] = True
+        rows = pa.table(
+            {
+                "match_id": timing.column("match_id"),
+                "seq": timing.column("seq"),
+                "seat": timing.column("seat"),
+                "decision": timing.column("decision").cast(pa.string()),
+                "row": pa.array(np.arange(len(ids), dtype=np.int64)),
+            }
+        )
+        records = moves.select(["match_id", "seq", "kind", "seat"])
+        records = records.rename_columns(["match_id", "seq", "kind", "at"])
+        joined = rows.join(records, ["match_id", "seq"], join_type="left outer")
+        fits = pc.and_(
+            pc.equal(joined.column("kind"), joined.column("decision")),
+            pc.equal(joined.column("at"), joined.column("seat")),
+        )
+        fits = np.asarray(pc.fill_null(fits, False).to_numpy(zero_copy_only=False), np.bool_)
+        wrong = twice.copy()
+        wrong[np.asarray(joined.column("row").to_numpy(), np.int64)[~fits]] = True
         problems: dict[int, str] = {}
-        rows = (timing.column(c).to_pylist() for c in ("match_id", "seq", "seat", "decision"))
-        for mid, seq, seat, kind in zip(*rows, strict=True):
+        for i in np.flatnonzero(wrong):  # (few: the first of each match is told)
+            mid, seq = int(ids[i]), int(seqs[i])
             if mid in problems:
                 continue
-            log = logs.get(mid)
-            if log is None:
+            if mid not in logged:
                 problems[mid] = NO_MOVES
-            elif (mid, seq) in seen:
+            elif twice[i]:
                 problems[mid] = f"record {seq} is timed twice (a duplicated timing part?)"
-            elif not (0 <= seq < len(log) and tuple(log[seq][:2]) == (kind, seat)):
+            else:
+                kind, seat = timing.column("decision")[i].as_py(), timing.column("seat")[i].as_py()
                 problems[mid] = (
                     f"its timing row for record {seq} ({kind}, seat {seat}) is not that record"
                 )
-            seen.add((mid, seq))
         return problems
 
     def match(
@@ -230,8 +260,9 @@ def check_range(path: str, first: int, last: int) -> list[tuple[int, str | None]
     """Verify every match with an id in [first, last] (a worker task): its
     row against its replayed log, and every log against a row."""
     run = Run.open(path, "off", refuse=False)  # the parent checked the parts
-    logs, gaps = run.logs_and_gaps(first, last)
-    timing = run.timing_problems(first, last, logs)
+    moves = run.moves(first, last)
+    logs, gaps = run.logs_and_gaps(first, last, moves)
+    timing = run.timing_problems(first, last, moves, logs.keys())
     out: list[tuple[int, str | None]] = []
     rows = run.rows(first, last)
     for row in rows:
