@@ -11,7 +11,6 @@ Layout::
     moves/part-FIRST-LAST.parquet     every record of a batch's matches (never compacted)
     timing/part-FIRST-LAST.parquet    each bot answer's think time (never compacted)
     errors.json        matches that could not be played in the last run
-    audited.json       the parts a run audited (their hashes): a resume audits the others
     ranking.csv|json|md
     ratings.parquet    the rating curve of its matches (rating/curvefile.py)
 
@@ -99,6 +98,7 @@ class RunDir(RunReader):
                 f"{self.path} is not a bohnarena results directory; refusing to delete it"
             )
         meta = {**meta, "manifest": manifest.VERSION}
+        meta.setdefault("untimed", [])  # a new run's moves files each have their timing file
         if "generations" not in meta:  # (a merge brings those of its sources)
             meta["generations"] = first_generation(league_text)
         if (restart or not self._holds_files()) and self._create(league_text, meta):
@@ -211,8 +211,10 @@ class RunDir(RunReader):
                     "started; use --restart to discard it, or --out for another directory"
                 )
             grow.write(self.path, meta["bots"])
-            if self.meta().get("log_format") != meta["log_format"]:  # an older format read on
-                now = {**self.meta(), "log_format": meta["log_format"]}
+            now = self.meta()
+            if now.get("log_format") != meta["log_format"] or "untimed" not in now:
+                # an older format read on: what it wrote has no timing, and says so
+                now = {**now, "log_format": meta["log_format"], "untimed": self._untimed()}
                 write_text(self.path / "run.json", json.dumps(now, indent=2, sort_keys=True))
         else:  # in a directory that holds other files: run.json last
             if not self.manifest_path.exists():
@@ -220,6 +222,17 @@ class RunDir(RunReader):
             write_text(frozen, league_text)
             write_text(self.path / "run.json", json.dumps(meta, indent=2, sort_keys=True))
         self.clean()
+
+    def _untimed(self) -> list[str]:
+        """The parts whose moves file has no timing file (written before log
+        format 4), as the manifest has them now: run.json keeps them, so that
+        ``replay --verify-all`` knows any other one lost its timing file."""
+        m = self._manifest()
+        if m is None:  # (before manifests: before timing too)
+            from .legacy import inferred_parts
+
+            return sorted(p.name for p in inferred_parts(self) if p.moves is not None)
+        return sorted(n for n, e in m.live.items() if e.moves is not None and e.timing is None)
 
     def _take(self, d: Path) -> IO[str]:
         """``d``'s lock, held until closed, or a one-line error naming the run that holds it."""
@@ -308,7 +321,13 @@ class RunDir(RunReader):
             for name in m.retired:
                 if m.leftover(table, name):
                     (self.table_dir(table) / name).unlink(missing_ok=True)
-        if m.torn or m.retired or any(e.at for e in m.live.values()):
+        # (an older version's header is rewritten before a line of this one goes in)
+        if (
+            m.torn
+            or m.retired
+            or any(e.at for e in m.live.values())
+            or m.version < manifest.VERSION
+        ):
             live = [replace(e, at=None) for e in m.live.values()]
             self._rewrite(manifest.rewritten(m, live))
 
@@ -374,8 +393,8 @@ class RunDir(RunReader):
         match's part overlaps another's range, whose rows are sorted
         together. The moves and timing files stay where they were written,
         each under a line of its own. The merged file gets its line (and the old matches
-        parts theirs as retired) before it is renamed into place; the old
-        files go after."""
+        parts theirs as retired), the old files go, then it is renamed into
+        place (written under a dot name: plain readers skip it till then)."""
         listing = self.listing("off").require()
         parts = [p for p in listing.parts if first <= p.span[0] and p.span[1] <= last]
         if len(parts) <= 1:
@@ -403,11 +422,21 @@ class RunDir(RunReader):
         left = [replace(e, matches=None, at=None) for e in sides.values()]
         retired = [p.name for p in parts if p.name != target]
         self._rewrite(manifest.rewritten(m, [*others, *left, entry], retired))  # the commit point
+        # The parts it replaces go before it comes in: a plain reader of
+        # matches/ (which skips dot files) never sees a match twice.
+        self._remove_retired(retired)
         try:
             os.replace(merged, self.matches_dir / target)
         except OSError as e:
             raise storage_error(self.matches_dir / target, e) from None
         self.clean()
+
+    def _remove_retired(self, names: list[str]) -> None:
+        for name in names:
+            try:
+                (self.matches_dir / name).unlink(missing_ok=True)
+            except OSError as e:
+                raise storage_error(self.matches_dir / name, e) from None
 
     def _merge(self, path: Path, groups: list[list[Part]]) -> None:
         try:
