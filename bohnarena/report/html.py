@@ -30,6 +30,7 @@ from ..rating.stats import (
 from ..rating.stats import per_bot_matches as by_match
 from ..rating.statstables import elo_table
 from ..rating.thinking import thinking
+from ..store.faultlog import described, fault_reasons
 from ..store.parts import write_text
 from ..store.reading import RunReader
 from . import svg
@@ -287,10 +288,19 @@ def faults_and_times(r: LeagueResults, order: list[int]) -> dict[str, Any]:
     return {
         "head": head,
         "rows": rows,
+        "reasons": fault_lines(r, [m.bots[i] for i in order]) if m.faults.any() else [],
         "timed": f"{think.timed_matches:,}" if think.timed_matches else "",
         "matches": f"{m.n:,}",
         "bank": f"{bank:g}",
     }
+
+
+def fault_lines(r: LeagueResults, order: list[str]) -> list[tuple[str, list[str]]]:
+    """Each faulting bot (in ``order``) with its fault types, how often and
+    the first reason of each, and its forfeits; nothing where the run
+    logged no moves."""
+    found = fault_reasons(r.path) or {}
+    return [(bot, described(found[bot])) for bot in order if bot in found]
 
 
 def settings(r: LeagueResults) -> dict[str, Any]:

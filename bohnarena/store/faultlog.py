@@ -106,19 +106,27 @@ def _seats(matches: list[tuple[tuple[int, int], Path]], ids: set[int]) -> dict[i
     return out
 
 
+def described(faults: BotFaults) -> list[str]:
+    """Each type of fault with how often and its first reason (cut, on one
+    line, every character that is not printable escaped), then the
+    forfeits: one phrase each."""
+    out = [
+        f"{k.count} {name} (first in match {k.first_match}: "
+        f"{one_line(k.first_reason, REASON_CHARS)})"
+        for name, k in faults.kinds.items()
+    ]
+    if faults.forfeits:
+        out.append(f"forfeited {plural(faults.forfeits, 'match')}")
+    return out
+
+
 def faults_text(faults: dict[str, BotFaults], order: list[str]) -> str:
     """The summary as lines for the terminal, bots in ``order`` (the
-    standings'), each reason on one line with every character that is not
-    printable escaped."""
+    standings')."""
     lines = ["Faults (each type with its first reason; `bohnarena replay` shows a match whole):"]
-    for bot in [b for b in order if b in faults]:
-        f = faults[bot]
-        kinds = [
-            f"{k.count} {name} (first in match {k.first_match}: "
-            f"{one_line(k.first_reason, REASON_CHARS)})"
-            for name, k in f.kinds.items()
-        ]
-        if f.forfeits:
-            kinds.append(f"forfeited {plural(f.forfeits, 'match')}")
-        lines.append(f"  {one_line(bot, 80)}: " + "; ".join(kinds))
+    lines += [
+        f"  {one_line(bot, 80)}: " + "; ".join(described(faults[bot]))
+        for bot in order
+        if bot in faults
+    ]
     return "\n".join(lines)

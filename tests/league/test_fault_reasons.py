@@ -67,3 +67,14 @@ def test_without_moves_only_the_counts_are_known(league, tmp_path):
     out, printed = _run(league, tmp_path, extra="[run]\nmoves = false\n")
     assert fault_reasons(out) is None
     assert "Faults (" not in printed and "Faults (" not in _rank(out)
+
+
+def test_the_report_says_it_too_as_text(league, tmp_path):
+    out, _ = _run(league, tmp_path)
+    r = CliRunner().invoke(cli, ["report", str(out), "--no-matches", "--resamples", "10"])
+    assert r.exit_code == 0, r.output
+    page = (out / "report.html").read_text()
+    why = page.split("Why, bot by bot")[1].split("</ul>")[0]
+    assert "<b>faulty</b>" in why and " raised (first in match 0: raised ValueError" in why
+    assert "&lt;b&gt;red&lt;/b&gt;" in why and "<b>red</b>" not in page  # markup as text
+    assert "honest" not in why
