@@ -28,3 +28,7 @@ def test_a_dead_service_is_named_with_its_first_reason(tmp_path, serve):
     assert "forfeited" in line
     rank = CliRunner().invoke(cli, ["rank", str(out), "--resamples", "10"])
     assert rank.exit_code == 0 and line in rank.output
+    report = CliRunner().invoke(cli, ["report", str(out), "--no-matches", "--resamples", "10"])
+    assert report.exit_code == 0, report.output
+    why = (out / "report.html").read_text().split("Why, bot by bot")[1].split("</ul>")[0]
+    assert "<b>remote</b>" in why and " crash (first in match " in why and "forfeited" in why
