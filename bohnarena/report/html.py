@@ -93,7 +93,7 @@ def leaderboard(r: LeagueResults, s: LeagueStats) -> dict[str, Any]:
                 st.faults,
             ]
         )
-    head = ["#", "bot", "score μ−3σ", "TrueSkill μ ± σ", "seats", "win rate", "mean coins"]
+    head = ["#", "bot", "score μ−3σ", "TrueSkill μ ± σ", "matches", "win rate", "mean coins"]
     head += ["mean place", "P(#1)", "rank range", "faults"]
     order = [index[st.bot] for st in r.ranking.standings]
     forest = svg.intervals(
@@ -126,14 +126,15 @@ def leaderboard(r: LeagueResults, s: LeagueStats) -> dict[str, Any]:
     }
 
 
-def convergence(r: LeagueResults, path: Trajectory) -> dict[str, Any]:
-    m = r.matches
+def convergence(r: LeagueResults, path: Trajectory, order: list[int]) -> dict[str, Any]:
+    """The ratings' and win rates' paths, bots in the standings' ``order``
+    (each in its colour), the legend in that order too."""
     at = [float(x) for x in path.at]
-    bots = m.bots
+    colours = [svg.colour(i) for i in order]
     mu = svg.lines(
         "TrueSkill mu as matches were rated",
         at,
-        [path.mu[:, i].tolist() for i in range(len(bots))],
+        [path.mu[:, i].tolist() for i in order],
         "matches rated (match-id order)",
         "μ",
         bands=[
@@ -141,18 +142,21 @@ def convergence(r: LeagueResults, path: Trajectory) -> dict[str, Any]:
                 (path.mu[:, i] - path.sigma[:, i]).tolist(),
                 (path.mu[:, i] + path.sigma[:, i]).tolist(),
             )
-            for i in range(len(bots))
+            for i in order
         ],
+        colours=colours,
     )
     wins = svg.lines(
         "cumulative win rate",
         at,
-        [path.win_rate[:, i].tolist() for i in range(len(bots))],
+        [path.win_rate[:, i].tolist() for i in order],
         "matches (match-id order)",
         "win rate",
         percent=True,
+        colours=colours,
     )
-    return {"legend": svg.legend(bots), "mu": mu, "wins": wins}
+    legend = svg.legend([r.matches.bots[i] for i in order], colours)
+    return {"legend": legend, "mu": mu, "wins": wins}
 
 
 def head_to_head(s: LeagueStats, order: list[int]) -> dict[str, Any]:
@@ -342,7 +346,7 @@ def build(
         sections = {
             "board": leaderboard(r, s),
             "hero": hero_section(r, s),
-            "convergence": convergence(r, path),
+            "convergence": convergence(r, path, order),
             "pairs": head_to_head(s, order),
             "seats": seats(s, order),
             "distributions": distributions(r, order),
