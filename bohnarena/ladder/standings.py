@@ -62,22 +62,33 @@ def history_table(snapshots: list[Snapshot]) -> str:
 
 
 def history_page(snapshots: list[Snapshot], title: str, suspended: Sequence[Version] = ()) -> str:
-    """A page of one line per version: its conservative score after each
-    run; the ``suspended`` versions first, each with why."""
+    """A page of one line per entry, its versions joined: after each run the
+    score of its newest version that run rated (a dot at each; the table
+    names the versions), entries by their last score; the ``suspended``
+    versions first, each with why."""
     runs = sorted({s.run for s in snapshots})
-    bots = list(dict.fromkeys(s.bot for s in snapshots))
-    score = {(s.run, s.bot): s.score for s in snapshots}
-    series = [[score.get((r, b), math.nan) for r in runs] for b in bots]
+    score: dict[tuple[int, str], float] = {}
+    for s in snapshots:  # (in id order within a run: the newest version last)
+        score[s.run, s.bot.rpartition(".")[0]] = s.score
+    last = {entry: v for (_, entry), v in score.items()}  # (runs in order: the last run's)
+    entries = sorted(last, key=lambda e: -last[e])
+    series = [[score.get((r, e), math.nan) for r in runs] for e in entries]
     xs = [float(r) for r in runs]
     chart = lines(
-        "Each version's score after each run", xs, series, "run", "score", xinteger=True, dots=True
+        "Each entry's score after each run (its versions joined)",
+        xs,
+        series,
+        "run",
+        "score",
+        xinteger=True,
+        dots=True,
     )
     return render(
         __package__,
         "history.html",
         title=title,
         chart=chart,
-        legend=legend(bots),
+        legend=legend(entries),
         snapshots=snapshots,
         when=_when,
         suspended=suspended,

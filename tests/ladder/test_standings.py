@@ -1,6 +1,8 @@
 """The standing table (active versions by score, unplayed ones last,
 retired apart), the history table and its plot."""
 
+import re
+
 from bohnarena.ladder.catalog import Catalog
 from bohnarena.ladder.standings import history_page, history_table, standing_table
 from bohnarena.rating.skill import BotStanding
@@ -63,3 +65,30 @@ def test_a_run_prints_the_figures_its_ladder_keeps(tmp_path):
     printed = Ranking([fay], [0, 0, 0, 0], 0).to_text().splitlines()[1].split()
     kept = standing_table(c).splitlines()[1].split()
     assert printed[2:5] == kept[2:5] == ["29.16", "35.51", "2.12"]
+
+
+def test_the_history_plot_joins_an_entrys_versions(tmp_path):
+    c = Catalog(tmp_path, create=True)
+    a1 = c.add("ann", "a" * 32, "file", {}, "ann.py", "a")
+    c.activate(a1)
+    bob = c.add("bob", "b" * 32, "file", {}, "bob.py", "b")
+    c.activate(bob)
+    c.record_run(0.0, 8, 8, [(a1, BotStanding("", 20, 1)), (bob, BotStanding("", 30, 1))])
+    a2 = c.add("ann", "c" * 32, "file", {}, "ann.py", "c")
+    c.activate(a2)  # ann's second version: the first retired, still rated on its matches
+    c.record_run(
+        0.0,
+        8,
+        8,
+        [
+            (a1, BotStanding("", 20, 1)),
+            (bob, BotStanding("", 29, 1)),
+            (a2, BotStanding("", 35, 1)),
+        ],
+    )
+    page = history_page(c.history(), "spring")
+    assert page.count('class="mark"') == 2  # one line an entry, not one a version
+    assert page.count("<circle") == 4  # ann after each run (the newer version), bob too
+    keys = re.findall(r"</i>([^<]+)</span>", page.split('class="legend"')[1])
+    assert keys == ["ann", "bob"]  # by their last score: ann's new version leads
+    assert "ann.aaaaaaaa" in page and "ann.cccccccc" in page  # the table names the versions
