@@ -97,11 +97,15 @@ class Painter:
         who = [rec[1]] if rec[1] >= 0 else []
         if kind in ("offered", "declined", "traded") and rec[2] >= 0:
             who.append(rec[2])
+        paid = {}  # a harvest, marked on its seat at its move
+        if kind == "harvested":
+            _, seat, _, card, n, coins = rec
+            paid[seat] = f"harvested {n} {bean(card)}: {film.plural(coins, 'coin')}"
         return Frame(
             t.turn,
             self._head(t),
             self._table(t),
-            tuple(self._seat(t, s) for s in range(t.players)),
+            tuple(self._seat(t, s, paid.get(s)) for s in range(t.players)),
             tuple(who),
         )
 
@@ -145,7 +149,7 @@ class Painter:
             return list(self.trading)
         return [f"({earlier} earlier: see the moves)", *self.trading[-RECENT:]]
 
-    def _seat(self, t: Table, s: int) -> tuple[Zone, ...]:
+    def _seat(self, t: Table, s: int, paid: str | None = None) -> tuple[Zone, ...]:
         allowed = t.harvestable(s)
         fields: list[tuple[str, int | None, str]] = []
         for f, (v, n) in enumerate(t.fields[s]):
@@ -158,7 +162,7 @@ class Painter:
                 note += " (protected now)"
             fields.append((bean(v), n, note))
         zones = [
-            self.referee.badges(s, s == t.active and t.turn > 0),
+            self.referee.badges(s, s == t.active and t.turn > 0, *filter(None, [paid])),
             film.value("coins", "Coins", len(t.coins[s])),
             film.slots("fields", "Fields", fields),
             film.cards("hand", "Hand (front card first)", map(bean, t.hands[s]), secret=True),

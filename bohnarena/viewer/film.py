@@ -194,19 +194,22 @@ class Viewer:
 
 class Referee:
     """What the referee's records (the same in every game) say of each seat
-    as a match goes: its faults, a forfeit, its last note; and the end."""
+    as a match goes: its faults, a forfeit, a note at the move it was
+    written with; and the end."""
 
     def __init__(self, players: int, describe: Callable[[tuple[Any, ...]], str | None]) -> None:
         self.describe = describe
         self.faults = [0] * players
         self.forfeited: set[int] = set()
-        self.notes: dict[int, str] = {}
+        self.notes: dict[int, tuple[int, str]] = {}  # seat: (its move, the note)
+        self.now = -1
         self.over = False
 
     def see(self, i: int, rec: tuple[Any, ...]) -> None:
         kind = rec[0]
+        self.now = i
         if kind == "note":
-            self.notes[rec[1]] = f"move {i}: {(self.describe(rec) or '').strip()}"
+            self.notes[rec[1]] = (i, f"move {i}: {(self.describe(rec) or '').strip()}")
         elif kind == "fault":
             self.faults[rec[1]] += 1
         elif kind == "forfeit":
@@ -223,8 +226,10 @@ class Referee:
         return badges([*marks, *more])
 
     def note(self, seat: int) -> tuple[Zone, ...]:
-        """The seat's last note, if it wrote one."""
-        return (lines("note", "Last note", [self.notes[seat]]),) if seat in self.notes else ()
+        """The seat's note, at the move it came with only (a note explains
+        that answer, not the moves after it)."""
+        at, text = self.notes.get(seat, (-2, ""))
+        return (lines("note", "Note", [text]),) if at == self.now else ()
 
 
 def plural(n: int, word: str) -> str:

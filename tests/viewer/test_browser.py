@@ -200,7 +200,7 @@ def test_a_bots_markup_stays_text_and_calls_nowhere(browser, tmp_path, shots):
     invoke("play", "-s", 3, "-q", bot, "planner", "random", "--html", html)
     w = Watched(browser, html)
     title = w.page.title()
-    w.press("ArrowDown", lambda: w.page.locator('[data-zone="note"]').count() > 0)
+    w.press("ArrowRight", lambda: w.page.locator('[data-zone="note"]').count() > 0)  # at its move
     note = w.page.inner_text('section.seat[data-seat="0"] [data-zone="note"] li')
     assert ESCAPE.split(" \u2028")[0] in note  # the markup, as text
     assert w.page.locator("img").count() == 0 and w.page.title() == title

@@ -218,3 +218,23 @@ def test_match_info_says_the_result_in_place_order():
         "   1. seat 1 bb   9 coins",
         "   2. seat 0 a    3 coins  (1 fault)",
     ]
+
+
+def test_a_harvest_is_marked_on_its_seat_at_its_move_and_a_note_at_its_own():
+    seed = 11
+    specs = ["trader", f"{HERE / 'hostile_notes.py'}:MarkupNoter", "random"]
+    game, rules, log, names = played("bohnanza", "classic", specs, seed)
+    film = film_of(game, rules, log, names, seed)
+
+    def marks(i, seat):
+        return unpack(film, i)[3][seat]["badges"].get("items", [])
+
+    i = next(i for i, r in enumerate(log) if r[0] == "harvested" and r[5] > 1)
+    _, seat, _, variety, n, coins = log[i]
+    paid = f"harvested {n} {rules.varieties[variety].name}: {coins} coins"
+    assert paid in marks(i, seat)
+    assert paid not in marks(i + 1, seat) and paid not in marks(i - 1, seat)
+    j = next(j for j, r in enumerate(log) if r[0] == "note")
+    noted = log[j][1]
+    assert "note" in unpack(film, j)[3][noted]
+    assert "note" not in unpack(film, j + 1)[3][noted]  # the next move has its own say
