@@ -1,15 +1,18 @@
-"""``bohnarena bots``, ``check-bot`` and ``new-bot``: the installed bots, a
-bot checked against the protocol, a new bot package."""
+"""``bohnarena bots``, ``check-bot``, ``check-game`` and ``new-bot``: the
+installed bots, a bot checked against the protocol, a game checked against
+the seam, a new bot package."""
 
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
+from typing import Any
 
 import click
 from tqdm import tqdm
 
 from ..core.errors import BohnarenaError, UsageError
-from ..core.game import game_names, get_game
+from ..core.game import game_names, get_game, load_game
 from ..core.plugins import list_bots, load_bot
 from ..league.file import DEFAULT_PACKAGES, BotEntry
 from ..league.services import is_url
@@ -132,19 +135,62 @@ def check_bot(
         disable=not (sys.stderr.isatty() if progress is None else progress),
         leave=False,
     ) as bar:
-        started = False
-
-        def playing(label: str) -> None:  # before each seat's matches: the last one is done
-            nonlocal started
-            bar.update(started)
-            started = True
-            bar.set_postfix_str(label)
-
-        report = run_check(g, entry, limits, seed, progress=playing)
+        report = run_check(g, entry, limits, seed, progress=stepper(bar))
         bar.update(bar.total - bar.n)
     for line in report.lines():
         echo(line)
     sys.exit(0 if report.passed else 1)
+
+
+@cli.command("check-game")
+@click.argument("spec", metavar="GAME")
+@click.option("--seed", type=int, default=0, show_default=True)
+@progress_option
+def check_game(spec: str, seed: int, progress: bool | None) -> None:
+    """Check that a game conforms (a registered game's name, or MODULE:GAME
+    or file.py:GAME for one not yet registered): its sparring bots play
+    every edition at every player count and every conformance
+    configuration; playthroughs are reproducible, replay and keep to the
+    game's layout; each seat's view shows nothing a re-deal of what it
+    cannot see changes; the wire carries every view, record, argument and
+    answer as JSON and back, valid under the protocol's schema; each
+    declared capability works. One line a check (pass, FAIL, or skip: not
+    declared), then a summary. Exit code 0 when every check passes, 1 when
+    one fails (docs/adding-a-game.md).
+    """
+    from ..tools.gamecheck import check_game as run_check
+    from ..tools.gamecheck import configs, summary
+
+    g = load_game(spec)
+    total = len(configs(g))
+    with tqdm(
+        total=total,
+        unit="rule set",
+        desc="check-game",
+        file=sys.stderr,
+        disable=not (sys.stderr.isatty() if progress is None else progress),
+        leave=False,
+    ) as bar:
+        verdicts = run_check(g, seed, progress=stepper(bar))
+        bar.update(bar.total - bar.n)
+    for verdict in verdicts:
+        echo(verdict.line())
+    echo(summary(verdicts))
+    sys.exit(1 if any(v.passed is False for v in verdicts) else 0)
+
+
+def stepper(bar: tqdm[Any]) -> Callable[[str], None]:
+    """A check's progress: told each step's label before it starts, so the
+    step before it is done."""
+    started = False
+
+    def step(label: str) -> None:
+        nonlocal started
+        bar.update(started)
+        started = True
+        bar.set_postfix_str(label)
+
+    return step
 
 
 def shipped_bots() -> set[str]:
