@@ -60,7 +60,8 @@ def test_a_view_that_shows_another_seats_hand_fails_views_hide():
     assert r.exit_code == 1, r.output
     lines, last = verdicts(r)
     mark, reason = lines["views hide"]
-    assert mark == "FAIL" and "wire:discard is [" in reason, reason
+    assert mark == "FAIL" and reason.startswith("classic 3p, turn "), reason
+    assert "wire:discard is [" in reason, reason
     assert "in a sample that re-dealt what the seat cannot see" in reason
     failed = [name for name, (mark, _) in lines.items() if mark != "pass"]
     assert failed == ["views hide"] and last == "FAIL: 9 checks, 1 failed"
@@ -72,7 +73,9 @@ def test_a_wire_that_loses_an_answer_fails_wire():
     assert r.exit_code == 1, r.output
     lines, _ = verdicts(r)
     assert lines["wire"][0] == "FAIL", r.output
-    assert lines["wire"][1].endswith("harvest, the answer 'redeem' does not come back")
+    where, problem = lines["wire"][1].split(": ", 1)
+    assert where.startswith("standard 2p, turn ") and where.endswith("'s harvest"), where
+    assert problem == "the answer 'redeem' does not come back"
     assert [name for name, (mark, _) in lines.items() if mark != "pass"] == ["wire"]
 
 
@@ -120,3 +123,22 @@ def test_a_game_that_plays_no_match_passes_no_check_of_its_matches():
     for name in ("reproducible", "replays"):
         assert verdicts[name].passed is False
         assert verdicts[name].reason == "nothing to check: no rule set played through"
+
+
+def test_a_check_that_raises_is_that_checks_finding_where_it_raised():
+    from types import SimpleNamespace
+
+    from bohnarena.core.plugins import load_module
+    from bohnarena.tools.watch import Watcher
+
+    def boom(view):
+        raise ValueError("boom")
+
+    wire = SimpleNamespace(rules_json=lambda rules: {}, rules_from_json=dict, view_json=boom)
+    toy3 = load_module(str(GAMES / "toy3.py"))
+    watcher = Watcher(toy3.GAME, wire, None)
+    watcher.start(None, 1, "standard 2p")
+    watcher(None, "take", SimpleNamespace(turn=3, seat=1), (), 0)  # (what a bot's take reports)
+    assert watcher.findings.problems == {
+        "wire": "standard 2p, turn 3, seat 1's take: raised ValueError: boom"
+    }

@@ -166,7 +166,7 @@ def check_game(
 
         with plays.trying(where):
             first = play(classes, 0)
-            watcher.start(ruleset, derive_seed(seed, "check-game", where, "samples"))
+            watcher.start(ruleset, derive_seed(seed, "check-game", where, "samples"), where)
             other = play(spies, 1)
             for p in (first, other):
                 plays.note(_ended(game, p))

@@ -86,49 +86,51 @@ class Findings:
 
 
 @contextmanager
-def trying(findings: Findings, check: str) -> Iterator[None]:
+def trying(findings: Findings, check: str, where: str) -> Iterator[None]:
     """An exception in a check is that check's finding, never the bot's fault."""
     try:
         yield
     except Exception as e:
-        findings.note(check, f"raised {raised(e)}")
+        findings.note(check, f"{where}: raised {raised(e)}")
 
 
 class Watcher:
     """The observer of one game's playthroughs (its checks: ``hide``, ``wire``)."""
 
     def __init__(self, game: Game, wire: Wire | None, schema: dict[str, Any] | None) -> None:
-        self.game, self.wire = game, wire
+        self.wire = wire
         self.hides = capabilities(game).new_state is not None  # (a sample needs a state)
         self.findings = Findings()
         self.rng = random.Random(0)
-        self.rules: Any = None
+        self.label = ""  # the rule set's, in what is found
         self.sent_rules: Any = None
         #: seat -> (its next raw record, the records it saw)
         self.histories: dict[int, tuple[int, list[tuple[Any, ...]]]] = {}
         self.validate = validator(schema) if schema is not None else None
 
-    def start(self, rules: Any, seed: int) -> None:
-        """Before a match under ``rules``: the rules go over the wire once."""
-        self.rules, self.rng = rules, random.Random(seed)
-        self.histories = {}
+    def start(self, rules: Any, seed: int, label: str) -> None:
+        """Before a match under ``rules`` (``label``): the rules go over the wire once."""
+        self.label, self.rng = label, random.Random(seed)
+        self.histories, self.sent_rules = {}, None
         if self.wire is not None:
-            with trying(self.findings, "wire"):
+            with trying(self.findings, "wire", label):
                 sent = as_json(self.wire.rules_json(rules))
-                self._valid("rules", sent)
+                self._valid("rules", sent, label)
                 self.sent_rules = self.wire.rules_from_json(sent)
                 back = as_json(self.wire.rules_json(self.sent_rules))
                 if back != sent:
-                    self.findings.note("wire", f"the rules come back as {_short(back, sent)}")
+                    self.findings.note(
+                        "wire", f"{label}: the rules come back as {_short(back, sent)}"
+                    )
 
     def __call__(self, bot: Any, kind: str, view: Any, args: tuple[Any, ...], answer: Any) -> None:
         self.findings.decisions += 1
-        where = f"turn {view.turn}, seat {view.seat}'s {kind}"
+        where = f"{self.label}, turn {view.turn}, seat {view.seat}'s {kind}"
         if self.hides:
-            with trying(self.findings, "hide"):
+            with trying(self.findings, "hide", where):
                 self._hides(view, where)
         if self.wire is not None and self.sent_rules is not None:
-            with trying(self.findings, "wire"):
+            with trying(self.findings, "wire", where):
                 self._round_trip(self.wire, kind, view, args, answer, where)
 
     def _hides(self, view: Any, where: str) -> None:
@@ -140,7 +142,7 @@ class Watcher:
             k = differ[0]
             self.findings.note(
                 "hide",
-                f"at {where}, {k} is {_text(shown[k])} in the match but "
+                f"{where}: {k} is {_text(shown[k])} in the match but "
                 f"{_text(seen.get(k))} in a sample that re-dealt what the seat cannot see",
             )
 
@@ -160,24 +162,24 @@ class Watcher:
         got = wire.json_view({**sent, ASKED: kind}, self.sent_rules, list(history))
         back = as_json(wire.view_json(got))
         if back != sent:
-            self.findings.note("wire", f"at {where}, the view comes back as {_short(back, sent)}")
+            self.findings.note("wire", f"{where}: the view comes back as {_short(back, sent)}")
         sent_args = as_json(wire.args_json(kind, view, args))
         self._valid(f"args_{kind}", sent_args, where)
         if wire.args_from_json(kind, sent_args) != args:
             self.findings.note(
                 "wire",
-                f"at {where}, the arguments {_text(args)} come back as "
+                f"{where}: the arguments {_text(args)} come back as "
                 f"{_text(wire.args_from_json(kind, sent_args))}",
             )
         said = as_json(wire.answer_json(answer))
         self._valid(f"answer_{kind}", said, where)
         if as_json(wire.answer_json(wire.answer_from_json(kind, said))) != said:
-            self.findings.note("wire", f"at {where}, the answer {_text(said)} does not come back")
+            self.findings.note("wire", f"{where}: the answer {_text(said)} does not come back")
 
-    def _valid(self, part: str, value: Any, where: str = "the start") -> None:
+    def _valid(self, part: str, value: Any, where: str) -> None:
         problem = self.validate(part, value) if self.validate is not None else None
         if problem:
-            self.findings.note("wire", f"at {where}, the {part} breaks the schema: {problem}")
+            self.findings.note("wire", f"{where}: the {part} breaks the schema: {problem}")
 
 
 def validator(schema: dict[str, Any]) -> Callable[[str, Any], str | None]:
