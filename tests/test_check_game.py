@@ -1,7 +1,7 @@
 """``bohnarena check-game``: the shipped games and the toy game pass; a game
-that leaks a hand, one that does not reproduce and one whose wire loses an
-answer fail on the check that says so; a spec that is no game is a usage
-error."""
+that leaks a hand, one that does not reproduce, one whose wire loses an
+answer and one whose searchable state leaves a part out fail on the check
+that says so; a spec that is no game is a usage error."""
 
 from pathlib import Path
 
@@ -63,8 +63,10 @@ def test_a_view_that_shows_another_seats_hand_fails_views_hide():
     assert mark == "FAIL" and reason.startswith("classic 3p, turn "), reason
     assert "wire:discard is [" in reason, reason
     assert "in a sample that re-dealt what the seat cannot see" in reason
+    # (and the bot's side, dealing a sample from what was sent, sees another discard pile)
+    assert lines["wire"][1].endswith("in a sample dealt from the state sent with the view")
     failed = [name for name, (mark, _) in lines.items() if mark != "pass"]
-    assert failed == ["views hide"] and last == "FAIL: 9 checks, 1 failed"
+    assert failed == ["views hide", "wire"] and last == "FAIL: 9 checks, 2 failed"
 
 
 @pytest.mark.slow
@@ -76,6 +78,18 @@ def test_a_wire_that_loses_an_answer_fails_wire():
     where, problem = lines["wire"][1].split(": ", 1)
     assert where.startswith("standard 2p, turn ") and where.endswith("'s harvest"), where
     assert problem == "the answer 'redeem' does not come back"
+    assert [name for name, (mark, _) in lines.items() if mark != "pass"] == ["wire"]
+
+
+@pytest.mark.slow
+def test_a_searchable_state_sent_without_a_part_fails_wire():
+    r = check(f"{GAMES / 'stateless.py'}:GAME")
+    assert r.exit_code == 1, r.output
+    lines, _ = verdicts(r)
+    assert lines["wire"][0] == "FAIL", r.output
+    assert lines["wire"][1].endswith(
+        "'s harvest: the state breaks the schema: \"'winners' is a required property\""
+    )
     assert [name for name, (mark, _) in lines.items() if mark != "pass"] == ["wire"]
 
 

@@ -21,7 +21,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..core.game import ASKED, Game, capabilities
+from ..core.game import ASKED, STATE, Game, capabilities
 from ..core.plugins import raised
 from ..core.wire import Wire
 
@@ -60,7 +60,8 @@ def watched(cls: type, base: type, observe: Observer) -> type:
 
 def view_contents(view: Any, wire: Wire | None) -> dict[str, Any]:
     """What a bot reads of ``view``: its public properties and, for a game
-    with a wire, what the wire sends (``wire:`` before each key)."""
+    with a wire, what the wire sends (``wire:`` before each key); never what
+    the referee tells (:data:`REFEREE_KEYS`)."""
     names = {
         name
         for klass in type(view).__mro__
@@ -134,16 +135,13 @@ class Watcher:
                 self._round_trip(self.wire, kind, view, args, answer, where)
 
     def _hides(self, view: Any, where: str) -> None:
-        shown = view_contents(view, self.wire)
         sample = view.determinize(self.rng).view(view.seat)
-        seen = view_contents(sample, self.wire)
-        differ = [k for k in shown if shown[k] != seen.get(k)]
-        if differ:
-            k = differ[0]
+        k, shown, seen = _first_difference(view, sample, self.wire)
+        if k:
             self.findings.note(
                 "hide",
-                f"{where}: {k} is {_text(shown[k])} in the match but "
-                f"{_text(seen.get(k))} in a sample that re-dealt what the seat cannot see",
+                f"{where}: {k} is {shown} in the match but {seen} in a sample "
+                "that re-dealt what the seat cannot see",
             )
 
     def _round_trip(
@@ -171,10 +169,33 @@ class Watcher:
                 f"{where}: the arguments {_text(args)} come back as "
                 f"{_text(wire.args_from_json(kind, sent_args))}",
             )
+        if self.hides:
+            self._sent_state(wire, view, {**sent, ASKED: kind}, history, where)
         said = as_json(wire.answer_json(answer))
         self._valid(f"answer_{kind}", said, where)
         if as_json(wire.answer_json(wire.answer_from_json(kind, said))) != said:
             self.findings.note("wire", f"{where}: the answer {_text(said)} does not come back")
+
+    def _sent_state(
+        self, wire: Wire, view: Any, sent: dict[str, Any], history: list[Any], where: str
+    ) -> None:
+        """The searchable state a seat may ask for (``state_json``), sent
+        with the view: a sample the bot's side deals from it shows the seat
+        its view (the rules aside: they came over the wire already)."""
+        state = wire.state_json(view)
+        if state is None:
+            return
+        state = as_json(state)
+        self._valid("state", state, where)
+        got = wire.json_view({**sent, STATE: state}, self.sent_rules, list(history))
+        sample = got.determinize(self.rng).view(view.seat)
+        k, shown, seen = _first_difference(view, sample, self.wire, {"rules"})
+        if k:
+            self.findings.note(
+                "wire",
+                f"{where}: {k} is {shown} in the match but {seen} in a sample "
+                "dealt from the state sent with the view",
+            )
 
     def _valid(self, part: str, value: Any, where: str) -> None:
         problem = self.validate(part, value) if self.validate is not None else None
@@ -212,6 +233,18 @@ def validator(schema: dict[str, Any]) -> Callable[[str, Any], str | None]:
         return _text(error.message)
 
     return check
+
+
+def _first_difference(
+    view: Any, other: Any, wire: Wire | None, aside: frozenset[str] | set[str] = frozenset()
+) -> tuple[str, str, str]:
+    """The first key (but ``aside``) whose value a bot reads differently in
+    ``view`` and ``other``, and the two values as text; ``("", "", "")``: none."""
+    shown, seen = view_contents(view, wire), view_contents(other, wire)
+    for k in shown:
+        if k not in aside and shown[k] != seen.get(k):
+            return k, _text(shown[k]), _text(seen.get(k))
+    return "", "", ""
 
 
 def _text(value: Any, chars: int = 120) -> str:
