@@ -107,12 +107,14 @@ class Watcher:
         self.sent_rules: Any = None
         #: seat -> (its next raw record, the records it saw)
         self.histories: dict[int, tuple[int, list[tuple[Any, ...]]]] = {}
+        #: (seat, decision) whose searchable state met the schema this match
+        self.states_valid: set[tuple[int, str]] = set()
         self.validate = validator(schema) if schema is not None else None
 
     def start(self, rules: Any, seed: int, label: str) -> None:
         """Before a match under ``rules`` (``label``): the rules go over the wire once."""
         self.label, self.rng = label, random.Random(seed)
-        self.histories, self.sent_rules = {}, None
+        self.histories, self.sent_rules, self.states_valid = {}, None, set()
         if self.wire is not None:
             with trying(self.findings, "wire", label):
                 sent = as_json(self.wire.rules_json(rules))
@@ -186,7 +188,9 @@ class Watcher:
         if state is None:
             return
         state = as_json(state)
-        self._valid("state", state, where)
+        if (view.seat, sent[ASKED]) not in self.states_valid:  # (big: its schema costs)
+            self.states_valid.add((view.seat, sent[ASKED]))
+            self._valid("state", state, where)
         got = wire.json_view({**sent, STATE: state}, self.sent_rules, list(history))
         sample = got.determinize(self.rng).view(view.seat)
         k, shown, seen = _first_difference(view, sample, self.wire, {"rules"})
