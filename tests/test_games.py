@@ -63,6 +63,7 @@ def test_a_third_game_plays_through_run_rank_and_replay(toy, tmp_path):
     listing = run("bots")
     assert any(line.split()[:2] == ["toy-greedy", "toy3"] for line in listing.output.splitlines())
     assert run("check-bot", "--game", "toy3", "toy-random").exit_code == 0
+    assert run("check-game", "toy3").exit_code == 0  # (by its registered name)
 
 
 def test_a_game_without_a_wire_refuses_bots_out_of_process(toy):

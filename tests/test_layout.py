@@ -3,6 +3,7 @@ bohnarena/ is on its map, none is over 600 lines, and the folders import
 one another only as its table allows (so never in a circle)."""
 
 import ast
+import functools
 import re
 from pathlib import Path
 
@@ -65,6 +66,7 @@ def runtime_imports(path):
                 yield PACKAGE / "__init__.py"
 
 
+@functools.cache  # (both import tests read it: the package parsed once)
 def folder_graph():
     graph = {}
     for path in modules():
@@ -108,7 +110,6 @@ def test_every_module_is_on_the_map():
     assert not missing, f"CONTRIBUTING.md's layout does not name {missing}"
 
 
-@pytest.mark.slow
 def test_folders_import_only_what_the_map_allows():
     rows = layout_table()
     for source, targets in sorted(folder_graph().items()):
@@ -117,7 +118,6 @@ def test_folders_import_only_what_the_map_allows():
             assert target in allowed or target == "__init__", f"{source}/ imports {target}/"
 
 
-@pytest.mark.slow
 def test_no_import_circle_between_folders():
     graph = folder_graph()
     done, path = set(), []

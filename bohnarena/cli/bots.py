@@ -1,5 +1,6 @@
-"""``bohnarena bots``, ``check-bot`` and ``new-bot``: the installed bots, a
-bot checked against the protocol, a new bot package."""
+"""``bohnarena bots``, ``check-bot``, ``check-game`` and ``new-bot``: the
+installed bots, a bot checked against the protocol, a game checked against
+the seam, a new bot package."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import click
 from tqdm import tqdm
 
 from ..core.errors import BohnarenaError, UsageError
-from ..core.game import game_names, get_game
+from ..core.game import game_names, get_game, load_game
 from ..core.plugins import list_bots, load_bot
 from ..league.file import DEFAULT_PACKAGES, BotEntry
 from ..league.services import is_url
@@ -152,7 +153,7 @@ def check_bot(
                     echo(f"  | {line}", err=True)
             raise
     seats = sum(n for _, n, _ in configs)
-    with seat_bar(seats, "check-bot", progress) as playing:
+    with steps(seats, "seat", "check-bot", progress) as playing:
         report = run_check(g, entry, limits, seed, progress=playing, configs=configs)
     for line in report.lines():
         echo(line)
@@ -160,12 +161,15 @@ def check_bot(
 
 
 @contextmanager
-def seat_bar(seats: int, desc: str, progress: bool | None) -> Iterator[Callable[[str], None]]:
-    """A bar over a conformance check's seats (on a terminal, or as
-    ``progress`` says); yields what the check calls before each seat."""
+def steps(
+    total: int, unit: str, desc: str, progress: bool | None
+) -> Iterator[Callable[[str], None]]:
+    """A bar over a check's steps (on a terminal, or as ``progress`` says);
+    yields what the check calls with each step's label before it starts,
+    so the step before it is done."""
     with tqdm(
-        total=seats,
-        unit="seat",
+        total=total,
+        unit=unit,
         desc=desc,
         file=sys.stderr,
         disable=not (sys.stderr.isatty() if progress is None else progress),
@@ -173,14 +177,43 @@ def seat_bar(seats: int, desc: str, progress: bool | None) -> Iterator[Callable[
     ) as bar:
         started = False
 
-        def playing(label: str) -> None:  # before each seat's matches: the last one is done
+        def step(label: str) -> None:
             nonlocal started
             bar.update(started)
             started = True
             bar.set_postfix_str(label)
 
-        yield playing
+        yield step
         bar.update(bar.total - bar.n)
+
+
+@cli.command("check-game")
+@click.argument("spec", metavar="GAME")
+@click.option("--seed", type=int, default=0, show_default=True)
+@progress_option
+def check_game(spec: str, seed: int, progress: bool | None) -> None:
+    """Check that a game conforms (a registered game's name, or MODULE:GAME
+    or file.py:GAME for one not yet registered): its sparring bots play
+    every edition at every player count and every conformance
+    configuration; playthroughs are reproducible, replay and keep to the
+    game's layout; each seat's view shows nothing a re-deal of what it
+    cannot see changes; the wire carries every view, record, argument and
+    answer as JSON and back, valid under the protocol's schema; each
+    declared capability works. One line a check (pass, FAIL, or skip: not
+    declared), then a summary. Exit code 0 when every check passes, 1 when
+    one fails (docs/adding-a-game.md).
+    """
+    from ..tools.gamecheck import check_game as run_check
+    from ..tools.gamecheck import configs, summary
+
+    g = load_game(spec)
+    total = len(configs(g))
+    with steps(total, "rule set", "check-game", progress) as step:
+        verdicts = run_check(g, seed, progress=step)
+    for verdict in verdicts:
+        echo(verdict.line())
+    echo(summary(verdicts))
+    sys.exit(1 if any(v.passed is False for v in verdicts) else 0)
 
 
 def shipped_bots() -> set[str]:

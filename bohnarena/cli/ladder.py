@@ -111,12 +111,12 @@ def submit(
     from ..ladder.settings import load_settings
     from ..ladder.submission import Rejected
     from ..ladder.submission import submit as take
-    from .bots import seat_bar
+    from .bots import steps
 
     settings = load_settings(ladder).with_secrets(secrets)
     catalog = Catalog(ladder)
     try:
-        with seat_bar(settings.players, "check", progress) as playing:
+        with steps(settings.players, "seat", "check", progress) as playing:
             version, old = take(
                 ladder,
                 settings,

@@ -13,10 +13,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 from .errors import UsageError
-from .plugins import clash_message, registered, short_error
+from .plugins import clash_message, load_module, registered, short_error
 
 GROUP = "bohnarena.games"
 
@@ -231,6 +232,33 @@ class Game(Protocol):
         ...
 
 
+def checked(game: object, what: str) -> Game:
+    """``game`` if it is a :class:`Game` with :class:`Capabilities`, else a
+    one-line UsageError naming it ``what``."""
+    if not isinstance(game, Game):
+        raise UsageError(f"{what} is not a bohnarena.core.game.Game")
+    if not isinstance(capabilities(game), Capabilities):
+        raise UsageError(f"{what}: its capabilities are not a bohnarena.core.game.Capabilities")
+    return game
+
+
+def load_game(spec: str) -> Game:
+    """The game ``spec`` names: a registered game's name, or ``MODULE:GAME``
+    (``file.py:GAME`` too), an object not yet registered (``check-game``)."""
+    if ":" not in spec:
+        return get_game(spec)
+    where, _, attr = spec.rpartition(":")
+    if where.endswith(".py") and not Path(where).expanduser().is_file():
+        raise UsageError(f"game file {where} does not exist")
+    try:
+        module = load_module(where)
+    except UsageError as e:
+        raise UsageError(f"game {spec!r} does not load: {e}") from None
+    if not hasattr(module, attr):
+        raise UsageError(f"{where} has no {attr!r}")
+    return checked(getattr(module, attr), f"{spec} ({type(getattr(module, attr)).__name__})")
+
+
 def game_names() -> list[str]:
     """The names of the registered games (a clash or a broken one included)."""
     reg = registered(GROUP)
@@ -250,13 +278,7 @@ def get_game(name: str) -> Game:
         game = ep.load()
     except (Exception, SystemExit) as e:  # a broken plugin package is the user's to fix
         raise UsageError(f"game {name!r} ({ep.value}) does not load: {short_error(e)}") from None
-    if not isinstance(game, Game):
-        raise UsageError(f"game {name!r} ({ep.value}) is not a bohnarena.core.game.Game")
-    if not isinstance(capabilities(game), Capabilities):
-        raise UsageError(
-            f"game {name!r} ({ep.value}): its capabilities are not a "
-            "bohnarena.core.game.Capabilities"
-        )
+    game = checked(game, f"game {name!r} ({ep.value})")
     if game.name != name:  # seats and results find a game again by its name
         raise UsageError(f"game {name!r} ({ep.value}) calls itself {game.name!r}")
     return game

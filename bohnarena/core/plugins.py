@@ -240,12 +240,18 @@ def load_bot(spec: str, base: type) -> type:
             "and not of the form file.py:Class or module:Class"
         )
     where, _, attr = spec.rpartition(":")
-    module = _load_file(where) if where.endswith(".py") else _load_module(where)
+    module = load_module(where)
     try:
         cls = getattr(module, attr)
     except AttributeError:
         raise BotLoadError(f"{where} has no class {attr!r}") from None
     return _check(cls, spec, base)
+
+
+def load_module(where: str) -> object:
+    """The module ``where`` names: a file (``x.py``) or an importable name;
+    whatever its import raises is a one-line :class:`BotLoadError`."""
+    return _load_file(where) if where.endswith(".py") else _load_module(where)
 
 
 def _check(cls: object, spec: str, base: type) -> type:

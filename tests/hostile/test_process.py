@@ -13,6 +13,7 @@ import pytest
 
 from bohnarena.run.dispatch import run_league
 from bohnarena.run.execution import DaskBackend
+from tests.hostile.test_sandbox import still_running
 from tests.league.test_worker_death import charged
 
 HERE = Path(__file__).parent
@@ -204,8 +205,7 @@ def test_a_process_bot_keeps_no_module_state_from_one_match_to_the_next(tmp_path
 def test_a_process_bots_children_in_its_session_end_with_its_match(tmp_path):
     out = tmp_path / "o"
     assert run_league(a_league(tmp_path, "SpawnsInItsSession"), out, workers=1, progress=False)
-    left = subprocess.run(["pgrep", "-f", "sleep 4246"], capture_output=True, text=True).stdout
-    assert not left.split()
+    assert not still_running("sleep 4246")
 
 
 @SLOW
