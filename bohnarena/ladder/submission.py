@@ -27,6 +27,7 @@ from ..core.plugins import locate
 from ..league.file import BotEntry, League
 from ..league.services import is_url
 from ..sandbox.botfiles import ExposedError, check_layout
+from ..sandbox.packages import shadowing
 from .catalog import Catalog, Version
 from .check import Verdict
 from .metadata import Declared, check_requirements, chosen_bot, project, wheel
@@ -162,9 +163,12 @@ def _python(kind: str, tree: Path, declared: Declared, bot: str | None, s: Setti
     if not roots:
         raise SubmissionError(f"it holds no module {module}")
     try:  # found in the files alone, as the sandbox will find it
-        locate(f"{(tree / roots[0]).resolve()}/{module}:{attr}")
+        found = locate(f"{(tree / roots[0]).resolve()}/{module}:{attr}")
     except BotLoadError as e:
         raise SubmissionError(str(e)) from None
+    why = shadowing(found.paths, s.packages)  # its json.py would not be the one it imports
+    if why is not None:
+        raise SubmissionError(why)
     return Staged(kind, {"root": roots[0], "module": module, "attr": attr}, tree)
 
 
