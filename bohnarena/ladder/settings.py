@@ -17,6 +17,11 @@ LEAGUE = "league.toml"
 RESULTS = "results"
 #: Keys of the ladder's own; every other key is the league's (docs/leagues.md).
 OWN_KEYS = {"isolation", "max_submission_mb", "allow_private"}
+#: What a submission may hold besides bytes: key -> (default, most allowed).
+#: Depth stays far below the interpreter's recursion limit: whatever walks
+#: a bot's tree later (os.walk recurses once a level) never meets it.
+COUNTS = {"max_files": (10_000, 1_000_000), "max_dirs": (2_000, 100_000), "max_depth": (32, 100)}
+OWN_KEYS |= set(COUNTS)
 #: Where a submission runs: never in the organiser's process.
 ISOLATIONS = ("sandbox", "process")
 LEAGUE_KEYS = {"name", "game", "edition", "players", "deals", "seed", "rules", "limits"}
@@ -27,7 +32,7 @@ DEFAULT_FULL_TABLES = 100
 DEFAULT_MAX_MB = 50
 
 TEMPLATE = """\
-# A ladder (docs/ladder.md). Every key but the last three is a league file's.
+# A ladder (docs/ladder.md). Every key but the last six is a league file's.
 name = "{name}"
 game = "bohnanza"
 edition = "classic"
@@ -39,6 +44,9 @@ seed = "secret"         # drawn at the first run, kept where no bot reads it
 packages = ["bohnarena_bots"]  # what a submission may import and require
 isolation = "sandbox"   # or "process" (trusted authors only)
 max_submission_mb = 50  # the largest submission, unpacked
+max_files = 10000       # ... and the most files, directories and levels
+max_dirs = 2000         #     of nesting it may hold
+max_depth = 32
 allow_private = false   # may a bot submitted as a URL be on a loopback/private address
 
 [run]
@@ -58,6 +66,9 @@ class Settings:
     #: Whether a bot submitted as a URL may be on a loopback or private
     #: address (a league file's ``allow_private``, for every such bot).
     allow_private: bool = False
+    max_files: int = COUNTS["max_files"][0]
+    max_dirs: int = COUNTS["max_dirs"][0]
+    max_depth: int = COUNTS["max_depth"][0]
 
     @property
     def packages(self) -> tuple[str, ...]:
@@ -103,7 +114,13 @@ def parse_settings(data: dict[str, Any], default_name: str) -> Settings:
     allow = data.get("allow_private", False)
     if not isinstance(allow, bool):
         raise LadderError("ladder.toml: allow_private must be true or false")
-    settings = Settings(league, isolation, size << 20, allow)
+    counts = {}
+    for key, (default, most) in COUNTS.items():
+        value = data.get(key, default)
+        if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= most:
+            raise LadderError(f"ladder.toml: {key} must be a whole number from 1 to {most}")
+        counts[key] = value
+    settings = Settings(league, isolation, size << 20, allow, **counts)
     try:
         settings.league({"check": {"command": ["true"]}})  # every league key checked
     except LeagueError as e:

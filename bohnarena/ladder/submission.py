@@ -17,7 +17,7 @@ import re
 import secrets
 import shlex
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
@@ -48,6 +48,8 @@ from .unpack import (
 
 BOTS = "bots"
 INCOMING = "incoming"
+#: Under ``incoming/``: staging trees that could not be removed, each with its reason.
+QUARANTINE = ".quarantine"
 ENTRY_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
 SDIST = (".tar.gz", ".tgz", ".tar", ".zip")
 INTERRUPTED = "its submission was interrupted: submit it again"
@@ -94,7 +96,7 @@ def stage(
     source: str, bot: str | None, command: str | None, settings: Settings, tree: Path
 ) -> Staged:
     """``source`` brought into ``tree`` (which must not exist yet)."""
-    budget = Budget(settings.max_bytes)
+    budget = Budget(settings.max_bytes, settings.max_files, settings.max_dirs, settings.max_depth)
     path = Path(source)
     if command is not None:
         if not path.is_dir():
@@ -124,6 +126,7 @@ def stage(
         if not path.is_file():
             raise SubmissionError(f"{path} is not a file")
         tree.mkdir(parents=True)
+        budget.place((path.name,), path.name, False)
         with open(path, "rb") as f:
             write_file(f, tree / path.name, budget, path.name, False)
         return Staged("file", {"file": path.name, "attr": attr}, tree)
@@ -144,7 +147,7 @@ def stage(
             (unzip if path.suffix == ".zip" else untar)(path, raw, budget)
             os.rename(single_top(raw), tree)
         finally:
-            remove(raw)
+            discard(raw)
         return _python("sdist", tree, project(tree), bot, settings)
     raise SubmissionError(
         f"{source}: a submission is file.py:Class, a package directory, a wheel (.whl), "
@@ -223,18 +226,40 @@ def recover(ladder: Path, catalog: Catalog) -> list[Version]:
     if incoming.is_dir():
         for staged in sorted(incoming.iterdir(), key=lambda p: p.suffix != ".lock"):
             token = staged.name.partition(".")[0]
+            if staged.name == QUARANTINE:
+                continue
             if staged.is_dir() and _free(incoming / f"{token}.lock"):
-                remove(staged)
+                discard(staged)
             elif staged.suffix == ".lock":
                 _free(staged, drop=True)
     return left
+
+
+def discard(staged: Path) -> None:
+    """A staging tree removed; one that cannot be (a tree too deep for any
+    path to reach, a file that will not go) is moved aside whole, into
+    ``incoming/.quarantine/``, with a file that says why: it never stops
+    another submit or run. The organiser removes it at leisure."""
+    try:
+        remove(staged)
+    except OSError as e:
+        aside = staged.parent / QUARANTINE
+        where = aside / f"{staged.name}-{secrets.token_hex(4)}"
+        try:
+            aside.mkdir(exist_ok=True)
+            os.rename(staged, where)  # one rename: however deep the tree is
+            why = f"{staged.name} could not be removed: {e.strerror or e}: {e.filename}\n"
+            where.with_name(where.name + ".reason").write_text(why, "utf-8", "backslashreplace")
+        except OSError:  # not even moved: left where it is, and tried again next time
+            pass
 
 
 def _drop_files(ladder: Path, catalog: Catalog, digest: str) -> None:
     """A version's files, unless another version (of any entry) keeps them."""
     kept = ("pending", "validating", "active", "retired")
     if not any(v.hash == digest for v in catalog.versions(states=kept)):
-        remove(bot_dir(ladder, digest))
+        with suppress(OSError):  # left behind under its hash, in no one's way
+            remove(bot_dir(ladder, digest))
 
 
 def submit(
@@ -282,7 +307,7 @@ def submit(
             if not served:
                 _keep(tree, bot_dir(ladder, digest))
         finally:
-            remove(tree)
+            discard(tree)
         vid = catalog.add(name, digest, staged.kind, staged.entry, shown, token)
         version = catalog.get(vid)
         try:
