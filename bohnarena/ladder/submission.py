@@ -37,6 +37,7 @@ from .settings import LEAGUE, RESULTS, Settings
 from .unpack import (
     Budget,
     SubmissionError,
+    check_name,
     copy_tree,
     remove,
     single_top,
@@ -108,6 +109,7 @@ def stage(
         if not argv:
             raise SubmissionError("--command needs a command line")
         for arg in argv:  # a path elsewhere would show the organiser's file in its sandbox
+            check_name(arg, "--command's argument", path=True)
             if arg.startswith(("/", "~")) or ".." in Path(arg).parts:
                 raise SubmissionError(
                     f"--command: {arg!r} is outside the bot's directory: a ladder's command "
@@ -284,6 +286,11 @@ def submit(
             "no '.': a version is NAME.hash8)"
         )
     served = is_url(source)
+    # What the league file, the catalog and the logs will name it by.
+    check_name(source if served else Path(source).name, "the submission", path=served)
+    for kept in (token_env, token_file):
+        if kept is not None:
+            check_name(kept, "its token's place", path=True)
     if served and (bot is not None or command is not None):
         raise SubmissionError("a URL is a bot served over HTTP: it takes no --bot or --command")
     if not served and (token_env is not None or token_file is not None):

@@ -12,6 +12,7 @@ import hashlib
 import os
 import stat
 import tarfile
+import unicodedata
 import zipfile
 from collections.abc import Iterator
 from pathlib import Path, PurePosixPath
@@ -29,6 +30,31 @@ SKIPPED = {"__pycache__", ".git"}
 
 class SubmissionError(LadderError):
     """A submission that the ladder refuses before it runs anything of it."""
+
+
+#: Character categories no name a submission brings may hold: controls,
+#: lone surrogates (bytes that are not UTF-8), invisible formatting (bidi
+#: overrides), private and unassigned code points, line and paragraph
+#: separators; letters, marks, digits, symbols (emoji) and punctuation are fine.
+REFUSED = {"Cc": "a control character", "Cs": "bytes that are not UTF-8"}
+REFUSED |= dict.fromkeys(("Cf", "Co", "Cn"), "an invisible or unassigned character")
+REFUSED |= {"Zl": "a line separator", "Zp": "a paragraph separator"}
+
+
+def check_name(name: str, what: str, path: bool = False) -> None:
+    """Refuse ``name`` in one line unless every name the ladder writes of it
+    (its league file, catalog, logs) reads back as itself: no character of
+    :data:`REFUSED`, no space but U+0020, and no path separator unless it
+    is a ``path`` (a command's argument)."""
+    for char in name:
+        category = unicodedata.category(char)
+        why = REFUSED.get(category)
+        if why is None and category == "Zs" and char != " ":
+            why = "a space other than U+0020"
+        if why is None and char in "/\\" and not path:
+            why = "a path separator"
+        if why is not None:
+            raise SubmissionError(f"{what} {name!a} holds {why} (U+{ord(char):04X})")
 
 
 class Budget:
@@ -56,6 +82,8 @@ class Budget:
 
     def place(self, parts: tuple[str, ...], name: str, is_dir: bool) -> None:
         """Count a member at ``parts`` (its path in the tree) before it is made."""
+        for part in parts:
+            check_name(part, "the submission's file", path=False)
         if len(parts) > self.max_depth:
             raise SubmissionError(
                 f"the submission nests deeper than {self.max_depth} levels (max_depth): at {name!r}"
