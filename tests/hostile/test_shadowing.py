@@ -54,7 +54,7 @@ def shadowing_project(tmp_path):
     return f"{root}/shadow.bot:Shadow"
 
 
-def test_a_directory_of_code_that_ships_json_does_not_load(tmp_path):
+def test_a_directory_of_code_that_ships_standard_or_allowed_names_does_not_load(tmp_path):
     with pytest.raises(BotLoadError, match="ships a top-level 'bohnarena_bots'"):
         endpoints.python_target(shadowing_project(tmp_path))
 
