@@ -66,7 +66,11 @@ def wheel(tree: Path) -> Declared:
     infos = list(tree.glob("*.dist-info"))
     if len(infos) != 1:
         raise SubmissionError("a wheel holds one .dist-info directory, this one does not")
-    meta = HeaderParser().parsestr((infos[0] / "METADATA").read_text("utf-8", "replace"))
+    try:
+        meta = HeaderParser().parsestr((infos[0] / "METADATA").read_text("utf-8", "replace"))
+    except OSError:
+        name = f"{infos[0].name}/METADATA"
+        raise SubmissionError(f"a wheel holds {name}, this one does not") from None
     found = Declared(_requires(meta.get_all("Requires-Dist") or []))
     points = infos[0] / "entry_points.txt"
     if points.is_file():

@@ -10,7 +10,6 @@ spoils one run, not a season."""
 
 from __future__ import annotations
 
-import json
 import os
 import time
 from collections.abc import Callable, Mapping
@@ -18,9 +17,10 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+import tomli_w
+
 from ..core.errors import BohnarenaError
 from ..league.services import SecretError
-from ..rating.compare import toml_value
 from ..rating.inorder import Row
 from ..run.dispatch import RunSummary, run_league
 from ..run.execution import Backend
@@ -33,21 +33,12 @@ from .settings import LEAGUE, RESULTS, LadderError, Settings
 from .submission import bot_table, recover
 
 
-def _value(value: Any) -> str:
-    if isinstance(value, Mapping):
-        return "{ " + ", ".join(f"{json.dumps(k)} = {_value(v)}" for k, v in value.items()) + " }"
-    return toml_value(value)
-
-
 def league_text(settings: Settings, bots: Mapping[str, Mapping[str, Any]]) -> str:
-    """The ladder's league file: its settings and ``bots``."""
-    lines = ["# Written by bohnarena ladder run from ladder.toml and the catalog: edit those."]
-    tables = {k: v for k, v in settings.data.items() if isinstance(v, Mapping)}
-    lines += [f"{k} = {_value(v)}" for k, v in settings.data.items() if k not in tables]
-    for name, table in tables.items():
-        lines += ["", f"[{name}]", *(f"{json.dumps(k)} = {_value(v)}" for k, v in table.items())]
-    lines += ["", "[bots]", *(f"{json.dumps(n)} = {_value(t)}" for n, t in bots.items())]
-    return "\n".join(lines) + "\n"
+    """The ladder's league file: its settings and ``bots``, written by a TOML
+    writer (a name json would escape as surrogates, which TOML forbids, reads
+    back as itself; submission.py refuses those no writer can write)."""
+    head = "# Written by bohnarena ladder run from ladder.toml and the catalog: edit those.\n"
+    return head + tomli_w.dumps({**settings.data, "bots": {n: dict(t) for n, t in bots.items()}})
 
 
 def write_league(ladder: Path, settings: Settings, catalog: Catalog) -> Path:

@@ -17,6 +17,11 @@ LEAGUE = "league.toml"
 RESULTS = "results"
 #: Keys of the ladder's own; every other key is the league's (docs/leagues.md).
 OWN_KEYS = {"isolation", "max_submission_mb", "allow_private", "secrets", "suspend_fault_share"}
+#: What a submission may hold besides bytes: key -> (default, most allowed).
+#: Depth stays far below the interpreter's recursion limit: whatever walks
+#: a bot's tree later (os.walk recurses once a level) never meets it.
+COUNTS = {"max_files": (10_000, 1_000_000), "max_dirs": (2_000, 100_000), "max_depth": (32, 100)}
+OWN_KEYS |= set(COUNTS)
 #: Where a submission runs: never in the organiser's process.
 ISOLATIONS = ("sandbox", "process")
 LEAGUE_KEYS = {"name", "game", "edition", "players", "deals", "seed", "rules", "limits"}
@@ -29,7 +34,7 @@ DEFAULT_MAX_MB = 50
 DEFAULT_FAULT_SHARE = 0.2
 
 TEMPLATE = """\
-# A ladder (docs/ladder.md). Every key but the last four is a league file's.
+# A ladder (docs/ladder.md). Every key but the last seven is a league file's.
 name = "{name}"
 game = "bohnanza"
 edition = "classic"
@@ -41,6 +46,9 @@ seed = "secret"         # drawn at the first run, kept where no bot reads it
 packages = ["bohnarena_bots"]  # what a submission may import and require
 isolation = "sandbox"   # or "process" (trusted authors only)
 max_submission_mb = 50  # the largest submission, unpacked
+max_files = 10000       # ... and the most files, directories and levels
+max_dirs = 2000         #     of nesting it may hold
+max_depth = 32
 allow_private = false   # may a bot submitted as a URL be on a loopback/private address
 suspend_fault_share = 0.2  # a version faulting in more of its matches of a run is suspended
 
@@ -66,6 +74,9 @@ class Settings:
     secrets: Path | None = None
     #: Suspended after a run in more than this share of whose matches it faulted.
     suspend_fault_share: float = DEFAULT_FAULT_SHARE
+    max_files: int = COUNTS["max_files"][0]
+    max_dirs: int = COUNTS["max_dirs"][0]
+    max_depth: int = COUNTS["max_depth"][0]
 
     def with_secrets(self, secrets: Path | None) -> Settings:
         """These settings with the secrets directory given on the command line, if any."""
@@ -134,7 +145,13 @@ def parse_settings(data: dict[str, Any], default_name: str, ladder: Path = Path(
     share = data.get("suspend_fault_share", DEFAULT_FAULT_SHARE)
     if not isinstance(share, int | float) or isinstance(share, bool) or not 0 <= share <= 1:
         raise LadderError("ladder.toml: suspend_fault_share must be a number from 0 to 1")
-    settings = Settings(league, isolation, size << 20, allow, home, float(share))
+    counts = {}
+    for key, (default, most) in COUNTS.items():
+        value = data.get(key, default)
+        if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= most:
+            raise LadderError(f"ladder.toml: {key} must be a whole number from 1 to {most}")
+        counts[key] = value
+    settings = Settings(league, isolation, size << 20, allow, home, float(share), **counts)
     try:
         settings.league({"check": {"command": ["true"]}})  # every league key checked
     except LeagueError as e:

@@ -17,7 +17,7 @@ import re
 import secrets
 import shlex
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
@@ -27,6 +27,7 @@ from ..core.plugins import locate
 from ..league.file import BotEntry, League
 from ..league.services import is_url
 from ..sandbox.botfiles import ExposedError, check_layout
+from ..sandbox.packages import shadowing
 from .catalog import STATES, Catalog, Version
 from .check import Verdict
 from .metadata import Declared, check_requirements, chosen_bot, project, wheel
@@ -36,6 +37,7 @@ from .settings import LEAGUE, RESULTS, Settings
 from .unpack import (
     Budget,
     SubmissionError,
+    check_name,
     copy_tree,
     remove,
     single_top,
@@ -47,6 +49,8 @@ from .unpack import (
 
 BOTS = "bots"
 INCOMING = "incoming"
+#: Under ``incoming/``: staging trees that could not be removed, each with its reason.
+QUARANTINE = ".quarantine"
 ENTRY_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
 SDIST = (".tar.gz", ".tgz", ".tar", ".zip")
 INTERRUPTED = "its submission was interrupted: submit it again"
@@ -93,7 +97,7 @@ def stage(
     source: str, bot: str | None, command: str | None, settings: Settings, tree: Path
 ) -> Staged:
     """``source`` brought into ``tree`` (which must not exist yet)."""
-    budget = Budget(settings.max_bytes)
+    budget = Budget(settings.max_bytes, settings.max_files, settings.max_dirs, settings.max_depth)
     path = Path(source)
     if command is not None:
         if not path.is_dir():
@@ -105,6 +109,7 @@ def stage(
         if not argv:
             raise SubmissionError("--command needs a command line")
         for arg in argv:  # a path elsewhere would show the organiser's file in its sandbox
+            check_name(arg, "--command's argument", path=True)
             if arg.startswith(("/", "~")) or ".." in Path(arg).parts:
                 raise SubmissionError(
                     f"--command: {arg!r} is outside the bot's directory: a ladder's command "
@@ -123,6 +128,7 @@ def stage(
         if not path.is_file():
             raise SubmissionError(f"{path} is not a file")
         tree.mkdir(parents=True)
+        budget.place((path.name,), path.name, False)
         with open(path, "rb") as f:
             write_file(f, tree / path.name, budget, path.name, False)
         return Staged("file", {"file": path.name, "attr": attr}, tree)
@@ -143,7 +149,7 @@ def stage(
             (unzip if path.suffix == ".zip" else untar)(path, raw, budget)
             os.rename(single_top(raw), tree)
         finally:
-            remove(raw)
+            discard(raw)
         return _python("sdist", tree, project(tree), bot, settings)
     raise SubmissionError(
         f"{source}: a submission is file.py:Class, a package directory, a wheel (.whl), "
@@ -162,9 +168,12 @@ def _python(kind: str, tree: Path, declared: Declared, bot: str | None, s: Setti
     if not roots:
         raise SubmissionError(f"it holds no module {module}")
     try:  # found in the files alone, as the sandbox will find it
-        locate(f"{(tree / roots[0]).resolve()}/{module}:{attr}")
+        found = locate(f"{(tree / roots[0]).resolve()}/{module}:{attr}")
     except BotLoadError as e:
         raise SubmissionError(str(e)) from None
+    why = shadowing(found.paths, s.packages)  # its json.py would not be the one it imports
+    if why is not None:
+        raise SubmissionError(why)
     return Staged(kind, {"root": roots[0], "module": module, "attr": attr}, tree)
 
 
@@ -219,18 +228,40 @@ def recover(ladder: Path, catalog: Catalog) -> list[Version]:
     if incoming.is_dir():
         for staged in sorted(incoming.iterdir(), key=lambda p: p.suffix != ".lock"):
             token = staged.name.partition(".")[0]
+            if staged.name == QUARANTINE:
+                continue
             if staged.is_dir() and _free(incoming / f"{token}.lock"):
-                remove(staged)
+                discard(staged)
             elif staged.suffix == ".lock":
                 _free(staged, drop=True)
     return left
+
+
+def discard(staged: Path) -> None:
+    """A staging tree removed; one that cannot be (a tree too deep for any
+    path to reach, a file that will not go) is moved aside whole, into
+    ``incoming/.quarantine/``, with a file that says why: it never stops
+    another submit or run. The organiser removes it at leisure."""
+    try:
+        remove(staged)
+    except OSError as e:
+        aside = staged.parent / QUARANTINE
+        where = aside / f"{staged.name}-{secrets.token_hex(4)}"
+        try:
+            aside.mkdir(exist_ok=True)
+            os.rename(staged, where)  # one rename: however deep the tree is
+            why = f"{staged.name} could not be removed: {e.strerror or e}: {e.filename}\n"
+            where.with_name(where.name + ".reason").write_text(why, "utf-8", "backslashreplace")
+        except OSError:  # not even moved: left where it is, and tried again next time
+            pass
 
 
 def _drop_files(ladder: Path, catalog: Catalog, digest: str) -> None:
     """A version's files, unless another version (of any entry) keeps them."""
     kept = [s for s in STATES if s != "rejected"]  # (a suspended one may come back)
     if not any(v.hash == digest for v in catalog.versions(states=kept)):
-        remove(bot_dir(ladder, digest))
+        with suppress(OSError):  # left behind under its hash, in no one's way
+            remove(bot_dir(ladder, digest))
 
 
 def submit(
@@ -255,6 +286,11 @@ def submit(
             "no '.': a version is NAME.hash8)"
         )
     served = is_url(source)
+    # What the league file, the catalog and the logs will name it by.
+    check_name(source if served else Path(source).name, "the submission", path=served)
+    for kept in (token_env, token_file):
+        if kept is not None:
+            check_name(kept, "its token's place", path=True)
     if served and (bot is not None or command is not None):
         raise SubmissionError("a URL is a bot served over HTTP: it takes no --bot or --command")
     if not served and (token_env is not None or token_file is not None):
@@ -281,7 +317,7 @@ def submit(
             if not served:
                 _keep(tree, bot_dir(ladder, digest))
         finally:
-            remove(tree)
+            discard(tree)
         vid = catalog.add(name, digest, staged.kind, staged.entry, shown, token)
         version = catalog.get(vid)
         try:

@@ -1,15 +1,18 @@
 """A submission's files brought into the ladder: a directory copied, a
 wheel (zip) or an sdist (tar or zip) unpacked, each checked as it goes (no
 path outside the tree, no link, no device, no more than the ladder's
-size), and the tree hashed. Nothing of it is run or imported here."""
+bytes, files, directories and depth), and the tree hashed. Nothing of it is
+run or imported here, and nothing here recurses once a level (Python
+3.11's ``os.walk`` and ``shutil.rmtree`` do): a tree nested thousands deep
+is refused, and one left from before is walked and removed all the same."""
 
 from __future__ import annotations
 
 import hashlib
 import os
-import shutil
 import stat
 import tarfile
+import unicodedata
 import zipfile
 from collections.abc import Iterator
 from pathlib import Path, PurePosixPath
@@ -18,6 +21,8 @@ from typing import IO
 from .settings import LadderError
 
 MAX_FILES = 10_000
+MAX_DIRS = 2_000
+MAX_DEPTH = 32
 CHUNK = 1 << 16
 #: Left out of a copied directory: what Python and git write beside code.
 SKIPPED = {"__pycache__", ".git"}
@@ -27,11 +32,45 @@ class SubmissionError(LadderError):
     """A submission that the ladder refuses before it runs anything of it."""
 
 
-class Budget:
-    """What a submission may still bring in: bytes and files."""
+#: Character categories no name a submission brings may hold: controls,
+#: lone surrogates (bytes that are not UTF-8), invisible formatting (bidi
+#: overrides), private and unassigned code points, line and paragraph
+#: separators; letters, marks, digits, symbols (emoji) and punctuation are fine.
+REFUSED = {"Cc": "a control character", "Cs": "bytes that are not UTF-8"}
+REFUSED |= dict.fromkeys(("Cf", "Co", "Cn"), "an invisible or unassigned character")
+REFUSED |= {"Zl": "a line separator", "Zp": "a paragraph separator"}
 
-    def __init__(self, max_bytes: int) -> None:
+
+def check_name(name: str, what: str, path: bool = False) -> None:
+    """Refuse ``name`` in one line unless every name the ladder writes of it
+    (its league file, catalog, logs) reads back as itself: no character of
+    :data:`REFUSED`, no space but U+0020, and no path separator unless it
+    is a ``path`` (a command's argument)."""
+    for char in name:
+        category = unicodedata.category(char)
+        why = REFUSED.get(category)
+        if why is None and category == "Zs" and char != " ":
+            why = "a space other than U+0020"
+        if why is None and char in "/\\" and not path:
+            why = "a path separator"
+        if why is not None:
+            raise SubmissionError(f"{what} {name!a} holds {why} (U+{ord(char):04X})")
+
+
+class Budget:
+    """What a submission may still bring in: bytes, files, directories (each
+    one made, named in the archive or not) and levels of nesting."""
+
+    def __init__(
+        self,
+        max_bytes: int,
+        max_files: int = MAX_FILES,
+        max_dirs: int = MAX_DIRS,
+        max_depth: int = MAX_DEPTH,
+    ) -> None:
         self.bytes, self.max_bytes, self.files = 0, max_bytes, 0
+        self.max_files, self.max_dirs, self.max_depth = max_files, max_dirs, max_depth
+        self.dirs: set[tuple[str, ...]] = set()
 
     def take(self, size: int, name: str) -> None:
         self.bytes += size
@@ -41,10 +80,31 @@ class Budget:
                 f"({self.max_bytes >> 20} MB, max_submission_mb): at {name}"
             )
 
-    def file(self, name: str) -> None:
-        self.files += 1
-        if self.files > MAX_FILES:
-            raise SubmissionError(f"the submission holds more than {MAX_FILES:,} files: at {name}")
+    def place(self, parts: tuple[str, ...], name: str, is_dir: bool) -> None:
+        """Count a member at ``parts`` (its path in the tree) before it is made."""
+        for part in parts:
+            check_name(part, "the submission's file", path=False)
+        if len(parts) > self.max_depth:
+            raise SubmissionError(
+                f"the submission nests deeper than {self.max_depth} levels (max_depth): at {name!r}"
+            )
+        made = parts if is_dir else parts[:-1]
+        for depth in range(len(made), 0, -1):  # its directories not counted yet, deepest first
+            if made[:depth] in self.dirs:
+                break
+            self.dirs.add(made[:depth])
+        if len(self.dirs) > self.max_dirs:
+            raise SubmissionError(
+                f"the submission holds more than {self.max_dirs:,} directories (max_dirs): "
+                f"at {name!r}"
+            )
+        if not is_dir:
+            self.files += 1
+            if self.files > self.max_files:
+                raise SubmissionError(
+                    f"the submission holds more than {self.max_files:,} files (max_files): "
+                    f"at {name!r}"
+                )
 
 
 def member_path(dst: Path, name: str) -> Path:
@@ -57,7 +117,7 @@ def member_path(dst: Path, name: str) -> Path:
 
 
 def write_file(src: IO[bytes], target: Path, budget: Budget, name: str, executable: bool) -> None:
-    budget.file(name)
+    """A file written, its bytes counted (its place was counted before)."""
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
         if target.exists():
@@ -82,24 +142,41 @@ def make_dir(target: Path, name: str) -> None:
         ) from None
 
 
+def walk(top: Path) -> Iterator[tuple[Path, list[str], list[str]]]:
+    """``os.walk(top)`` top-down, sorted, links not followed, without
+    recursion: a caller that edits the directories' list prunes the walk."""
+    todo = [top]
+    while todo:
+        here = todo.pop()
+        dirs: list[str] = []
+        names: list[str] = []
+        with os.scandir(here) as entries:
+            for entry in entries:
+                (dirs if entry.is_dir(follow_symlinks=False) else names).append(entry.name)
+        dirs.sort()
+        names.sort()
+        yield here, dirs, names
+        todo += [here / d for d in reversed(dirs)]
+
+
 def copy_tree(src: Path, dst: Path, budget: Budget) -> None:
     """A directory copied: regular files and directories only."""
-    for dirpath, dirs, files in os.walk(src):
-        here = Path(dirpath)
-        dirs[:] = sorted(d for d in dirs if d not in SKIPPED)
-        for name in [*dirs, *sorted(files)]:
+    for here, dirs, names in walk(src):
+        dirs[:] = [d for d in dirs if d not in SKIPPED]
+        for name in [*dirs, *names]:
             path = here / name
             rel = path.relative_to(src)
             mode = path.lstat().st_mode
             if stat.S_ISLNK(mode):
                 raise SubmissionError(f"the submission holds a symbolic link: {rel}")
+            if not stat.S_ISDIR(mode) and not stat.S_ISREG(mode):
+                raise SubmissionError(f"the submission holds a special file: {rel}")
+            budget.place(rel.parts, str(rel), stat.S_ISDIR(mode))
             if stat.S_ISDIR(mode):
                 (dst / rel).mkdir(parents=True, exist_ok=True)
-            elif stat.S_ISREG(mode):
+            else:
                 with open(path, "rb") as f:
                     write_file(f, dst / rel, budget, str(rel), bool(mode & 0o100))
-            else:
-                raise SubmissionError(f"the submission holds a special file: {rel}")
 
 
 def unzip(archive: Path, dst: Path, budget: Budget) -> None:
@@ -110,6 +187,7 @@ def unzip(archive: Path, dst: Path, budget: Budget) -> None:
                 if stat.S_ISLNK(mode):
                     raise SubmissionError(f"the archive holds a symbolic link: {info.filename!r}")
                 target = member_path(dst, info.filename)
+                budget.place(target.relative_to(dst).parts, info.filename, info.is_dir())
                 if info.is_dir():
                     make_dir(target, info.filename)
                     continue
@@ -124,13 +202,14 @@ def untar(archive: Path, dst: Path, budget: Budget) -> None:
         with tarfile.open(archive, "r:*") as t:
             for member in t:
                 target = member_path(dst, member.name)
-                if member.isdir():
-                    make_dir(target, member.name)
-                    continue
-                if not member.isfile():
+                if not member.isdir() and not member.isfile():
                     raise SubmissionError(
                         f"the archive holds a link or special file: {member.name!r}"
                     )
+                budget.place(target.relative_to(dst).parts, member.name, member.isdir())
+                if member.isdir():
+                    make_dir(target, member.name)
+                    continue
                 src = t.extractfile(member)
                 assert src is not None  # a regular file
                 write_file(src, target, budget, member.name, bool(member.mode & 0o100))
@@ -142,10 +221,9 @@ def untar(archive: Path, dst: Path, budget: Budget) -> None:
 
 def files(tree: Path) -> Iterator[Path]:
     """Every file of ``tree``, in a stable order."""
-    for dirpath, dirs, names in os.walk(tree):
-        dirs.sort()
-        for name in sorted(names):
-            yield Path(dirpath) / name
+    for here, _, names in walk(tree):
+        for name in names:
+            yield here / name
 
 
 def tree_hash(tree: Path, how: str) -> str:
@@ -172,4 +250,39 @@ def single_top(tree: Path) -> Path:
 
 
 def remove(tree: Path) -> None:
-    shutil.rmtree(tree, ignore_errors=True)
+    """``tree`` removed, one directory open at a time and by names relative
+    to it (however deep the tree, however long its paths): raises OSError
+    when something of it cannot be removed."""
+    if not tree.is_dir() or tree.is_symlink():
+        tree.unlink(missing_ok=True)
+        return
+    fd = os.open(tree, _DIRECTORY)
+    below: list[str] = []  # the names walked down from ``tree`` to ``fd``
+    try:
+        while True:
+            sub = None
+            with os.scandir(fd) as entries:
+                for entry in entries:
+                    if entry.is_dir(follow_symlinks=False):
+                        sub = entry.name
+                    else:
+                        os.unlink(entry.name, dir_fd=fd)
+            if sub is not None:  # down into it
+                fd = _swap(fd, os.open(sub, _DIRECTORY, dir_fd=fd))
+                below.append(sub)
+            elif below:  # empty: up again, and it goes
+                fd = _swap(fd, os.open("..", _DIRECTORY, dir_fd=fd))
+                os.rmdir(below.pop(), dir_fd=fd)
+            else:
+                break
+    finally:
+        os.close(fd)
+    tree.rmdir()
+
+
+_DIRECTORY = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+
+
+def _swap(old: int, new: int) -> int:
+    os.close(old)
+    return new

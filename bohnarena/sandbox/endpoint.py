@@ -30,7 +30,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import IO, Any, Protocol
 
-from ..core.errors import BohnarenaError
+from ..core.errors import BohnarenaError, BotLoadError
 from ..core.plugins import locate
 from ..core.stopping import private_memory
 from ..league.file import DEFAULT_PACKAGES
@@ -39,7 +39,7 @@ from . import jail, unroot
 from .cgroups import Groups
 from .channel import CRASH, START, BotFault, Channel, Conversation
 from .linkdirs import importable
-from .packages import allowed_code
+from .packages import allowed_code, shadowing
 from .zygote import JUNK, ask, describe_exit
 
 #: Starting an interpreter and bohnarena in it (the bot's import has its own
@@ -473,6 +473,10 @@ def python_target(
     allowed = allowed_code(packages)
     if found.file is not None:
         return f"{jail.BOT_DIR}/{found.file.name}:{found.attr}", dict(allowed), found.file
+    if found.dist is None:  # a directory of code (a submission's): nothing installed vouches
+        why = shadowing(found.paths, packages)
+        if why is not None:
+            raise BotLoadError(f"{spec}: {why}")
     return f"{found.module}:{found.attr}", {**allowed, **found.paths}, None
 
 
@@ -486,8 +490,9 @@ def process_python(
     if bot_file is not None:  # its own path here, not the sandbox's
         target = f"{bot_file}:{target.rpartition(':')[2]}"
     # -P: not the working directory, -S -s: no site-packages (nor its entry
-    # points: the bot goes by module:Class); what it may import comes
-    # through PYTHONPATH alone.
-    argv = (sys.executable, "-P", "-S", "-s", "-m", "bohnarena.sandbox.host", wire, target)
-    env = {**os.environ, "PYTHONPATH": str(importable(code, jail.PACKAGE)), "PYTHONNOUSERSITE": "1"}
+    # points: the bot goes by module:Class); bohnarena comes through
+    # PYTHONPATH, what the bot may import is appended after the standard library.
+    lib = str(importable(code))
+    argv = (sys.executable, "-P", "-S", "-s", "-m", "bohnarena.sandbox.host", wire, target, lib)
+    env = {**os.environ, "PYTHONPATH": str(importable({}, jail.PACKAGE)), "PYTHONNOUSERSITE": "1"}
     return argv, MappingProxyType(env)

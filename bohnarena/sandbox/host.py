@@ -1,7 +1,7 @@
 """The bot side of the JSON-lines protocol, for bots written in Python (any
 game): it answers the engine's messages with a bot class's methods.
 
-    python -m bohnarena.sandbox.host WIRE SPEC
+    python -m bohnarena.sandbox.host WIRE SPEC [BOT_PATH]
 
 (``WIRE``: the game's wire module, as ``bohnarena.bohnanza.wire``) runs
 one bot on stdin/stdout (isolation "process"); inside the sandbox the
@@ -132,8 +132,10 @@ def private_stdio(reader: int = 0, writer: int = 1) -> tuple[IO[bytes], IO[bytes
 
 
 def main() -> None:
-    if len(sys.argv) != 3:
-        sys.exit("usage: python -m bohnarena.sandbox.host WIRE SPEC")
+    if len(sys.argv) not in (3, 4):
+        sys.exit("usage: python -m bohnarena.sandbox.host WIRE SPEC [BOT_PATH]")
+    if len(sys.argv) == 4:  # the bot's code: after the standard library and bohnarena
+        sys.path.append(sys.argv[3])
     wire = wire_of(sys.argv[1])
     cls = load_bot(sys.argv[2], wire.BASE)
     serve(cls, wire, *private_stdio())

@@ -2,7 +2,9 @@
 
 Read-only: /usr (with the usual /bin, /lib symlinks), the Python
 interpreter's own prefix with every site-packages directory hidden, the
-bohnarena package and the bot's own code. Writable: a private /tmp of
+bohnarena package (alone on the import path the interpreter starts with)
+and the bot's own code (on no import path until a confined child appends
+it, after the standard library: :mod:`.zygote`). Writable: a private /tmp of
 ``Limits.disk_mb``. Its own user, PID, network, IPC, UTS and cgroup
 namespaces (no network at all, no process outside is visible), a scrubbed
 environment, no capabilities, a new terminal session, and it dies with the
@@ -21,7 +23,12 @@ from pathlib import Path, PurePosixPath
 
 from ..core.errors import UsageError
 
-#: Where the bot's packages (and bohnarena itself) appear inside the sandbox.
+#: Where bohnarena appears inside the sandbox: the one directory on the
+#: interpreter's import path besides the standard library.
+ENGINE = "/arena/engine"
+#: Where the bot's code and the league's packages appear: on the import path
+#: of a confined child only, after the standard library and bohnarena (a
+#: module shipped as ``json.py`` never shadows the supervisor's ``json``).
 LIB = "/arena/lib"
 #: Where a file bot's file appears.
 BOT_DIR = "/arena/bot"
@@ -47,7 +54,7 @@ ENV = {
     "HOME": "/tmp",
     "TMPDIR": "/tmp",
     "LANG": "C.UTF-8",
-    "PYTHONPATH": LIB,
+    "PYTHONPATH": ENGINE,
     "PYTHONHASHSEED": "0",
     "PYTHONDONTWRITEBYTECODE": "1",
 }
@@ -155,7 +162,8 @@ def command(
     for hidden in hidden_site_dirs():
         if hidden.startswith(("/usr/", prefix + "/")):
             argv += ["--tmpfs", hidden, "--remount-ro", hidden]
-    for name, path in {**code, "bohnarena": PACKAGE}.items():
+    argv += ["--ro-bind", str(PACKAGE), f"{ENGINE}/bohnarena"]
+    for name, path in code.items():
         # A package by its import name; a module file (six.py, _x.cpython-311.so) by its file name.
         argv += ["--ro-bind", str(path), f"{LIB}/{path.name if path.is_file() else name}"]
     if bot_file is not None:  # the file alone: its directory may hold the league file

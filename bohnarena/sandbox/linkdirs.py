@@ -1,5 +1,6 @@
-"""The directory a process bot imports its code from: links, by top-level
-name, to the bot's code and to bohnarena, put on its PYTHONPATH.
+"""The directories a process bot imports from: links, by top-level name, to
+bohnarena (its PYTHONPATH) and to the bot's code (appended to its import
+path after the standard library, :mod:`.host`).
 
 One per set of code per process, removed when that process exits (a pool
 worker too, which ends without running ``atexit``: multiprocessing runs its
@@ -32,10 +33,10 @@ _IMPORTABLE: dict[tuple[tuple[str, Path], ...], Path] = {}
 _HELD: list[int] = []  # the lock files' descriptors: open until this process ends
 
 
-def importable(code: dict[str, Path], package: Path) -> Path:
-    """A directory that shows ``code`` and bohnarena (at ``package``) by
-    top-level name, as links; made once per set per process."""
-    key = tuple(sorted({**code, "bohnarena": package}.items()))
+def importable(code: dict[str, Path], package: Path | None = None) -> Path:
+    """A directory that shows ``code`` and bohnarena (at ``package``, if
+    given) by top-level name, as links; made once per set per process."""
+    key = tuple(sorted({**code, **({} if package is None else {"bohnarena": package})}.items()))
     found = _IMPORTABLE.get(key)
     if found is None:
         sweep()

@@ -9,6 +9,7 @@ from __future__ import annotations
 import importlib.metadata
 import importlib.util
 import re
+import sys
 from collections.abc import Iterable, Sequence
 from functools import cache
 from pathlib import Path
@@ -58,6 +59,28 @@ def allowed_code(names: tuple[str, ...]) -> dict[str, Path]:
                 if found is not None:
                     code.setdefault(top, found)
     return code
+
+
+#: Names an interpreter imports by itself when it starts (site's hooks):
+#: none of a bot's to ship, whatever its import path.
+STARTUP = ("sitecustomize", "usercustomize")
+
+
+def shadowing(names: Iterable[str], packages: tuple[str, ...]) -> str | None:
+    """Why a bot's own code may not be shown as it is, or None: one of its
+    top-level ``names`` is a module of the standard library's, bohnarena's,
+    one the interpreter imports as it starts, or one of the installed
+    packages its league allows (``packages``, with what they require)."""
+    allowed = allowed_code(packages)
+    for name in sorted(names):
+        if name in sys.stdlib_module_names or name in STARTUP:
+            what = "a module of the standard library"
+        elif name == OWN_TOP or name in allowed:
+            what = "an installed package the bots may import"
+        else:
+            continue
+        return f"it ships a top-level {name!r}, the name of {what}: rename it"
+    return None
 
 
 def not_allowed(text: str, packages: Sequence[str]) -> str | None:

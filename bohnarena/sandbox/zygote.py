@@ -20,6 +20,12 @@ whether the bot loads, said at once. A command bot's child execs it (no
 filter: it may start up to ``max_processes`` processes). Whatever a child
 does, the supervisor kills every process but the template when a match ends.
 
+The interpreter starts with bohnarena and the standard library alone on its
+import path: the bot's code and the league's packages (:data:`.jail.LIB`)
+are appended there by a child, once confined, so no module a submission
+ships (``json.py``, ``encodings/``) is ever imported by the supervisor or
+the template, and in a child the standard library's modules come first.
+
 The engine speaks to the supervisor over a SOCK_SEQPACKET socket, one JSON
 object a packet:
 
@@ -48,6 +54,8 @@ import threading
 import time
 import traceback
 from typing import Any, NoReturn
+
+from .jail import LIB
 
 TMP = "/tmp"
 #: The bot's compiled bytecode, kept from one match to the next in its own
@@ -197,6 +205,7 @@ class _Python:
         if not forbid_new_processes() and prepare() is not None:
             raise OSError("the sandbox cannot install its seccomp filter here")
         sys.pycache_prefix, sys.dont_write_bytecode = PYCACHE, False
+        sys.path.append(LIB)  # after the standard library and bohnarena, and only here
         return load_bot(self.spec, self.wire.BASE)
 
     def probe(self, confine: Any, seconds: float) -> str | None:

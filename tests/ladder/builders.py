@@ -51,15 +51,23 @@ def package_dir(tmp: Path) -> Path:
     return tmp / "project"
 
 
-def wheel(tmp: Path, marker: Path, requires: str = "bohnarena-bots") -> Path:
+def wheel(
+    tmp: Path,
+    marker: Path,
+    requires: str = "bohnarena-bots",
+    extra: tuple[tuple[str, str], ...] = (),
+) -> Path:
     """A wheel registering its bot under a shipped bot's name, with a .pth
-    file that would write ``marker`` if an interpreter ever processed it."""
+    file that would write ``marker`` if an interpreter ever processed it
+    (and ``extra``'s files: name, text)."""
     path = tmp / "wheelbot-1.0-py3-none-any.whl"
     info = "wheelbot-1.0.dist-info"
     with zipfile.ZipFile(path, "w") as z:
         z.writestr("wheelbot/__init__.py", "")
         z.writestr("wheelbot/bot.py", BOT.format(name="Wheeled"))
         z.writestr("wheelbot.pth", MARKING.format(marker=str(marker)))
+        for name, text in extra:
+            z.writestr(name, text)
         z.writestr(
             f"{info}/METADATA",
             f"Metadata-Version: 2.1\nName: wheelbot\nVersion: 1.0\nRequires-Dist: {requires}\n",

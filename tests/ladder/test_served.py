@@ -6,6 +6,7 @@ never in the ladder's files (only the variable's or the file's name), and
 taken only from where the organiser keeps tokens."""
 
 import socket
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -57,8 +58,12 @@ def test_a_served_bot_plays_beside_a_file_bot_and_ranks(ladder, tmp_path, serve,
     assert (hosted.kind, hosted.source) == ("url", url)
     assert hosted.entry == {"url": url, "token_env": ENV}
     assert not (ladder / "bots" / hosted.hash).exists()  # nothing was brought in
-    league = (ladder / "league.toml").read_text()
-    assert f'"spec" = "{url}", "allow_private" = true, "token_env" = "{ENV}"' in league
+    league = tomllib.loads((ladder / "league.toml").read_text())
+    assert league["bots"][hosted.bot] == {
+        "spec": url,
+        "allow_private": True,
+        "token_env": ENV,
+    }
     table = run("ladder", "rank", ladder).output
     assert hosted.bot in table and "mine." in table
     faults = faults_by_bot(ladder / "results")  # its token went with every request

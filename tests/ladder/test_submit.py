@@ -14,7 +14,7 @@ from bohnarena.ladder.settings import load_settings
 from bohnarena.ladder.submission import INCOMING, recover, submit
 from bohnarena.ladder.unpack import SubmissionError
 
-from .builders import file_bot, wheel
+from .builders import MARKING, file_bot, package_dir, wheel
 from .conftest import run
 
 
@@ -142,3 +142,31 @@ def test_the_check_plays_the_ladders_own_edition_and_table(ladder, tmp_path):
     assert version.state == "active"
     assert labels == [f"riogrande 3p seat {s}" for s in range(3)]
     catalog.close()
+
+
+#: Top-level names a submission may not ship (issue 43): the standard
+#: library's (json was imported by the sandbox's supervisor, unfiltered),
+#: those the interpreter imports as it starts, and a shipped bot's package.
+SHADOWS = ["json", "os", "encodings", "typing", "site", "sitecustomize", "bohnarena_bots"]
+
+
+@pytest.mark.parametrize("name", SHADOWS)
+@pytest.mark.parametrize("as_package", [False, True])
+def test_a_wheel_shipping_a_standard_or_allowed_name_is_refused(ladder, tmp_path, name, as_package):
+    member = f"{name}/__init__.py" if as_package else f"{name}.py"
+    marker = tmp_path / "ran"
+    shadow = wheel(tmp_path, marker, extra=((member, MARKING.format(marker=str(marker))),))
+    before = state(ladder)
+    settings, catalog = load_settings(ladder), Catalog(ladder)
+    with pytest.raises(SubmissionError, match=f"ships a top-level '{name}'.*rename it"):
+        submit(ladder, settings, catalog, "mine", str(shadow), None, None, never)
+    catalog.close()
+    assert state(ladder) == before and not marker.exists()
+
+
+def test_a_package_directory_that_ships_json_is_one_line_exit_2(ladder, tmp_path):
+    project = package_dir(tmp_path)
+    (project / "json.py").write_text("raise SystemExit('imported')\n")
+    r = run("ladder", "submit", ladder, "mine", project, "--bot", "rando.bot:Rando")
+    assert r.exit_code == 2 and r.output.count("\n") == 1, r.output
+    assert "'json', the name of a module of the standard library" in r.output

@@ -112,3 +112,9 @@ def test_dynamic_requirements_are_refused(tmp_path):
 def test_a_file_and_a_directory_of_one_name_are_refused_in_one_line(tmp_path, members):
     with pytest.raises(SubmissionError, match=r"cannot be unpacked|twice"):
         unzip(zipped(tmp_path, members), tmp_path / "out", Budget(1 << 20))
+
+
+def test_a_wheel_without_metadata_is_one_line(tmp_path):
+    unzip(zipped(tmp_path, [("x-1.0.dist-info/RECORD", "")]), tmp_path / "w", Budget(1 << 20))
+    with pytest.raises(SubmissionError, match=r"x-1\.0\.dist-info/METADATA, this one does not"):
+        wheel(tmp_path / "w")
