@@ -11,15 +11,17 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from ..rating.skill import RANK_COLUMNS, Ranking, Rater
-from ..store.audited import open_run
+from ..store.reading import RunReader
 
 
 def season_ranking(results: Path, bots: Sequence[str]) -> Ranking:
     """Every one of ``bots`` (every version ever submitted) that played a
     match of ``results`` (the ladder's results directory), rated on all of
-    them; each row audited against the ladder's league as it grew."""
+    them. Read after a run, which audited every row it held before it
+    played and wrote the rest: each part is checked against the manifest
+    here, not audited twice."""
     rater = Rater(bots)
-    for row in open_run(results).matches(RANK_COLUMNS):
+    for row in RunReader(results).iter_matches(RANK_COLUMNS):
         rater.add(row)
     ranking = rater.ranking()
     ranking.standings = [s for s in ranking.standings if s.matches]

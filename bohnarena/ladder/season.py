@@ -97,7 +97,9 @@ def run_ladder(
                 # the season's ratings, not the league's: every match it played
                 versions = {v.bot: v.id for v in catalog.versions()}
                 season = season_ranking(ladder / RESULTS, list(versions))
-                kept = [(versions[s.bot], s) for s in season.standings if s.bot in versions]
+                # (a retired version's rating stands still: its last row says it)
+                rated = {v.bot for v in catalog.versions(states=("active", "suspended"))}
+                kept = [(versions[s.bot], s) for s in season.standings if s.bot in rated]
                 catalog.record_run(started, summary.played, summary.total, kept)
                 for bot, why in conduct.suspended(settings.suspend_fault_share).items():
                     if bot in versions:
