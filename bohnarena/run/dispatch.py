@@ -234,6 +234,8 @@ def run_league(
         "rules_version": game.version,
         "edition": league.edition,
         "bots": hashes,
+        # each bot's parameters (docs/tuning.md), where a league sets some
+        **({"params": params} if (params := league.params()) else {}),
         "shard": None if shard is None else f"{shard[0]}/{shard[1]}",
         **league.format_facts(),
         **run_facts(game, rules, league),

@@ -465,9 +465,10 @@ def python_target(
     its own code and the league's ``packages``, its file)."""
     found = locate(spec)
     allowed = allowed_code(packages)
+    query = "".join(spec.partition("?")[1:]).strip()  # its parameters, set by load_bot there
     if found.file is not None:
-        return f"{jail.BOT_DIR}/{found.file.name}:{found.attr}", dict(allowed), found.file
-    return f"{found.module}:{found.attr}", {**allowed, **found.paths}, None
+        return f"{jail.BOT_DIR}/{found.file.name}:{found.attr}{query}", dict(allowed), found.file
+    return f"{found.module}:{found.attr}{query}", {**allowed, **found.paths}, None
 
 
 @functools.cache
