@@ -1,0 +1,135 @@
+"""``bohnarena tune`` (docs/tuning.md): bad input, a known peak found, a
+study killed and resumed ending where one run through does."""
+
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from bohnarena.cli import cli
+
+pytest.importorskip("optuna", reason="tune needs the tune extra (Optuna)")
+
+HERE = Path(__file__).parent
+PEAK = f"{HERE / 'probe_bots.py'}:Peak"
+SMALL = ("--opponents", "random", "--players", "3", "--confirm-deals", "0")
+
+
+def invoke(*args):
+    return CliRunner().invoke(cli, [str(a) for a in args])
+
+
+@pytest.mark.parametrize(
+    ("args", "text"),
+    [
+        (("--param", "keep=1:3"), "the bot declares no 'keep' (declared: margin, share, wants)"),
+        (("--param", "wants=0:3"), "outside wants's declared range [1, 4]"),
+        (("--param", "wants=3:2"), "LOW must be below HIGH"),
+        (("--param", "wants=1.5:3"), "wants is an int parameter: LOW and HIGH are ints"),
+        (("--param", "margin=0:1:int"), "margin is a float parameter"),
+        (("--param", "margin=0:1:cube"), "the scale is int or log, not 'cube'"),
+        (("--param", "margin=0:1:log"), "a log scale needs LOW above 0"),
+        (("--param", "margin"), "write NAME=LOW:HIGH"),
+        (("--param", "margin=0:1", "--param", "margin=0:0.5"), "a parameter is given twice"),
+        (("--param", "x=0:1", "--baseline", "nobot"), "unknown bot 'nobot'"),
+    ],
+)
+def test_bad_ranges_and_unknown_parameters_are_one_line_errors(tmp_path, args, text):
+    result = invoke("tune", "trader", *args, "--out", tmp_path)
+    if "nobot" in args:
+        result = invoke("tune", PEAK, *args, "--out", tmp_path)
+    assert result.exit_code == 2, result.output
+    assert "Traceback" not in result.output and text in result.output, result.output
+    assert len(result.output.strip().splitlines()) == 1, result.output
+    assert not (tmp_path / "study.db").exists()  # nothing started
+
+
+@pytest.mark.slow
+def test_a_known_peak_is_found(tmp_path):
+    """Peak plants like the planner only near x = 0.7: 14 trials of 3 deals
+    (3 players, against the random bot) find x within 0.15 of it."""
+    result = invoke(
+        "tune", PEAK, "--param", "x=0:1", *SMALL, "--deals", 3, "--trials", 14,
+        "--seed", 5, "--out", tmp_path, "-j", 2, "--format", "json",
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    found = json.loads(result.output)
+    assert abs(found["best"]["params"]["x"] - 0.7) <= 0.15, found
+    assert found["best"]["objective"] > 1  # above Peak at its default, x = 0.2
+    page = (tmp_path / "tune.html").read_text()
+    assert page.count("<svg") == 2 and "Tuning" in page
+
+
+def _trials(db):
+    with sqlite3.connect(db) as con:
+        rows = con.execute(
+            "SELECT t.number, t.state, p.param_value, v.value FROM trials t "
+            "JOIN trial_params p USING (trial_id) LEFT JOIN trial_values v USING (trial_id) "
+            "ORDER BY t.number"
+        ).fetchall()
+    return rows
+
+
+def _tune(out, trials):
+    args = [sys.executable, "-m", "bohnarena", "tune", PEAK, "--param", "x=0:1", *SMALL]
+    args += ["--deals", "2", "--trials", str(trials), "--seed", "9", "--out", str(out)]
+    return [*args, "-j", "1", "--format", "json"]
+
+
+@pytest.mark.slow
+def test_a_study_killed_and_resumed_ends_where_one_run_through_does(tmp_path):
+    through = subprocess.run(_tune(tmp_path / "a", 5), capture_output=True, text=True)
+    assert through.returncode == 0, through.stderr
+    db = tmp_path / "b" / "study.db"
+    proc = subprocess.Popen(_tune(tmp_path / "b", 5), stdout=subprocess.DEVNULL)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:  # killed while its third trial plays
+        states = [s for _, s, _, _ in _trials_safe(db)]
+        if states.count("COMPLETE") >= 2 and "RUNNING" in states:
+            break
+        time.sleep(0.05)
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    states = [s for _, s, _, _ in _trials(db)]
+    assert "RUNNING" in states and states.count("COMPLETE") < 5, states
+    resumed = subprocess.run(_tune(tmp_path / "b", 5), capture_output=True, text=True)
+    assert resumed.returncode == 0, resumed.stderr
+    a, b = json.loads(through.stdout), json.loads(resumed.stdout)
+    assert a["best"] == b["best"] and a["effects"] == b["effects"]
+    done = [(x, v) for _, s, x, v in _trials(tmp_path / "a" / "study.db") if s == "COMPLETE"]
+    again = [(x, v) for _, s, x, v in _trials(db) if s == "COMPLETE"]
+    assert done == again and len(done) == 5
+
+
+def _trials_safe(db):
+    try:
+        return _trials(db)
+    except sqlite3.Error:  # (being created)
+        return []
+
+
+def test_the_page_shows_a_study_escaped():
+    from bohnarena.rating.paired import Estimate
+    from bohnarena.tune.effects import effect
+    from bohnarena.tune.page import page
+    from bohnarena.tune.study import Dimension, Setup, Trial
+
+    dims = (Dimension("x", 0.0, 1.0, "float"), Dimension("n", 1, 100, "log", integer=True))
+    setup = Setup("b<script>.py:B", dims, "b<script>.py:B", (("o", "<i>o"),), "bohnanza",
+                  "classic", 3, 4, 1)  # fmt: skip
+    done = [
+        Trial(i, {"x": i / 5, "n": 1 + 10 * i}, Estimate(4, 1 - abs(i / 5 - 0.6), 0.5))
+        for i in range(6)
+    ]
+    html = page(setup, done, [effect(d, done) for d in dims], {"x": 0.75}, ["H1 <accepted>"])
+    assert "<script>" not in html and "b&lt;script&gt;.py:B?n=31,x=0.6" in html
+    assert "&lt;i&gt;o" in html and "H1 &lt;accepted&gt;" in html
+    assert html.count("<svg") == 3  # the objective over trials, a plot each
+    assert "0.75" in html  # x's importance
