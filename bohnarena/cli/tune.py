@@ -55,6 +55,14 @@ from .group import (
 @click.option(
     "--deals", "-n", type=click.IntRange(2), default=8, show_default=True, help="Deals a trial."
 )
+@click.option(
+    "--rungs",
+    type=click.IntRange(1),
+    default=1,
+    show_default=True,
+    help="A trial's rounds of --deals fresh deals at most: another while it stays above "
+    "the median of the trials before it (Optuna's MedianPruner); 1: one round each.",
+)
 @click.option("--trials", type=click.IntRange(1), default=20, show_default=True)
 @click.option(
     "--seed",
@@ -106,6 +114,7 @@ def tune(
     options: tuple[str, ...],
     players: int,
     deals: int,
+    rungs: int,
     trials: int,
     seed: int,
     out: str | None,
@@ -161,6 +170,7 @@ def tune(
         deals,
         seed,
         rules=parse_options(options),
+        rungs=rungs,
     )
     g.rules(setup.edition, players, setup.rules)  # a bad table or rule: an error now
     where = Path(out) if out else Path("results") / f"tune-{name}"
@@ -213,7 +223,9 @@ def tune(
             "study": str(db),
             "page": str(html),
             "trials": len(done),
+            "pruned": sum(t.pruned for t in done),
             "deals_per_trial": deals,
+            "rungs": rungs,
             "best": {
                 "trial": chosen.slot + 1,
                 "spec": best_spec,
@@ -233,7 +245,9 @@ def tune(
         echo(json.dumps(result, indent=2))
     else:
         echo(
-            f"best of {len(done)} trials: {best_spec}  {chosen.objective:+.3f} coins a deal "
+            f"best of {len(done)} trials"
+            + (f" ({pruned} pruned)" if (pruned := sum(t.pruned for t in done)) else "")
+            + f": {best_spec}  {chosen.objective:+.3f} coins a deal "
             f"[{low:+.3f}, {high:+.3f}] over {chosen.estimate.n} deals"
         )
         for e in effects:

@@ -64,6 +64,7 @@ def page(
         "tune.html",
         setup=setup,
         trials=len(done),
+        pruned=sum(t.pruned for t in done),
         best=chosen,
         spec=setup.candidate(chosen.values),
         interval=(low, high),

@@ -95,6 +95,9 @@ class Setup:
     seed: int
     seatings: str = "rotations"
     rules: Mapping[str, Any] = field(default_factory=dict)
+    #: A trial's rounds of ``deals`` deals at most: the next is played while
+    #: it stays above the median of the trials before it (1: every trial one).
+    rungs: int = 1
 
     def facts(self) -> str:
         return json.dumps(asdict(self), sort_keys=True)
@@ -114,6 +117,7 @@ class Trial:
     slot: int
     values: dict[str, int | float]
     estimate: Estimate  # the candidate minus the baseline, coins a deal
+    pruned: bool = False  # stopped before its last round: never the best
 
     @property
     def objective(self) -> float:
@@ -151,9 +155,10 @@ def done_trials(study: Any) -> list[Trial]:
     from optuna.trial import TrialState
 
     found = []
-    for t in study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,)):
+    for t in study.get_trials(deepcopy=False, states=(TrialState.COMPLETE, TrialState.PRUNED)):
         a = t.user_attrs
-        found.append(Trial(a["slot"], dict(t.params), Estimate(a["deals"], t.value, a["sd"])))
+        estimate = Estimate(a["deals"], a["mean"], a["sd"])
+        found.append(Trial(a["slot"], dict(t.params), estimate, t.state == TrialState.PRUNED))
     return sorted(found, key=lambda t: t.slot)
 
 
@@ -187,11 +192,20 @@ def trial_settings(setup: Setup, slot: int, deals: int, seed: int) -> dict[str, 
     }
 
 
+def pooled(a: Estimate, b: Estimate) -> Estimate:
+    """The estimate of ``a``'s and ``b``'s differences together."""
+    n = a.n + b.n
+    mean = (a.n * a.mean + b.n * b.mean) / n
+    squares = (a.n - 1) * a.sd**2 + (b.n - 1) * b.sd**2 + a.n * b.n / n * (a.mean - b.mean) ** 2
+    return Estimate(n, mean, math.sqrt(squares / (n - 1)) if n > 1 else 0.0)
+
+
 def play_trial(
-    setup: Setup, values: Mapping[str, int | float], slot: int, workers: int | None
+    setup: Setup, values: Mapping[str, int | float], slot: int, workers: int | None, rung: int = 0
 ) -> Estimate | None:
-    """The candidate against the baseline on the slot's deals (None: interrupted)."""
-    seed = derive_seed(setup.seed, "trial", slot)
+    """The candidate against the baseline on the deals of the slot's
+    ``rung``'th round (None: interrupted)."""
+    seed = derive_seed(setup.seed, "trial", slot, *([rung] if rung else []))
     with tempfile.TemporaryDirectory(prefix="bohnarena-tune-") as tmp:
         played = play_pairs(
             (CANDIDATE, setup.candidate(values)),
@@ -219,8 +233,10 @@ def run_study(
     (with those done; first with None and those done before). Returns the
     trials done and whether it was interrupted."""
     import optuna
+    from optuna.trial import TrialState
 
     study = open_study(setup, path)
+    study.pruner = optuna.pruners.MedianPruner(n_startup_trials=startup_trials(setup))
     requeue_stale(study)
     done = done_trials(study)
     each(None, done)
@@ -233,20 +249,32 @@ def run_study(
         trial = study.ask()
         values = {d.name: suggest(trial, d) for d in setup.dimensions}
         trial.set_user_attr("slot", slot)
-        estimate = play_trial(setup, values, slot, workers)
-        if estimate is None:  # left playing: the next run plays it again
-            return done, True
-        trial.set_user_attr("deals", estimate.n)
-        trial.set_user_attr("sd", estimate.sd)
-        study.tell(trial, estimate.mean)
-        done.append(Trial(slot, values, estimate))
+        estimate: Estimate | None = None
+        for rung in range(setup.rungs):
+            more = play_trial(setup, values, slot, workers, rung)
+            if more is None:  # left playing: the next run plays it again
+                return done, True
+            estimate = more if estimate is None else pooled(estimate, more)
+            trial.report(estimate.mean, rung)
+            if rung < setup.rungs - 1 and trial.should_prune():
+                break
+        assert estimate is not None
+        for key, value in (("deals", estimate.n), ("mean", estimate.mean), ("sd", estimate.sd)):
+            trial.set_user_attr(key, value)
+        pruned = rung < setup.rungs - 1
+        if pruned:
+            study.tell(trial, state=TrialState.PRUNED)
+        else:
+            study.tell(trial, estimate.mean)
+        done.append(Trial(slot, values, estimate, pruned))
         each(done[-1], done)
     return done, False
 
 
 def best(done: list[Trial]) -> Trial:
-    """The trial of the highest objective (the earliest of equals)."""
-    return max(done, key=lambda t: (t.objective, -t.slot))
+    """The trial of the highest objective that played every round (the
+    earliest of equals)."""
+    return max((t for t in done if not t.pruned), key=lambda t: (t.objective, -t.slot))
 
 
 def importances(path: Path) -> dict[str, float]:

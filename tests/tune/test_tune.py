@@ -14,6 +14,7 @@ import pytest
 from click.testing import CliRunner
 
 from bohnarena.cli import cli
+from bohnarena.core.errors import UsageError
 
 pytest.importorskip("optuna", reason="tune needs the tune extra (Optuna)")
 
@@ -133,3 +134,38 @@ def test_the_page_shows_a_study_escaped():
     assert "&lt;i&gt;o" in html and "H1 &lt;accepted&gt;" in html
     assert html.count("<svg") == 3  # the objective over trials, a plot each
     assert "0.75" in html  # x's importance
+
+
+@pytest.mark.slow
+def test_rounds_stop_early_below_the_median(tmp_path, monkeypatch):
+    """--rungs: a trial below the median of the trials before it stops after
+    a round (its deals fewer), and is never the best. The objective here is
+    a stand-in, no match played: 1 - 4|x - 0.7|, the same every round."""
+    from bohnarena.rating.paired import Estimate
+    from bohnarena.tune import study as st
+
+    rounds = []
+
+    def fake(setup, values, slot, workers, rung=0):
+        rounds.append((slot, rung))
+        return Estimate(setup.deals, 1 - 4 * abs(values["x"] - 0.7), 0.5)
+
+    monkeypatch.setattr(st, "play_trial", fake)
+    dims = (st.Dimension("x", 0.0, 1.0, "float"),)
+    setup = st.Setup("p.py:P", dims, "p.py:P", (), "bohnanza", "classic", 3, 2, 4, rungs=3)
+    done, interrupted = st.run_study(setup, tmp_path / "s.db", 16, None)
+    assert not interrupted and len(done) == 16
+    pruned = [t for t in done if t.pruned]
+    assert pruned and all(t.estimate.n < 6 for t in pruned)
+    assert all(t.estimate.n == 6 for t in done if not t.pruned)
+    assert len(rounds) == sum(t.estimate.n for t in done) // 2
+    top = st.best(done)
+    assert not top.pruned and abs(top.values["x"] - 0.7) < 0.1
+    assert max(t.objective for t in pruned) < max(t.objective for t in done)
+    # the same study again: the same trials
+    again, _ = st.run_study(setup, tmp_path / "t.db", 16, None)
+    assert [(t.values, t.pruned) for t in again] == [(t.values, t.pruned) for t in done]
+    # ... and a study file holds one study: other settings are refused
+    other = st.Setup("p.py:P", dims, "p.py:P", (), "bohnanza", "classic", 3, 2, 5, rungs=3)
+    with pytest.raises(UsageError, match="holds a study of other settings"):
+        st.run_study(other, tmp_path / "s.db", 16, None)
