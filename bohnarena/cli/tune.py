@@ -211,7 +211,11 @@ def tune(
         )
         if played.summary.interrupted:
             sys.exit(played.summary.exit_code)
-        confirmation = list(verdict.report(played.pairing, test))
+        # (compare's words, but here its deals are tune's --confirm-deals)
+        confirmation = [
+            line.replace("(--deals)", "(--confirm-deals)")
+            for line in verdict.report(played.pairing, test)
+        ]
         verdict_json = verdict.to_json(played.pairing, test)
         code = verdict.exit_code(played.pairing)
     where.mkdir(parents=True, exist_ok=True)
