@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import sys
@@ -85,7 +86,13 @@ from .group import (
     default=None,
     help="The study's SQLite file (run again to resume). Default: OUT/study.db.",
 )
-@click.option("--workers", "-j", type=click.IntRange(min=1), default=None)
+@click.option(
+    "--workers",
+    "-j",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Processes a trial's matches play on (trials run one after another). Default: all cores.",
+)
 @progress_option
 @click.option(
     "--confirm-deals",
@@ -204,7 +211,8 @@ def tune(
             list(cmp.bot_names([s for _, s in field], ("best", "baseline"))),
             settings,
             setup.rules,
-            where / "confirm",
+            # one directory a best: a resumed study's new best is confirmed afresh
+            where / f"confirm-{hashlib.blake2b(best_spec.encode(), digest_size=4).hexdigest()}",
             workers,
             progress,
             test,

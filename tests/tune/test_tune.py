@@ -8,6 +8,7 @@ import sqlite3
 import subprocess
 import sys
 import time
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -15,6 +16,7 @@ from click.testing import CliRunner
 
 from bohnarena.cli import cli
 from bohnarena.core.errors import UsageError
+from bohnarena.core.seeding import derive_seed
 
 pytest.importorskip("optuna", reason="tune needs the tune extra (Optuna)")
 
@@ -169,3 +171,24 @@ def test_rounds_stop_early_below_the_median(tmp_path, monkeypatch):
     other = st.Setup("p.py:P", dims, "p.py:P", (), "bohnanza", "classic", 3, 2, 5, rungs=3)
     with pytest.raises(UsageError, match="holds a study of other settings"):
         st.run_study(other, tmp_path / "s.db", 16, None)
+
+
+@pytest.mark.slow
+def test_the_confirmation_on_fresh_deals_is_the_exit_code(tmp_path):
+    """Against Peak at its default (x = 0.2) a best near 0.7 is confirmed:
+    H1, exit 0; against Peak at 0.7 itself nothing is better: H0, exit 3."""
+    base = ("--deals", 2, "--trials", 3, "--confirm-deals", 30, "-j", 2, "--format", "json")
+    small = ("--opponents", "random", "--players", 3, *base)
+    for baseline, code, decision in ((PEAK, 0, "H1"), (f"{PEAK}?x=0.7", 3, "H0")):
+        out = tmp_path / decision
+        result = invoke("tune", PEAK, "--param", "x=0:1", "--baseline", baseline, *small,
+                        "--out", out)  # fmt: skip
+        assert result.exit_code == code, result.output
+        found = json.loads(result.output)
+        assert found["confirmation"]["sprt"]["decision"] == decision
+        assert found["exit_code"] == code
+        played = [p for p in out.iterdir() if p.name.startswith("confirm-")]
+        assert len(played) == 1
+        seed = tomllib.loads((played[0] / "league.toml").read_text())["seed"]
+        trials = {derive_seed(1, "trial", slot) for slot in range(3)}
+        assert seed == derive_seed(1, "confirm") and seed not in trials  # fresh deals
