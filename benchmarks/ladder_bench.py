@@ -11,13 +11,12 @@ measured) at 4-player tables: the full round-robin of a newcomer would be
 C(199, 3) = 1,293,699 tables a deal, so each plays its ``deals`` deals at
 tables drawn for it (docs/ladder.md, "Matchmaking that scales"). Runs, with
 the figures grow_bench.py prints for each: the 200 entries' first run; a
-run with nothing new (it audits the parts the first run wrote, once:
-audited.json); two entries added, one a run (their matches only; the
-parts audited before are not audited again; TrueSkill goes on from the
-ratings the last run kept); one entry retired (its tables leave the
-standings: the field is re-rated over every standing match), and the pass
-a ladder adds to each run (every match of the season rated, the retired
-entry's included). Then the schedule of a ladder grown
+run with nothing new (it audits every row it holds); two entries added,
+one a run (their matches only; TrueSkill goes on from the ratings the
+last run kept); one entry retired (its tables leave the standings: the
+field is re-rated over every standing match), and the pass a ladder adds
+to each run (every match of the season rated, the retired entry's
+included). Then the schedule of a ladder grown
 one entry at a time (200 generations), built as each run and `rank` do.
 """
 

@@ -126,7 +126,7 @@ def test_broken_game_plugins_break_no_other_game(site):
 #: limits, processes or the runner), module by module.
 GAME_MAY_IMPORT = {
     *("core.game", "core.botapi", "core.errors", "core.seeding", "core.untrusted"),
-    "core.protocol_schema",
+    *("core.protocol_schema", "core.textplay", "core.text"),
     *("referee.gamestate", "referee.frames", "referee.seats", "referee.replaylog"),
     "viewer.film",
 }

@@ -6,6 +6,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..core.game import Capabilities, Config, Game, MatchResult, Record
+from ..core.textplay import TextLayer
 from ..viewer.film import Viewer
 from . import records, replay, rules
 from .bot import Bot
@@ -18,6 +19,12 @@ from .state import State
 def _log_names(ruleset: RuleSet) -> dict[str, tuple[str, ...]]:
     # every variety of every edition, by the id the logs hold
     return {"variety": tuple(v.name for v in ruleset.varieties)}
+
+
+def _text() -> TextLayer:
+    from .textlayer import TEXT
+
+    return TEXT
 
 
 def _viewer() -> Viewer:
@@ -45,6 +52,7 @@ class Bohnanza:
         sparring_bots=("planner", "trader", "random"),
         viewer=_viewer,
         log_names=_log_names,
+        text=_text,
     )
 
     def editions(self) -> list[str]:

@@ -164,10 +164,27 @@ def retire(ladder: Path, name: str) -> None:
     echo(f"{old.bot} is retired")
 
 
+@ladder.command("reinstate")
+@ladder_arg
+@click.argument("name")
+def reinstate(ladder: Path, name: str) -> None:
+    """Put entry NAME's suspended version back in the league: the next
+    ladder run plays it again (docs/ladder.md, "Suspended versions")."""
+    from ..ladder.catalog import Catalog
+
+    catalog = Catalog(ladder)
+    try:
+        version = catalog.reinstate(name)
+    finally:
+        catalog.close()
+    echo(f"{version.bot} is active again: the next ladder run plays it")
+
+
 @ladder.command("list")
 @ladder_arg
 def list_versions(ladder: Path) -> None:
-    """Every version submitted: its state, when, and why it was rejected or retired."""
+    """Every version submitted: its state, when, and why it was rejected,
+    retired or suspended."""
     from ..ladder.catalog import Catalog
 
     catalog = Catalog(ladder)

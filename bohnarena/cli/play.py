@@ -18,6 +18,7 @@ from .group import (
     parse_options,
     rule_option,
 )
+from .human import HUMAN, human_seat, seated
 
 
 @cli.command()
@@ -41,6 +42,22 @@ from .group import (
     metavar="FILE",
     help="Also write the match's viewer page (see `bohnarena view`) to FILE.",
 )
+@click.option(
+    "--human",
+    "humans",
+    type=int,
+    multiple=True,
+    metavar="SEAT",
+    help="A person plays SEAT in this terminal (the bots fill the other seats; "
+    "also `human` among BOTS). See docs/text-seats.md.",
+)
+@click.option(
+    "--human-seconds",
+    type=float,
+    default=None,
+    metavar="SECONDS",
+    help="Time for each of a person's decisions (default: none).",
+)
 @click.argument("bots", nargs=-1, required=True)
 def play(
     game: str,
@@ -50,6 +67,8 @@ def play(
     quiet: bool,
     isolation: str,
     html: str | None,
+    humans: tuple[int, ...],
+    human_seconds: float | None,
     bots: tuple[str, ...],
 ) -> None:
     """Play one match and print its transcript.
@@ -65,6 +84,7 @@ def play(
       bohnarena play planner random 'cmd:bash bots/first_choice.sh'
       bohnarena play --isolation sandbox planner their_bot.py:TheirBot random
       bohnarena play --seed 7 planner trader random --html match.html
+      bohnarena play --human 0 planner trader random
     """
     from ..referee.limits import Limits
     from ..run.provenance import preflight
@@ -72,11 +92,17 @@ def play(
     from ..viewer.info import MatchInfo
 
     g = get_game(game)
+    bots = seated(bots, humans)
     rules = g.rules(edition or g.editions()[0], len(bots), parse_options(options))
-    entries = play_entries(bots, isolation)
+    entries = iter(play_entries([b for b in bots if b != HUMAN], isolation))
     seats: list[Any] = []
     names: list[str] = []
-    for entry in entries:
+    for bot in bots:
+        if bot == HUMAN:
+            seats.append(human_seat(g, names, human_seconds))
+            names.append(HUMAN)
+            continue
+        entry = next(entries)
         # Named by its spec (the class of file.py:Class), however it runs.
         names.append(entry.name if entry.spec is None else entry.spec.rpartition(":")[2])
         # A bot that does not start (a constructor that raises, a missing

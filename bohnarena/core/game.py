@@ -85,6 +85,10 @@ class Capabilities:
     #: Coffee), written beside the logs as ``names.parquet`` for queries to
     #: join (docs/logs.md, "names.parquet"). None: the logs hold no named ids.
     log_names: Callable[[Any], Mapping[str, Sequence[str]]] | None = None
+    #: ``() -> bohnarena.core.textplay.TextLayer``: the game in words, for
+    #: the seats that read and write text (a person, a language model;
+    #: docs/text-seats.md). None: the game has no text seats.
+    text: Callable[[], Any] | None = None
 
 
 #: What a game that declares no capabilities supports.

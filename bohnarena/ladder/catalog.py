@@ -6,7 +6,9 @@ A version is content-addressed (its hash is the hash of what was
 submitted) and moves through ``pending`` (copied in) -> ``validating``
 (its conformance check) -> ``active`` or ``rejected``; an active version
 becomes ``retired`` when a new version of its entry is accepted, or when
-the organiser retires it. Every change of state is one transaction."""
+the organiser retires it, and ``suspended`` when it faults too often in a
+run (season.py), until the organiser reinstates it. Every change of state
+is one transaction."""
 
 from __future__ import annotations
 
@@ -23,14 +25,10 @@ from .settings import LadderError
 
 CATALOG = "catalog.sqlite"
 #: Bumped when the tables change; a catalog of another version is refused.
-SCHEMA_VERSION = 1
-STATES = ("pending", "validating", "rejected", "active", "retired")
-SCHEMA = f"""
-CREATE TABLE entries (
-    name TEXT PRIMARY KEY,
-    created REAL NOT NULL
-);
-CREATE TABLE versions (
+SCHEMA_VERSION = 2
+STATES = ("pending", "validating", "rejected", "active", "retired", "suspended")
+VERSIONS = f"""
+CREATE TABLE {{table}} (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
     name TEXT NOT NULL REFERENCES entries(name),
     hash TEXT NOT NULL,
@@ -43,6 +41,13 @@ CREATE TABLE versions (
     changed REAL NOT NULL,
     token TEXT NOT NULL DEFAULT ''
 );
+"""
+SCHEMA = f"""
+CREATE TABLE entries (
+    name TEXT PRIMARY KEY,
+    created REAL NOT NULL
+);
+{VERSIONS.format(table="versions")}
 CREATE INDEX versions_by_name ON versions(name, state);
 CREATE TABLE runs (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -111,6 +116,8 @@ class Catalog:
             if create and found == 0:
                 self.db.executescript(f"BEGIN IMMEDIATE; {SCHEMA} COMMIT;")
                 found = SCHEMA_VERSION
+            if found == 1:
+                found = self._upgrade()
         except sqlite3.Error as e:
             raise LadderError(f"cannot open the catalog {path}: {e}") from None
         if found != SCHEMA_VERSION:
@@ -122,6 +129,23 @@ class Catalog:
 
     def close(self) -> None:
         self.db.close()
+
+    def _upgrade(self) -> int:
+        """A catalog of schema 1 brought to 2 (the state ``suspended``): its
+        versions table made anew, as SQLite changes a CHECK, in one transaction."""
+        self.db.execute("PRAGMA foreign_keys = OFF")  # (the ratings keep pointing at the ids)
+        self.db.executescript(
+            "BEGIN IMMEDIATE;"
+            f" {VERSIONS.format(table='versions_2')}"
+            " INSERT INTO versions_2 SELECT * FROM versions;"
+            " DROP TABLE versions;"
+            " ALTER TABLE versions_2 RENAME TO versions;"
+            " CREATE INDEX versions_by_name ON versions(name, state);"
+            f" PRAGMA user_version = {SCHEMA_VERSION};"
+            " COMMIT;"
+        )
+        self.db.execute("PRAGMA foreign_keys = ON")
+        return SCHEMA_VERSION
 
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
@@ -163,18 +187,37 @@ class Catalog:
         )
 
     def activate(self, version: int) -> Version | None:
-        """``version`` active and its entry's active version (returned) retired, at once."""
+        """``version`` active and its entry's active version (returned) retired,
+        at once (a suspended one too: replaced, it is not reinstated)."""
         with self.transaction() as db:
             new = self._get(db, version)
             old = self._active_of(db, new.name)
             if old is not None:
                 self._set(db, old.id, "retired", f"replaced by {new.hash[:8]}")
+            for gone in self._of(db, new.name, "suspended"):
+                self._set(db, gone.id, "retired", f"replaced by {new.hash[:8]}")
             self._set(db, version, "active", "")
             return old
 
-    def retire(self, name: str, reason: str) -> Version:
+    def suspend(self, version: int, reason: str) -> None:
+        """An active ``version`` out of the league until it is reinstated."""
         with self.transaction() as db:
-            old = self._active_of(db, name)
+            if self._get(db, version).state == "active":
+                self._set(db, version, "suspended", reason)
+
+    def reinstate(self, name: str) -> Version:
+        """Entry ``name``'s suspended version active again (returned)."""
+        with self.transaction() as db:
+            found = self._of(db, name, "suspended")
+            if not found:
+                raise LadderError(f"{name!r} has no suspended version to reinstate")
+            self._set(db, found[-1].id, "active", "")
+            return found[-1]
+
+    def retire(self, name: str, reason: str) -> Version:
+        """Entry ``name``'s active (or suspended) version retired (returned)."""
+        with self.transaction() as db:
+            old = self._active_of(db, name) or next(iter(self._of(db, name, "suspended")), None)
             if old is None:
                 raise LadderError(f"{name!r} has no active version to retire")
             self._set(db, old.id, "retired", reason)
@@ -201,11 +244,16 @@ class Catalog:
         return _version(db.execute("SELECT * FROM versions WHERE id = ?", (version,)).fetchone())
 
     @staticmethod
-    def _active_of(db: sqlite3.Connection, name: str) -> Version | None:
-        row = db.execute(
-            "SELECT * FROM versions WHERE name = ? AND state = 'active'", (name,)
-        ).fetchone()
-        return None if row is None else _version(row)
+    def _of(db: sqlite3.Connection, name: str, state: str) -> list[Version]:
+        rows = db.execute(
+            "SELECT * FROM versions WHERE name = ? AND state = ? ORDER BY id", (name, state)
+        )
+        return [_version(r) for r in rows]
+
+    @classmethod
+    def _active_of(cls, db: sqlite3.Connection, name: str) -> Version | None:
+        found = cls._of(db, name, "active")
+        return found[0] if found else None
 
     def record_run(
         self, started: float, played: int, total: int, ratings: Sequence[tuple[int, Any]]

@@ -3,7 +3,10 @@ file (``league.toml``) lists them, in submission order, as bots named
 ``NAME.hash8``; each run writes it afresh and runs it on the ladder's
 results, so a new version adds its matches only and a retired one leaves
 the standings with every match it played kept (docs/leagues.md, "Growing
-a league"). After the run each version's rating is kept in the catalog."""
+a league"). After the run each version's rating is kept in the catalog,
+and a version that faulted in more than ``suspend_fault_share`` of its
+matches of this run is suspended: a bot that turns bad after its check
+spoils one run, not a season."""
 
 from __future__ import annotations
 
@@ -15,12 +18,17 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from ..core.errors import BohnarenaError
+from ..league.services import SecretError
 from ..rating.compare import toml_value
+from ..rating.inorder import Row
 from ..run.dispatch import RunSummary, run_league
 from ..run.execution import Backend
 from ..store.directory import RunDir
+from ..store.reading import RunReader
 from .catalog import Catalog
 from .ratings import season_ranking
+from .served import KIND as URL
 from .settings import LEAGUE, RESULTS, LadderError, Settings
 from .submission import bot_table, recover
 
@@ -43,7 +51,15 @@ def league_text(settings: Settings, bots: Mapping[str, Mapping[str, Any]]) -> st
 
 
 def write_league(ladder: Path, settings: Settings, catalog: Catalog) -> Path:
-    """The league of the active versions, written whole (a temporary file renamed)."""
+    """The league of the active versions, written whole (a temporary file
+    renamed). A served version whose token is kept where the organiser
+    keeps none (submitted before that rule) is suspended, not played."""
+    for v in catalog.active():
+        if v.kind == URL:
+            try:
+                settings.league({v.bot: bot_table(ladder, v, settings)}, ladder)
+            except SecretError as e:
+                catalog.suspend(v.id, f"{e}; resubmit it with its token by a key")
     active = catalog.active()
     if not active:
         raise LadderError(f"{ladder} has no active version to play: bohnarena ladder submit")
@@ -74,6 +90,7 @@ def run_ladder(
             recover(ladder, catalog)
             started = time.time()
             league = write_league(ladder, settings, catalog)
+            conduct = Conduct(_played(ladder / RESULTS))
             summary = run_league(
                 league,
                 ladder / RESULTS,
@@ -83,6 +100,7 @@ def run_ladder(
                 warn=warn,
                 home=ladder.resolve(),  # moved, its bots keep their hashes
                 secrets_dir=settings.secrets,
+                follow=conduct.follow,
             )
             if summary.ranking is not None and not summary.interrupted:
                 # the season's ratings, not the league's: every match it played
@@ -90,6 +108,9 @@ def run_ladder(
                 season = season_ranking(ladder / RESULTS, list(versions))
                 kept = [(versions[s.bot], s) for s in season.standings if s.bot in versions]
                 catalog.record_run(started, summary.played, summary.total, kept)
+                for bot, why in conduct.suspended(settings.suspend_fault_share).items():
+                    if bot in versions:
+                        catalog.suspend(versions[bot], why)
                 active = {v.bot for v in catalog.active()}  # the standings: who plays on
                 season.standings = [s for s in season.standings if s.bot in active]
                 summary = replace(summary, ranking=season)
@@ -98,3 +119,41 @@ def run_ladder(
             catalog.close()
     finally:
         keeper.close()
+
+
+def _played(results: Path) -> set[int] | None:
+    """The ids of the matches the results hold before a run (None: they do
+    not read now; the run repairs what it can, and judges no one)."""
+    if not (results / "run.json").is_file():
+        return set()
+    try:
+        return RunReader(results).done_ids()
+    except (BohnarenaError, OSError):
+        return None
+
+
+class Conduct:
+    """Each bot's matches in this run (those not in ``before``), and those
+    in which it faulted."""
+
+    def __init__(self, before: set[int] | None) -> None:
+        self.before = before
+        self.matches: dict[str, int] = {}
+        self.faulted: dict[str, int] = {}
+
+    def follow(self, row: Row) -> None:
+        if self.before is None or row["match_id"] in self.before:
+            return
+        for bot, faults in zip(row["seats"], row["faults"], strict=True):
+            self.matches[bot] = self.matches.get(bot, 0) + 1
+            self.faulted[bot] = self.faulted.get(bot, 0) + (faults > 0)
+
+    def suspended(self, share: float) -> dict[str, str]:
+        """The bots that faulted in more than ``share`` of their matches of
+        this run, each with the reason it is suspended."""
+        return {
+            bot: f"faulted in {self.faulted[bot]} of its {n} matches in the run of "
+            f"{time.strftime('%Y-%m-%d %H:%M', time.gmtime())} (over {share:.0%})"
+            for bot, n in self.matches.items()
+            if self.faulted[bot] > share * n
+        }

@@ -16,7 +16,7 @@ SETTINGS = "ladder.toml"
 LEAGUE = "league.toml"
 RESULTS = "results"
 #: Keys of the ladder's own; every other key is the league's (docs/leagues.md).
-OWN_KEYS = {"isolation", "max_submission_mb", "allow_private", "secrets"}
+OWN_KEYS = {"isolation", "max_submission_mb", "allow_private", "secrets", "suspend_fault_share"}
 #: Where a submission runs: never in the organiser's process.
 ISOLATIONS = ("sandbox", "process")
 LEAGUE_KEYS = {"name", "game", "edition", "players", "deals", "seed", "rules", "limits"}
@@ -25,9 +25,11 @@ LEAGUE_KEYS |= {"packages", "run", "seatings", "full_tables"}
 #: (9 entries at 4-player tables: 56), drawn tables beyond (league/drawn.py).
 DEFAULT_FULL_TABLES = 100
 DEFAULT_MAX_MB = 50
+#: A version that faults in more than this share of its matches in a run is suspended.
+DEFAULT_FAULT_SHARE = 0.2
 
 TEMPLATE = """\
-# A ladder (docs/ladder.md). Every key but the last three is a league file's.
+# A ladder (docs/ladder.md). Every key but the last four is a league file's.
 name = "{name}"
 game = "bohnanza"
 edition = "classic"
@@ -40,6 +42,7 @@ packages = ["bohnarena_bots"]  # what a submission may import and require
 isolation = "sandbox"   # or "process" (trusted authors only)
 max_submission_mb = 50  # the largest submission, unpacked
 allow_private = false   # may a bot submitted as a URL be on a loopback/private address
+suspend_fault_share = 0.2  # a version faulting in more of its matches of a run is suspended
 
 [run]
 workers = 0             # 0: all cores
@@ -61,6 +64,8 @@ class Settings:
     #: The directory of served bots' token files (``secrets``, relative to
     #: the ladder; ``--secrets`` on the command line names another).
     secrets: Path | None = None
+    #: Suspended after a run in more than this share of whose matches it faulted.
+    suspend_fault_share: float = DEFAULT_FAULT_SHARE
 
     def with_secrets(self, secrets: Path | None) -> Settings:
         """These settings with the secrets directory given on the command line, if any."""
@@ -126,7 +131,10 @@ def parse_settings(data: dict[str, Any], default_name: str, ladder: Path = Path(
     if secrets is not None and (not isinstance(secrets, str) or not secrets):
         raise LadderError("ladder.toml: secrets must name a directory")
     home = None if secrets is None else (ladder / secrets).resolve()
-    settings = Settings(league, isolation, size << 20, allow, home)
+    share = data.get("suspend_fault_share", DEFAULT_FAULT_SHARE)
+    if not isinstance(share, int | float) or isinstance(share, bool) or not 0 <= share <= 1:
+        raise LadderError("ladder.toml: suspend_fault_share must be a number from 0 to 1")
+    settings = Settings(league, isolation, size << 20, allow, home, float(share))
     try:
         settings.league({"check": {"command": ["true"]}})  # every league key checked
     except LeagueError as e:

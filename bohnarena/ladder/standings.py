@@ -1,17 +1,18 @@
 """What a ladder shows: the standing table of its active versions (retired
-ones apart, at their last rating), each version's rating after each run,
+and suspended ones apart, at their last rating, with why), each version's rating after each run,
 and that history as a plot beside the league's report."""
 
 from __future__ import annotations
 
 import math
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 from ..core.pages import render
 from ..report.svg import legend, lines
 from ..store.parts import write_text
-from .catalog import Catalog, Snapshot
+from .catalog import Catalog, Snapshot, Version
 
 HISTORY_PAGE = "history.html"
 
@@ -22,7 +23,8 @@ def _when(t: float) -> str:
 
 def standing_table(catalog: Catalog) -> str:
     """Active versions by conservative score (mu - 3 sigma) after the last
-    run that rated them; those no run has played yet last; retired apart."""
+    run that rated them; those no run has played yet last; suspended and
+    retired apart, each with why."""
     rated = catalog.last_ratings()
     head = (
         f"{'#':>2}  {'version':<24} {'score':>7} {'mu':>7} {'sigma':>6} {'matches':>7} {'wins':>5}"
@@ -37,10 +39,14 @@ def standing_table(catalog: Catalog) -> str:
 
     active = sorted(catalog.active(), key=lambda v: -rated.get(v.id, (0, 0, -math.inf))[2])
     out += [row(str(i), v.bot, v.id) for i, v in enumerate(active, 1)]
-    retired = catalog.versions(states=("retired",))
-    if retired:
-        out += ["", "Retired (their last rating; their matches stay in the results):"]
-        out += [row("-", v.bot, v.id) + f"  {v.reason}" for v in retired]
+    for state, title in (
+        ("suspended", "Suspended until reinstated (ladder reinstate NAME)"),
+        ("retired", "Retired"),
+    ):
+        versions = catalog.versions(states=(state,))
+        if versions:
+            out += ["", f"{title} (their last rating; their matches stay in the results):"]
+            out += [row("-", v.bot, v.id) + f"  {v.reason}" for v in versions]
     return "\n".join(out)
 
 
@@ -55,8 +61,9 @@ def history_table(snapshots: list[Snapshot]) -> str:
     return "\n".join(out)
 
 
-def history_page(snapshots: list[Snapshot], title: str) -> str:
-    """A page of one line per version: its conservative score after each run."""
+def history_page(snapshots: list[Snapshot], title: str, suspended: Sequence[Version] = ()) -> str:
+    """A page of one line per version: its conservative score after each
+    run; the ``suspended`` versions first, each with why."""
     runs = sorted({s.run for s in snapshots})
     bots = list(dict.fromkeys(s.bot for s in snapshots))
     score = {(s.run, s.bot): s.score for s in snapshots}
@@ -73,10 +80,12 @@ def history_page(snapshots: list[Snapshot], title: str) -> str:
         legend=legend(bots),
         snapshots=snapshots,
         when=_when,
+        suspended=suspended,
     )
 
 
 def write_history(ladder: Path, catalog: Catalog, title: str) -> Path:
     path = ladder / HISTORY_PAGE
-    write_text(path, history_page(catalog.history(), title))
+    suspended = catalog.versions(states=("suspended",))
+    write_text(path, history_page(catalog.history(), title, suspended))
     return path

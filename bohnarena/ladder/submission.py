@@ -27,7 +27,7 @@ from ..core.plugins import locate
 from ..league.file import BotEntry, League
 from ..league.services import is_url
 from ..sandbox.botfiles import ExposedError, check_layout
-from .catalog import Catalog, Version
+from .catalog import STATES, Catalog, Version
 from .check import Verdict
 from .metadata import Declared, check_requirements, chosen_bot, project, wheel
 from .served import KIND as URL
@@ -228,7 +228,7 @@ def recover(ladder: Path, catalog: Catalog) -> list[Version]:
 
 def _drop_files(ladder: Path, catalog: Catalog, digest: str) -> None:
     """A version's files, unless another version (of any entry) keeps them."""
-    kept = ("pending", "validating", "active", "retired")
+    kept = [s for s in STATES if s != "rejected"]  # (a suspended one may come back)
     if not any(v.hash == digest for v in catalog.versions(states=kept)):
         remove(bot_dir(ladder, digest))
 

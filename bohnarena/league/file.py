@@ -12,6 +12,8 @@ from ..core.errors import UsageError
 from ..core.game import get_game
 from ..core.params import Value, with_table
 from ..referee.limits import ISOLATION_ALIASES, ISOLATIONS, Limits
+from .chat import KEYS as CHAT_KEYS
+from .chat import Chat, chat_entry
 from .schedule import FORMATS, SEATINGS, Schedule, format_tables
 from .schedule import seatings as seating_orders
 from .services import HTTP, Service, is_service, misplaced, service, with_secrets
@@ -22,7 +24,7 @@ TOP_KEYS = {
     *("format", "hero", "challenger", "seatings", "packages", "full_tables"),
 }
 RUN_KEYS = {"batch_size", "moves", "workers", "isolation"}
-BOT_KEYS = {"spec", "command", "isolation", "dir", "params", *SERVICE_KEYS}
+BOT_KEYS = {"spec", "command", "isolation", "dir", "params", *SERVICE_KEYS, *CHAT_KEYS}
 SECRET = "secret"
 MAX_DEALS = 10_000_000
 MAX_PERMUTED = 7  # 5,040 seatings a deal
@@ -58,6 +60,8 @@ class BotEntry:
     dir: str | None = None
     packages: tuple[str, ...] = DEFAULT_PACKAGES
     service: Service | None = None
+    #: A language model at the table (chat.py): its endpoint is ``service``.
+    chat: Chat | None = None
     #: The spec as the league file wrote it, where :func:`spec_path` made it
     #: absolute (what its source hash names: the same wherever the league is).
     written: str | None = field(default=None, compare=False)
@@ -321,9 +325,15 @@ def _bot_entry(
             f"(known: {', '.join(sorted(BOT_KEYS))})"
         )
     table = value.get("params", {})
+    if table and ("chat" in value or is_service(value)):
+        raise LeagueError(f"{where}: bot {name!r}: params go with spec or command")
+    if "chat" in value:
+        svc, chat = chat_entry(name, value, where, base)
+        return BotEntry(name, isolation=HTTP, service=svc, chat=chat)
+    stray = sorted(set(value) & (CHAT_KEYS - SERVICE_KEYS))
+    if stray:
+        raise LeagueError(f"{where}: bot {name!r}: {stray[0]} goes with chat (a model's endpoint)")
     if is_service(value):
-        if table:
-            raise LeagueError(f"{where}: bot {name!r}: params go with spec or command")
         return BotEntry(name, isolation=HTTP, service=service(name, value, where))
     if not isinstance(table, dict):
         raise LeagueError(f"{where}: bot {name!r}: params must be a table")

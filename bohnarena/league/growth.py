@@ -152,16 +152,29 @@ def drawn_shape(league: League, seed: int, generations: Sequence[Generation]) ->
         blocks.append(block)
         first += block.size
 
+    present: set[str] = set()
     for g in generations:
         start, bots = first, set(g.bots)
         new = [b for b in g.bots if b not in seen]
+        back = bots - present - set(new)  # left the league once, and back (a ladder's reinstated)
         seen.update(new)
+        present = bots
         filler = format_tables(list(g.bots), players)[0] if len(bots) < players else None
         # (a table of repeated bots stands while the league is that small)
         current = [t for t in current if bots.issuperset(tables[t]) and _stays(tables[t], filler)]
+        if back:  # its tables stand again wherever all their bots are back
+            kept = set(current)
+            current += [
+                t
+                for t, table in enumerate(tables)
+                if t not in kept
+                and back.intersection(table)
+                and bots.issuperset(table)
+                and _stays(table, filler)
+            ]
         drawn: dict[int, list[int]] = {}  # deal -> its drawn tables
         if full_size(len(g.bots), players) <= league.full_tables:
-            fresh = set(new)
+            fresh = set(new) | back
             for table in format_tables(list(g.bots), players):
                 if fresh.intersection(table) and table not in index:
                     index[table] = len(tables)

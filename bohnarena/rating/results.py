@@ -10,11 +10,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from ..league.file import League
 from ..store.audit import COLUMNS as AUDIT_COLUMNS
 from ..store.audited import open_run
-from ..store.parts import read_again
-from .curvefile import Kept, read_curve
+from ..store.parts import ResultsError, read_again
+from .curvefile import NAME, Kept, kept_curve, read_curve
 from .skill import FRESH, RANK_COLUMNS, Curve, Ranking, Rater
 from .stats import COLUMNS as STATS_COLUMNS
 from .stats import Collector, Matches
@@ -89,7 +91,7 @@ def read_results(results_dir: str | Path) -> LeagueResults:
 
     def once(trust: bool = True) -> tuple[LeagueResults, bool]:
         listing = store.listing().require()  # every part as its run committed it
-        kept = read_curve(store.path, listing.generation) if trust else None
+        kept = read_curve(store.path, listing.hashes) if trust else None
         results = Results(bots, kept)
         for row in run.standings(COLUMNS, listing):
             results.add(row)
@@ -101,3 +103,30 @@ def read_results(results_dir: str | Path) -> LeagueResults:
     results, unchecked = found
     results.unchecked = unchecked
     return results
+
+
+def curve_problem(results_dir: str | Path) -> str | None:
+    """What is wrong with the rating curve a run kept (``replay
+    --verify-all``): edited since it was written, or sealed again but not
+    what rating its matches gives (rated again here, in id order); None:
+    nothing, or none kept, or stale (rank rates again: nothing is wrong)."""
+    run = open_run(results_dir)
+    listing = run.store.listing()
+    kept, problem = kept_curve(run.store.path, listing.hashes)
+    if problem is not None or kept is None or listing.problems:
+        return problem  # (the parts' problems are reported as such)
+    bots = list(run.league.bots)
+    kept = kept.for_bots(bots, *FRESH)
+    fresh = Results(bots)
+    try:
+        for row in run.standings(COLUMNS, listing):
+            fresh.add(row)
+    except ResultsError:
+        return None  # (a row that is not the league's is reported as such)
+    ids, curve, n = fresh.collector.matches().match_id, fresh.rater.curve(), len(kept or ())
+    if kept is None or not kept.leads(ids):
+        return None  # not of these matches: never used
+    same = np.array_equal(curve.mu[:n], kept.curve.mu) and np.array_equal(
+        curve.sigma[:n], kept.curve.sigma
+    )
+    return None if same else f"{run.store.path / NAME} is not the rating of its matches"

@@ -29,6 +29,7 @@ from .. import __version__
 from ..core.errors import UsageError
 from ..core.game import get_game, log_names
 from ..core.stopping import exit_code
+from ..core.textplay import text_version
 from ..core.untrusted import LogFormatter
 from ..league.file import League, guessable_seed, load_league, with_secrets_dir
 from ..league.schedule import MatchSpec, Schedule
@@ -37,6 +38,7 @@ from ..rating.inorder import InOrder, Row
 from ..rating.results import LeagueResults, Results, read_results
 from ..rating.skill import Ranking
 from ..rating.thinking import Timings
+from ..sandbox import cgroups
 from ..sandbox.botfiles import check_layout
 from ..sandbox.endpoint import close_sandboxes
 from ..store.audited import AuditedRun
@@ -221,6 +223,9 @@ def run_league(
                 preflight(game, entry, rules, league.limits)
     finally:
         close_sandboxes()  # the workers start their own
+    sandboxed = any(e.isolation == "sandbox" for e in league.bots.values())
+    if sandboxed and warn is not None and not cgroups.cpu_contained():
+        warn(cgroups.UNCONTAINED_CPU)
     if guessable_seed(league) and warn is not None:
         warn(
             f"seed {league.seed} is small enough for a sandboxed bot to find by trying seeds "
@@ -232,6 +237,7 @@ def run_league(
         "log_format": LOG_FORMAT,
         "game": league.game,
         "rules_version": game.version,
+        "text_version": text_version(game),
         "edition": league.edition,
         "bots": hashes,
         # each bot's parameters (docs/tuning.md), where a league sets some

@@ -43,8 +43,8 @@ def source_hash(entry: BotEntry, base: type, home: Path | None = None) -> str:
     ``home``: a directory whose paths are hashed relative to it (a ladder's:
     moved elsewhere, its bots keep their hashes); a Python bot's spec is
     hashed as its league file wrote it."""
-    if entry.service is not None:
-        parts = [entry.service.url.encode()]
+    if entry.service is not None:  # (a model's: its settings and system prompt too)
+        parts = [entry.service.url.encode(), *([entry.chat.identity()] if entry.chat else [])]
     elif entry.command is not None:
         here = partial(_relative, home=home)
         parts = [" ".join(map(here, entry.command)).encode(), here(entry.dir or "").encode()]

@@ -55,11 +55,11 @@ def write_ranking(store: RunDir, league: League, ranking: Ranking | None = None)
 
 def keep_curve(store: RunDir, results: LeagueResults) -> None:
     """Keep the run's rating curve for ``rank`` and ``report`` (they rate
-    again without it): at the manifest generation its matches are at."""
+    again without it): with the hashes of the matches files it was rated from."""
     try:
-        generation = store.listing("off").generation
+        parts = store.listing("off").hashes
         m = results.matches
-        write_curve(store.path, m.bots, m.match_id, results.curve, generation)
+        write_curve(store.path, m.bots, m.match_id, results.curve, parts)
     except (OSError, StorageError, pa.ArrowException):  # a convenience: nothing is lost without it
         log.warning("the rating curve could not be kept; rank will rate the matches again")
 
@@ -70,7 +70,7 @@ def rated_before(
     """The curve a run kept, when its matches are the first the standings
     will have: the first of those done, and every match still to play after
     them (a grown league's new ids come after the old ones)."""
-    kept = read_curve(store.path, store.listing("off").generation)
+    kept = read_curve(store.path, store.listing("off").hashes)
     if kept is None or not len(kept):
         return None
     standing = sorted(i for i in done if plan.stands(*plan.locate(i)))

@@ -17,6 +17,7 @@ from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 from tqdm import tqdm
@@ -24,12 +25,13 @@ from tqdm import tqdm
 from ..core.errors import BohnarenaError, UsageError
 from ..core.game import Game, get_game
 from ..league.file import BotEntry, League, load_league
+from ..rating.results import curve_problem
 from ..store.audit import COLUMNS as AUDIT_COLUMNS
 from ..store.audit import Auditor
 from ..store.audited import open_run
 from ..store.directory import RunDir
 from ..store.growing import kept_files
-from ..store.logbook import MATCHES_SCHEMA, moves_schema, records_of
+from ..store.logbook import MATCHES_SCHEMA, TIMING_SCHEMA, moves_schema, records_of
 from ..store.parts import Check, Listing, ResultsError, check_schema, read_range, write_text
 from ..viewer.info import MatchInfo
 from .execution import LocalPool
@@ -87,7 +89,8 @@ class Run:
         files = self.listing.files(table)
         if not files and table == "matches":
             raise ResultsError(f"{sub} holds no finished matches")
-        schema = MATCHES_SCHEMA if table == "matches" else moves_schema(self.game.columns)
+        schema = {"matches": MATCHES_SCHEMA, "timing": TIMING_SCHEMA}.get(table)
+        schema = schema or moves_schema(self.game.columns)
         tables = [schema.empty_table()]
         for span, path in files:
             if span[0] <= last and first <= span[1]:
@@ -112,14 +115,19 @@ class Run:
     def logs(self, first: int, last: int) -> dict[int, list[tuple[Any, ...]]]:
         return self.logs_and_gaps(first, last)[0]
 
-    def logs_and_gaps(
-        self, first: int, last: int
-    ) -> tuple[dict[int, list[tuple[Any, ...]]], set[int]]:
-        """The logs of the matches with ids in [first, last], and the ids
-        whose records are not numbered 0, 1, 2... (a record logged twice, or
-        one missing: a duplicated or cut moves part)."""
+    def moves(self, first: int, last: int) -> pa.Table:
+        """The records of the matches with ids in [first, last], in order."""
         moves = self._read(self.store.moves_dir, first, last)
-        moves = moves.sort_by([("match_id", "ascending"), ("seq", "ascending")])
+        return moves.sort_by([("match_id", "ascending"), ("seq", "ascending")])
+
+    def logs_and_gaps(
+        self, first: int, last: int, moves: pa.Table | None = None
+    ) -> tuple[dict[int, list[tuple[Any, ...]]], set[int]]:
+        """The logs of the matches with ids in [first, last] (``moves``:
+        their records, read already), and the ids whose records are not
+        numbered 0, 1, 2... (a record logged twice, or one missing: a
+        duplicated or cut moves part)."""
+        moves = self.moves(first, last) if moves is None else moves
         try:
             recs = records_of(moves, self.game.layout)
         except ValueError as e:
@@ -133,6 +141,57 @@ class Run:
                 gaps.add(mid)
             logs[mid] = [rec for _, _, rec in numbered]
         return logs, gaps
+
+    def timing_problems(
+        self, first: int, last: int, moves: pa.Table, logged: Collection[int]
+    ) -> dict[int, str]:
+        """The matches with ids in [first, last] whose think times are not
+        each one record's of their own ``moves``: a decision of the row's
+        seat and kind, timed once (a duplicated, moved or edited timing
+        row). ``logged``: the matches with moves. (Arrow and numpy: a match
+        has a thousand think times.)"""
+        if not self.listing.files("timing"):
+            return {}
+        timing = self._read(self.store.timing_dir, first, last)
+        ids = np.asarray(timing.column("match_id").to_numpy(), np.int64)
+        seqs = np.asarray(timing.column("seq").to_numpy(), np.int64)
+        order = np.lexsort((seqs, ids))
+        twice = np.zeros(len(ids), np.bool_)
+        twice[order[1:][(np.diff(ids[order]) == 0) & (np.diff(seqs[order]) == 0)]] = True
+        rows = pa.table(
+            {
+                "match_id": timing.column("match_id"),
+                "seq": timing.column("seq"),
+                "seat": timing.column("seat"),
+                "decision": timing.column("decision").cast(pa.string()),
+                "row": pa.array(np.arange(len(ids), dtype=np.int64)),
+            }
+        )
+        records = moves.select(["match_id", "seq", "kind", "seat"])
+        records = records.rename_columns(["match_id", "seq", "kind", "at"])
+        joined = rows.join(records, ["match_id", "seq"], join_type="left outer")
+        fits = pc.and_(
+            pc.equal(joined.column("kind"), joined.column("decision")),
+            pc.equal(joined.column("at"), joined.column("seat")),
+        )
+        fits = np.asarray(pc.fill_null(fits, False).to_numpy(zero_copy_only=False), np.bool_)
+        wrong = twice.copy()
+        wrong[np.asarray(joined.column("row").to_numpy(), np.int64)[~fits]] = True
+        problems: dict[int, str] = {}
+        for i in np.flatnonzero(wrong):  # (few: the first of each match is told)
+            mid, seq = int(ids[i]), int(seqs[i])
+            if mid in problems:
+                continue
+            if mid not in logged:
+                problems[mid] = NO_MOVES
+            elif twice[i]:
+                problems[mid] = f"record {seq} is timed twice (a duplicated timing part?)"
+            else:
+                kind, seat = timing.column("decision")[i].as_py(), timing.column("seat")[i].as_py()
+                problems[mid] = (
+                    f"its timing row for record {seq} ({kind}, seat {seat}) is not that record"
+                )
+        return problems
 
     def match(
         self, match_id: int, row: dict[str, Any] | None = None
@@ -192,21 +251,28 @@ class Run:
 
 TWICE = "its records are not numbered 0, 1, 2... (logged twice, or one missing)"
 NO_ROW = "its moves are logged but the matches table has no row for it (a deleted row?)"
+NO_MOVES = "its think times are logged but it has no moves (a deleted row or moves part?)"
+#: What is said of a match that is not there to replay (not counted as checked).
+UNPLAYED = (NO_ROW, NO_MOVES)
 
 
 def check_range(path: str, first: int, last: int) -> list[tuple[int, str | None]]:
     """Verify every match with an id in [first, last] (a worker task): its
     row against its replayed log, and every log against a row."""
     run = Run.open(path, "off", refuse=False)  # the parent checked the parts
-    logs, gaps = run.logs_and_gaps(first, last)
+    moves = run.moves(first, last)
+    logs, gaps = run.logs_and_gaps(first, last, moves)
+    timing = run.timing_problems(first, last, moves, logs.keys())
     out: list[tuple[int, str | None]] = []
     rows = run.rows(first, last)
     for row in rows:
         mid = row["match_id"]
         log = logs.get(mid)
         problem = "no move log" if not log else TWICE if mid in gaps else run.check(row, log)
-        out.append((mid, problem))
-    out += [(mid, NO_ROW) for mid in sorted(logs.keys() - {row["match_id"] for row in rows})]
+        out.append((mid, problem or timing.get(mid)))
+    held = {row["match_id"] for row in rows}
+    out += [(mid, NO_ROW) for mid in sorted(logs.keys() - held)]
+    out += [(mid, p) for mid, p in sorted(timing.items()) if mid not in held and mid not in logs]
     return out
 
 
@@ -237,7 +303,7 @@ def verify_all(
         futures = [executor.submit(check_range, str(run.store.path), a, b) for a, b in ranges]
         for f in as_completed(futures):
             results = f.result()
-            played = [i for i, p in results if p != NO_ROW]
+            played = [i for i, p in results if p not in UNPLAYED]
             checked += len(played)
             failures += [(i, p) for i, p in results if p is not None]
             bar.update(len(played))
@@ -245,7 +311,23 @@ def verify_all(
         bar.close()
         pool.close()
     run.store.confirm(run.listing)  # a compaction meanwhile: read again
-    return checked, run.listing.problems, sorted(failures)
+    derived = [p for p in [curve_problem(run.store.path)] if p is not None]
+    return checked, run.listing.problems + untimed(run) + derived, sorted(failures)
+
+
+def untimed(run: Run) -> list[str]:
+    """Moves files without their timing file that run.json does not name
+    as written before timing: a timing file deleted, its line rewritten."""
+    meta, m = run.store.meta(), run.store._manifest()
+    if m is None or not isinstance(meta.get("untimed"), list):
+        return []  # (a run.json from before it was kept: the next run records it)
+    older = set(meta["untimed"])
+    return [
+        f"{run.store.path / 'timing' / name} is missing: its moves file has no think "
+        "times, and run.json does not say it was written before timing"
+        for name, e in m.live.items()
+        if e.moves is not None and e.timing is None and name not in older
+    ]
 
 
 def write_pages(path: str, pages: Sequence[tuple[int, str]]) -> list[tuple[int, str | None]]:

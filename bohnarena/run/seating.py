@@ -3,14 +3,19 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..core.botapi import Seat
 from ..core.game import Game
 from ..core.plugins import load_bot
+from ..core.textplay import text_layer
 from ..league.file import BotEntry
 from ..referee.limits import Limits, Watchdog
 from ..referee.seats import BotSeat
 from ..sandbox.remote import RemoteSeat, remote_seat
+
+if TYPE_CHECKING:
+    from ..web.chat import ChatSeat
 
 
 def make_seat(
@@ -24,12 +29,17 @@ def make_seat(
     clocked: bool = False,
 ) -> Seat:
     """The seat of ``entry`` at a table of ``game``: in this process, in a
-    sandbox process (whose stderr goes to ``log``), or a web service; ``timed`` keeps each
+    sandbox process (whose stderr goes to ``log``), a web service, or a
+    language model's endpoint; ``timed`` keeps each
     decision's time (for conformance reports); ``match_id``: the league's id
     of the match, which the seat's view tells its bot; ``clocked``: the
     referee notes each answer's think time in the seat's ``clock``."""
-    seat: BotSeat | RemoteSeat
-    if entry.isolation == "inprocess":
+    seat: BotSeat | RemoteSeat | ChatSeat
+    if entry.chat is not None:  # a language model (docs/text-seats.md)
+        from ..web.chat import chat_seat
+
+        seat = chat_seat(text_layer(game), game.decisions, entry, limits or Limits())
+    elif entry.isolation == "inprocess":
         assert entry.spec is not None
         # The bot is built in seat.start(), under the limits:
         # its constructor's faults are its own.

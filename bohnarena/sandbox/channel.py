@@ -8,12 +8,15 @@ engine never blocks on a bot past the deadline it gives.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import marshal
 import os
 import select
 import struct
 import time
+from collections.abc import Callable
+from contextlib import AbstractContextManager
 from typing import Any, Protocol
 
 # The fault types a bot's process can cause (faults.py has the whole set).
@@ -64,8 +67,17 @@ class Channel:
     are file descriptors (the same one for a socket); both become
     non-blocking, so every wait is bounded by a deadline."""
 
-    def __init__(self, reader: int, writer: int, cap_bytes: int, framed: bool = False) -> None:
+    def __init__(
+        self,
+        reader: int,
+        writer: int,
+        cap_bytes: int,
+        framed: bool = False,
+        turn: Callable[[], AbstractContextManager[None]] | None = None,
+    ) -> None:
         self.reader, self.writer, self.cap = reader, writer, cap_bytes
+        # What holds while the bot answers (a sandbox's CPU weight: Groups.turn).
+        self.turn = turn or contextlib.nullcontext
         # framed: the engine writes marshal frames (for bohnarena's own Python
         # host, which trusts the engine); the bot always answers in JSON lines.
         self.framed = framed
@@ -116,11 +128,12 @@ class Channel:
 
     def request(self, msg: dict[str, Any], seconds: float) -> tuple[dict[str, Any], float]:
         """Send ``msg`` and read the reply; returns (reply, seconds it took)."""
-        start = time.perf_counter()
-        deadline = start + seconds
-        self.send(msg, deadline)
-        reply = self.receive(deadline)
-        return reply, time.perf_counter() - start
+        with self.turn():
+            start = time.perf_counter()
+            deadline = start + seconds
+            self.send(msg, deadline)
+            reply = self.receive(deadline)
+            return reply, time.perf_counter() - start
 
     @staticmethod
     def _wait(poller: select.poll, deadline: float, why: str) -> None:

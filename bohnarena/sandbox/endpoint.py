@@ -280,10 +280,12 @@ class Zygote:
     def _reply(self, seconds: float, key: str, kind: Any) -> Any:
         """The supervisor's answer ``key``. A bot's processes can stop or kill
         their supervisor, so anything odd here (silence, junk, an end) is the
-        bot's doing: the sandbox is killed and the bot charged."""
-        assert self.control is not None
+        bot's doing: the sandbox is killed and the bot charged. The
+        sandbox's turn while it is awaited (the request went a moment before)."""
+        assert self.control is not None and self.groups is not None
         self.control.settimeout(seconds)
-        value = ask(self.control, key)
+        with self.groups.turn():
+            value = ask(self.control, key)
         if value is JUNK or not isinstance(value, kind) or isinstance(value, bool):
             self.kill()
             raise BotFault(CRASH, "its sandbox did not answer, or not as it should")
@@ -291,6 +293,8 @@ class Zygote:
 
     def kill(self) -> None:
         """Ends the sandbox: its first process's death takes every other with it."""
+        if self.groups is not None:
+            self.groups.ending()
         if self.proc is not None:
             try:
                 os.killpg(self.proc.pid, signal.SIGKILL)
@@ -383,8 +387,10 @@ class SandboxEndpoint:
                 channel.reused = True
                 return channel
             kept[0].close()
-        fd, self.pid = self.zygote().fork()
-        return Channel(fd, fd, self.limits.output_kb * 1024, framed=self.framed)
+        z = self.zygote()
+        fd, self.pid = z.fork()
+        assert z.groups is not None
+        return Channel(fd, fd, self.limits.output_kb * 1024, framed=self.framed, turn=z.groups.turn)
 
     def _hold(self) -> None:
         """Take the first of the bot's sandboxes that serves no other seat now."""

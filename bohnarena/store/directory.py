@@ -11,7 +11,6 @@ Layout::
     moves/part-FIRST-LAST.parquet     every record of a batch's matches (never compacted)
     timing/part-FIRST-LAST.parquet    each bot answer's think time (never compacted)
     errors.json        matches that could not be played in the last run
-    audited.json       the parts a run audited (their hashes): a resume audits the others
     ranking.csv|json|md
     ratings.parquet    the rating curve of its matches (rating/curvefile.py)
 
@@ -42,7 +41,6 @@ from pathlib import Path
 from typing import IO, Any
 
 import pyarrow as pa
-import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from . import manifest
@@ -54,7 +52,6 @@ from .parts import (
     PENDING,
     Part,
     ResultsError,
-    ids_of,
     overlapping,
     part_name,
     storage_error,
@@ -99,6 +96,7 @@ class RunDir(RunReader):
                 f"{self.path} is not a bohnarena results directory; refusing to delete it"
             )
         meta = {**meta, "manifest": manifest.VERSION}
+        meta.setdefault("untimed", [])  # a new run's moves files each have their timing file
         if "generations" not in meta:  # (a merge brings those of its sources)
             meta["generations"] = first_generation(league_text)
         if (restart or not self._holds_files()) and self._create(league_text, meta):
@@ -211,8 +209,10 @@ class RunDir(RunReader):
                     "started; use --restart to discard it, or --out for another directory"
                 )
             grow.write(self.path, meta["bots"])
-            if self.meta().get("log_format") != meta["log_format"]:  # an older format read on
-                now = {**self.meta(), "log_format": meta["log_format"]}
+            now = self.meta()
+            if now.get("log_format") != meta["log_format"] or "untimed" not in now:
+                # an older format read on: what it wrote has no timing, and says so
+                now = {**now, "log_format": meta["log_format"], "untimed": self._untimed()}
                 write_text(self.path / "run.json", json.dumps(now, indent=2, sort_keys=True))
         else:  # in a directory that holds other files: run.json last
             if not self.manifest_path.exists():
@@ -220,6 +220,17 @@ class RunDir(RunReader):
             write_text(frozen, league_text)
             write_text(self.path / "run.json", json.dumps(meta, indent=2, sort_keys=True))
         self.clean()
+
+    def _untimed(self) -> list[str]:
+        """The parts whose moves file has no timing file (written before log
+        format 4), as the manifest has them now: run.json keeps them, so that
+        ``replay --verify-all`` knows any other one lost its timing file."""
+        m = self._manifest()
+        if m is None:  # (before manifests: before timing too)
+            from .legacy import inferred_parts
+
+            return sorted(p.name for p in inferred_parts(self) if p.moves is not None)
+        return sorted(n for n, e in m.live.items() if e.moves is not None and e.timing is None)
 
     def _take(self, d: Path) -> IO[str]:
         """``d``'s lock, held until closed, or a one-line error naming the run that holds it."""
@@ -308,7 +319,13 @@ class RunDir(RunReader):
             for name in m.retired:
                 if m.leftover(table, name):
                     (self.table_dir(table) / name).unlink(missing_ok=True)
-        if m.torn or m.retired or any(e.at for e in m.live.values()):
+        # (an older version's header is rewritten before a line of this one goes in)
+        if (
+            m.torn
+            or m.retired
+            or any(e.at for e in m.live.values())
+            or m.version < manifest.VERSION
+        ):
             live = [replace(e, at=None) for e in m.live.values()]
             self._rewrite(manifest.rewritten(m, live))
 
@@ -374,8 +391,8 @@ class RunDir(RunReader):
         match's part overlaps another's range, whose rows are sorted
         together. The moves and timing files stay where they were written,
         each under a line of its own. The merged file gets its line (and the old matches
-        parts theirs as retired) before it is renamed into place; the old
-        files go after."""
+        parts theirs as retired), the old files go, then it is renamed into
+        place (written under a dot name: plain readers skip it till then)."""
         listing = self.listing("off").require()
         parts = [p for p in listing.parts if first <= p.span[0] and p.span[1] <= last]
         if len(parts) <= 1:
@@ -403,11 +420,21 @@ class RunDir(RunReader):
         left = [replace(e, matches=None, at=None) for e in sides.values()]
         retired = [p.name for p in parts if p.name != target]
         self._rewrite(manifest.rewritten(m, [*others, *left, entry], retired))  # the commit point
+        # The parts it replaces go before it comes in: a plain reader of
+        # matches/ (which skips dot files) never sees a match twice.
+        self._remove_retired(retired)
         try:
             os.replace(merged, self.matches_dir / target)
         except OSError as e:
             raise storage_error(self.matches_dir / target, e) from None
         self.clean()
+
+    def _remove_retired(self, names: list[str]) -> None:
+        for name in names:
+            try:
+                (self.matches_dir / name).unlink(missing_ok=True)
+            except OSError as e:
+                raise storage_error(self.matches_dir / name, e) from None
 
     def _merge(self, path: Path, groups: list[list[Part]]) -> None:
         try:
@@ -436,152 +463,8 @@ class RunDir(RunReader):
             raise storage_error(path, e) from None
 
     def drop_damaged(self, moves: bool) -> list[str]:
-        """Before a resume: parts whose files are missing or do not read (a
-        truncated or garbage file) are removed, so their matches are played
-        again: a part's files together; a matches file with the side (moves
-        and timing) files a compaction left beside it; side files left beside a merged
-        matches file with the rows of its matches, which the merged file is
-        written again without. Records of a match without a row leave
-        their moves file (:meth:`_drop_moves_without_rows`). Returns what
-        went. A directory written before manifests gets its manifest here
-        (after its own damage check)."""
-        m = self._manifest()
-        if m is None:
-            from .legacy import drop_damaged_inferred
+        """Before a resume: parts whose files are missing or do not read are
+        removed, so their matches are played again (store/damage.py)."""
+        from .damage import drop_damaged
 
-            dropped = drop_damaged_inferred(self, moves)
-            self._adopt()
-            adopted = self._manifest()
-            assert adopted is not None
-            self._drop_moves_without_rows(adopted)
-            return dropped
-        damaged = {e.name: why for e in m.live.values() if (why := self._damage(e))}
-        if not damaged:
-            self._drop_moves_without_rows(m)
-            return []
-        gone = {n for n in damaged if m.live[n].matches is not None}
-        owners = {e.name: m.owner(e) for e in m.live.values() if e.matches is None}
-        # a moves file left beside a matches file that goes, goes with it
-        gone |= {n for n, o in owners.items() if o is None or o.name in gone}
-        trim: dict[str, set[int]] = {}
-        for name in damaged.keys() - gone:  # a moves file left beside a merged matches file
-            owner = owners[name]
-            assert owner is not None
-            trim.setdefault(owner.name, set()).update(self._logged_only_in(m, name, damaged))
-        live = {n: e for n, e in m.live.items() if n not in gone and n not in damaged}
-        for name, ids in trim.items():
-            entry = self._without(m.live[name], ids)
-            if entry is None:  # no row left: its moves files hold none of its matches
-                gone.add(name)
-                gone |= {n for n, o in owners.items() if o is not None and o.name == name}
-                live = {n: e for n, e in live.items() if n not in gone}
-            else:
-                live[name] = entry
-        for name in gone | damaged.keys():  # the files first: a file in place always has its line
-            entry = m.live[name]
-            for table in self.TABLES:
-                if entry.half(table) is not None:
-                    for file in {entry.name, PENDING + entry.name, entry.at}:
-                        if file:
-                            (self.table_dir(table) / file).unlink(missing_ok=True)
-        self._rewrite(manifest.rewritten(m, live.values()))
-        self.clean()  # a rewritten matches file into place
-        new = self._manifest()
-        assert new is not None
-        self._drop_moves_without_rows(new)
-        return [
-            f"{n} ({damaged.get(n, 'its matches went with a damaged file')})"
-            for n in sorted(gone | damaged.keys())
-        ]
-
-    def _drop_moves_without_rows(self, m: Manifest) -> None:
-        """Records (and think times) of a match without a row (its row was
-        lost) leave the moves and timing files that hold them, written again
-        beside them (their line says where): played again, the match is
-        logged once. Only a file whose range holds a match without a row is
-        read (an errored match has none either, and no records)."""
-        done: set[int] = set()
-        for e in m.live.values():
-            where = self._where("matches", e) if e.matches is not None else None
-            if where is not None:
-                done |= ids_of(where)
-        live = dict(m.live)
-        for e in m.live.values():
-            first, last = e.span
-            if all(i in done for i in range(first, last + 1)):
-                continue
-            for table in manifest.SIDES:
-                where = self._where(table, e) if e.half(table) is not None else None
-                if where is None:
-                    continue
-                rows = pq.read_table(where)
-                keep = pc.is_in(rows["match_id"], pa.array(sorted(done), pa.int64()))
-                if pc.all(keep).as_py():
-                    continue
-                path = self.table_dir(table) / (MERGED + e.name)
-                try:
-                    write_part(path, rows.filter(keep))
-                    half = describe(path)
-                    was = live[e.name]
-                    live[e.name] = (
-                        replace(was, moves=half) if table == "moves" else replace(was, timing=half)
-                    )
-                except OSError as err:
-                    path.unlink(missing_ok=True)
-                    raise storage_error(path, err) from None
-                live[e.name] = replace(live[e.name], at=MERGED + e.name)
-        if live != m.live:
-            self._rewrite(manifest.rewritten(m, live.values()))
-            self.clean()
-
-    def _logged_only_in(self, m: Manifest, name: str, damaged: dict[str, str]) -> set[int]:
-        """The ids of the merged matches file that holds the matches of the
-        side files ``name`` (one of which does not read) that no other side
-        file holds: those are the matches whose moves and times it held."""
-        owner = m.owner(m.live[name])
-        assert owner is not None and owner.matches is not None
-        first, last = m.live[name].span
-        where = self._where("matches", owner)
-        ids = {i for i in ids_of(where) if first <= i <= last} if where else set()
-        for other in m.live.values():
-            if other.name == name or other.name in damaged:
-                continue
-            if other.span[0] <= last and first <= other.span[1]:
-                for table in manifest.SIDES:
-                    path = self._where(table, other) if other.half(table) else None
-                    if path is not None:
-                        ids -= ids_of(path)
-        return ids
-
-    def _without(self, entry: Entry, ids: set[int]) -> Entry | None:
-        """``entry``'s matches file written again without the rows of
-        ``ids``, beside it (its line says where), or None if no row is left."""
-        where = self._where("matches", entry)
-        assert where is not None
-        rows = pq.read_table(where)
-        rows = rows.filter(pc.invert(pc.is_in(rows["match_id"], pa.array(sorted(ids), pa.int64()))))
-        if rows.num_rows == 0:
-            return None
-        path = self.matches_dir / (MERGED + entry.name)
-        try:
-            write_part(path, rows)
-            half = describe(path)
-        except OSError as e:
-            path.unlink(missing_ok=True)
-            raise storage_error(path, e) from None
-        return replace(entry, matches=half, at=MERGED + entry.name)
-
-    def _damage(self, entry: Entry) -> str | None:
-        for table in self.TABLES:
-            if entry.half(table) is None:
-                continue
-            where = self._where(table, entry)
-            if where is None:
-                return f"{table} missing"
-            if not where.is_file():  # a FIFO or a device would block or never end
-                return f"{table} not a regular file"
-            try:
-                pq.read_metadata(where)  # the footer: a cut or garbage file fails here
-            except (pa.ArrowException, OSError) as e:
-                return type(e).__name__
-        return None
+        return drop_damaged(self, moves)

@@ -115,6 +115,11 @@ class Manifest:
     retired: set[str] = field(default_factory=set)
     #: The last line was cut short (an append a crash interrupted): not committed.
     torn: bool = False
+    #: The version its header says (a run rewrites an older one before it appends).
+    version: int = VERSION
+    #: What its lines hold that no run wrote: a part listed twice, a half
+    #: its header's version has not (``replay --verify-all`` reports them).
+    oddities: list[str] = field(default_factory=list)
 
     def known(self, table: str, name: str) -> bool:
         """A file ``name`` in ``table`` that some line accounts for."""
@@ -176,7 +181,7 @@ def parse(text: str) -> Manifest:
                 f"it is version {head.get('manifest')}; this bohnarena reads versions"
                 f" {', '.join(map(str, READS))}"
             )
-        manifest = Manifest(int(head["generation"]), torn=torn)
+        manifest = Manifest(int(head["generation"]), torn=torn, version=head["manifest"])
     except (ValueError, KeyError, TypeError, AttributeError) as e:
         raise ManifestError(f"line 1 does not read ({e})") from None
     for number, line in enumerate(lines[1:], 2):
@@ -205,8 +210,26 @@ def parse(text: str) -> Manifest:
             )
         except (ValueError, KeyError, TypeError, AttributeError) as e:
             raise ManifestError(f"line {number} does not read ({e})") from None
-        manifest.live[entry.name] = entry
+        manifest.oddities += _odd(manifest, entry, number)
+        manifest.live[entry.name] = entry  # (a part listed twice: its last line)
     return manifest
+
+
+def _odd(manifest: Manifest, entry: Entry, number: int) -> list[str]:
+    """What line ``number`` holds that no run of its header's version wrote."""
+    odd = []
+    was = manifest.live.get(entry.name)
+    # (a batch whose every match errored has a part of no rows: played again
+    # whole, its retry's part has its name)
+    if was is not None and (was.matches is None or was.matches.rows):
+        odd.append(f"line {number} lists {entry.name} again")
+    if entry.timing is not None and manifest.version < 3:
+        odd.append(
+            f"line {number} has a timing half, which manifest version {manifest.version} has not"
+        )
+    if entry.matches is None and manifest.version < 2:
+        odd.append(f"line {number} has no matches half: every line of manifest version 1 has one")
+    return odd
 
 
 def rewritten(old: Manifest | None, live: Iterable[Entry], retired: Iterable[str] = ()) -> Manifest:
@@ -226,9 +249,10 @@ def describe(path: Path) -> Half:
     return Half(pq.read_metadata(path).num_rows, size, digest)
 
 
-def difference(path: Path, half: Half, hash_it: bool) -> str | None:
+def difference(path: Path, half: Half, hash_it: bool, rows_too: bool = False) -> str | None:
     """How the file at ``path`` differs from what was committed, or None.
-    ``hash_it`` False compares the size only (a cheap look at a moves part)."""
+    ``hash_it`` False compares the size only (a cheap look at a moves part);
+    ``rows_too``: the rows its footer says too (a line edited, its hash not)."""
     # one open file: what is sized is what is hashed (never blocking on a
     # FIFO, never reading a device forever)
     with os.fdopen(os.open(path, os.O_RDONLY | os.O_NONBLOCK), "rb") as f:
@@ -239,13 +263,22 @@ def difference(path: Path, half: Half, hash_it: bool) -> str | None:
         if size == half.size and (
             not hash_it or hashlib.file_digest(f, "sha256").hexdigest() == half.sha256
         ):
-            return None
-    try:
-        rows = pq.read_metadata(path).num_rows
-    except (pa.ArrowException, OSError):
+            if not rows_too or (rows := _rows(path)) == half.rows:
+                return None
+            return f"{rows} rows, its line says {half.rows}"
+    rows = _rows(path)
+    if rows is None:
         return f"it does not read: corrupt or truncated? {half.rows} rows were committed"
     if rows != half.rows:
         return f"{rows} rows, {half.rows} committed"
     if size != half.size:
         return f"{size:,} bytes, {half.size:,} committed"
     return "the same size, other bytes"
+
+
+def _rows(path: Path) -> int | None:
+    """The rows a Parquet file's footer says it holds (None: it does not read)."""
+    try:
+        return int(pq.read_metadata(path).num_rows)
+    except (pa.ArrowException, OSError):
+        return None

@@ -54,8 +54,12 @@ def merge(
     final.parent.mkdir(parents=True, exist_ok=True)
     aside = RunDir(final.parent / f".{final.name}.merging-{os.getpid()}")
     try:
+        # (every source's moves files without timing: older ones, kept as such)
+        untimed = sorted({n for r in runs for n in r.meta().get("untimed", r._untimed())})
         aside.open_for_run(
-            league_text, {**meta, "shard": None, "log_format": LOG_FORMAT}, restart=True
+            league_text,
+            {**meta, "shard": None, "log_format": LOG_FORMAT, "untimed": untimed},
+            restart=True,
         )
         for kept in first.path.iterdir():  # the league files it grew from
             if KEPT.match(kept.name):

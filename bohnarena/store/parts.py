@@ -258,6 +258,9 @@ class Listing:
     problems: list[str]
     #: The moves and timing files without a matches file of their own, in id order.
     loose: list[Loose] = field(default_factory=list)
+    #: Each listed matches file's SHA-256 as its line has it, by part name
+    #: (what a derived file records it was computed from); None: no manifest.
+    hashes: dict[str, str] | None = None
 
     def files(self, table: str) -> list[tuple[tuple[int, int], Path]]:
         """Every file of ``table`` with its id range, in id order."""

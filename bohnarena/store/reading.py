@@ -160,6 +160,8 @@ class RunReader:
                         f"{self.table_dir(table) / name} is not a part its run committed (a copy, "
                         "or from another directory): remove it"
                     )
+        if check == "full":  # (a repeated line is read as its last: the others are named)
+            problems += [f"{self.manifest_path}: {odd}" for odd in m.oddities]
         if problems and self._generation() != m.generation:
             raise ResultsChanged(f"{self.path} changed while it was read; try again")
         return Listing(
@@ -167,6 +169,7 @@ class RunReader:
             m.generation,
             problems,
             sorted(loose, key=lambda p: p.span),
+            {p.name: half.sha256 for p in parts if (half := m.live[p.name].matches) is not None},
         )
 
     def _look(
@@ -187,7 +190,7 @@ class RunReader:
                 return None, missing
             try:
                 hash_it = check == "full" or table == "matches"
-                what = None if check == "off" else difference(where, half, hash_it)
+                what = None if check == "off" else difference(where, half, hash_it, check == "full")
             except FileNotFoundError:
                 continue
             if what is None:

@@ -293,10 +293,27 @@ class HttpChannel:
         if msg.get("type") == "start":
             self.envelope.update(match_id=msg.get("match_id"), seat=msg.get("seat"))
         data = json.dumps({**self.envelope, **msg}, separators=(",", ":")).encode()
+        return self.call(b"POST", self.url, data, deadline, allowed)[2]
+
+    def call(
+        self,
+        method: bytes,
+        url: httpcore.URL,
+        data: bytes | None,
+        deadline: float,
+        allowed: float | None = None,
+        any_status: bool = False,
+    ) -> tuple[int, list[tuple[bytes, bytes]], bytes]:
+        """One request to the bot's origin: its status, headers and body
+        (read at most to the cap). Without ``any_status`` a status but 2xx
+        is a protocol fault."""
         self.clock.begin(deadline, self.connect_seconds, allowed)
         try:
-            with self.pool.stream("POST", self.url, headers=self.headers, content=data) as answer:
-                return self._body(answer)
+            with self.pool.stream(method, url, headers=self.headers, content=data) as answer:
+                if any_status and not 200 <= answer.status < 300:
+                    said = _read(answer, SNIPPET)[:SNIPPET]
+                    return answer.status, answer.headers, self._scrub_bytes(said)
+                return answer.status, answer.headers, self._body(answer)
         except BotFault:
             raise
         except httpcore.TimeoutException:

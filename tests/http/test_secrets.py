@@ -85,3 +85,11 @@ def test_the_seat_refuses_what_the_run_would(monkeypatch):
     assert token(Service(URL, token_env="BOHNARENA_TOKEN_K")) == b"good-token"
     with pytest.raises(SecretError):
         with_secrets(Service(URL, token_env="HOME"), None, "bot 'k'")
+
+
+def test_the_command_lines_own_token_is_still_taken(monkeypatch):
+    from bohnarena.league.services import cli_service
+
+    monkeypatch.setenv("BOHNARENA_TOKEN", "typed-token")  # play, check-bot, compare
+    svc = with_secrets(cli_service(URL), None, "bot 'k'")
+    assert svc.token_env == "BOHNARENA_TOKEN" and token(svc) == b"typed-token"

@@ -100,7 +100,7 @@ def test_a_service_that_is_down_is_rejected_and_its_token_is_not_kept(ladder, tm
 def test_a_url_served_as_one_entry_is_refused_under_another(ladder):
     url = f"http://127.0.0.1:{closed_port()}/bot"
     catalog = Catalog(ladder)
-    entry = url_entry(url, None, None)
+    entry = url_entry(url, None, None, None)
     catalog.activate(catalog.add("hosted", url_hash(entry), "url", entry, url, "t"))
     (hosted,) = catalog.active()
     catalog.close()

@@ -35,6 +35,18 @@ def test_the_standings_and_the_history(tmp_path):
     assert page.count('class="mark"') == 3  # a line for each version a run rated...
     assert page.count("<circle") == 4  # ...and a dot for each rating: one alone shows too
     assert "&lt;spring&gt;" in page and "<spring>" not in page
+    assert "Suspended" not in page
+    c.suspend(ids["b"], "faulted in 8 of its 8 matches <b>")
+    table = standing_table(c).splitlines()
+    assert table[3:5] == [
+        "",
+        "Suspended until reinstated (ladder reinstate NAME) (their last rating; "
+        "their matches stay in the results):",
+    ]
+    assert "bob.bbbbbbbb" in table[5] and "faulted in 8 of its 8 matches" in table[5]
+    assert "bob.bbbbbbbb" not in "".join(table[:3])
+    page = history_page(c.history(), "spring", c.versions(states=("suspended",)))
+    assert "<li>bob.bbbbbbbb: faulted in 8 of its 8 matches &lt;b&gt;</li>" in page
 
 
 def test_a_run_prints_the_figures_its_ladder_keeps(tmp_path):

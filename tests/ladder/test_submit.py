@@ -64,6 +64,7 @@ def test_bad_input_is_one_line_exit_2(ladder, tmp_path):
         (["ladder", "submit", ladder, "bad name", "x.py:X"], "entry name"),
         (["ladder", "submit", ladder, "bob.v2", "x.py:X"], "no '.': a version is NAME.hash8"),
         (["ladder", "retire", ladder, "nobody"], "no active version"),
+        (["ladder", "reinstate", ladder, "nobody"], "no suspended version to reinstate"),
         (["ladder", "run", ladder], "no active version to play"),
         (["ladder", "init", ladder], "is a ladder already"),
     ]
@@ -75,6 +76,10 @@ def test_bad_input_is_one_line_exit_2(ladder, tmp_path):
     assert r.exit_code == 0  # list reads the catalog alone
     r = run("ladder", "run", ladder)
     assert r.exit_code == 2 and "unknown key 'colour'" in r.output
+    for share in ("1.5", "-0.1", '"a lot"', "true"):
+        (ladder / "ladder.toml").write_text(f"suspend_fault_share = {share}\n")
+        r = run("ladder", "run", ladder)
+        assert r.exit_code == 2 and "suspend_fault_share must be a number from 0 to 1" in r.output
 
 
 def test_a_submission_whose_submitter_died_is_rejected_and_its_files_go(ladder, tmp_path):

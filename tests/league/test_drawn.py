@@ -80,6 +80,20 @@ def test_retiring_an_entry_takes_its_tables_out_of_the_standings():
     assert sorted(m.id for m in kept) == sorted(m.id for m in standing)
 
 
+@pytest.mark.parametrize("full_tables", [100, 2])  # its full tables; its drawn ones
+def test_an_entry_that_comes_back_stands_again_at_its_tables(full_tables):
+    # (a ladder's suspended version, reinstated: its matches stand again,
+    # none is played twice)
+    gens = [Generation(tuple(BOTS[:n]), 2) for n in range(1, 7)]
+    whole = schedule_of(league_of(BOTS[:6], full_tables, 2), 5, gens)
+    away = [*gens, Generation(tuple(BOTS[:5]), 2)]
+    back = [*away, Generation(tuple(BOTS[:6]), 2)]
+    plan = schedule_of(league_of(BOTS[:6], full_tables, 2), 5, back)
+    assert len(plan.spans[-2]) == len(plan.spans[-1]) == 0  # nothing to play
+    assert plan.standing_ids() == whole.standing_ids()
+    assert any("e005" in plan.spec(i).seats for i in plan.standing_ids())
+
+
 def test_under_the_limit_a_league_plays_its_full_round_robin():
     for n in range(1, 9):
         gens = [Generation(tuple(BOTS[:k]), 2 + k % 2) for k in range(1, n + 1)]

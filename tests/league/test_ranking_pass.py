@@ -4,7 +4,9 @@ they finish; its report reads nothing back; the rating curve it keeps lets
 exactly the matches it was rated on."""
 
 import json
+from dataclasses import replace
 
+import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 from click.testing import CliRunner
@@ -16,6 +18,7 @@ from bohnarena.rating.curvefile import _KEY, NAME
 from bohnarena.rating.results import read_results
 from bohnarena.report.html import build
 from bohnarena.run.dispatch import run_league
+from bohnarena.store import manifest
 
 from .conftest import run_until
 
@@ -68,7 +71,10 @@ def rewrite(out, change):
 @pytest.mark.parametrize(
     "change",
     [
-        pytest.param(lambda t, f: f.update(generation=f["generation"] + 1) or t, id="generation"),
+        pytest.param(
+            lambda t, f: f["parts"].update(dict.fromkeys(f["parts"], "0" * 64)) or t,
+            id="rated from other matches files",
+        ),
         pytest.param(
             lambda t, f: (
                 f.update(bots=["x", *f["bots"][1:]])
@@ -106,3 +112,43 @@ def test_a_resumed_run_keeps_a_curve_of_all_its_matches(league, tmp_path):
     assert len(kept.curve.mu) == kept.matches.n == 12
     (out / NAME).unlink()
     assert read_results(out).ranking.to_csv() == kept.ranking.to_csv() == whole.ranking.to_csv()
+
+
+def test_a_curve_edited_with_its_metadata_kept_is_rated_again(finished):
+    """Two bots' columns swapped, the file's metadata kept: the last bot's
+    ratings under the first's name. rank and report rate the matches again
+    and put the right bot first."""
+    out, summary = finished
+    first, last = summary.ranking.rows()[0]["bot"], summary.ranking.rows()[-1]["bot"]
+    table = pq.read_table(out / NAME)
+    metadata = table.schema.metadata
+    names = table.column_names
+    swap = {f"{k}:{first}": f"{k}:{last}" for k in ("mu", "sigma")}
+    swap |= {v: k for k, v in swap.items()}
+    table = table.rename_columns([swap.get(n, n) for n in names]).select(names)
+    pq.write_table(table.replace_schema_metadata(metadata), out / NAME)
+    assert read_results(out).ranking.to_csv() == summary.ranking.to_csv()
+    ranked = CliRunner().invoke(cli, ["rank", str(out), "--resamples", "20", "--format", "csv"])
+    assert ranked.exit_code == 0, ranked.output
+    assert ranked.output.splitlines()[1].split(",")[0] == first, ranked.output
+
+
+def test_a_curve_of_an_edited_matches_file_is_rated_again(finished):
+    """A part edited and its manifest line rewritten (generation kept): the
+    curve was rated from the file as it was, and is not used."""
+    out, _ = finished
+    (part,) = (out / "matches").glob("part-*.parquet")
+    table = pq.read_table(part)
+    kept = read_results(out)
+    ranks = table.column("ranks").to_pylist()
+    ranks[0] = ranks[0][::-1]  # the first match's places turned round
+    at = table.schema.get_field_index("ranks")
+    column = pa.array(ranks, table.schema.field(at).type)
+    pq.write_table(table.set_column(at, table.schema.field(at), column), part)
+    m = manifest.parse((out / manifest.NAME).read_text())
+    m.live[part.name] = replace(m.live[part.name], matches=manifest.describe(part))
+    (out / manifest.NAME).write_text(m.text())  # (its generation kept)
+    again = read_results(out)
+    (out / NAME).unlink()
+    assert (again.curve.mu == read_results(out).curve.mu).all()
+    assert not (again.curve.mu == kept.curve.mu).all()

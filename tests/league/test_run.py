@@ -15,6 +15,7 @@ import pytest
 from click.testing import CliRunner
 
 from bohnarena.bohnanza.game import Bohnanza
+from bohnarena.bohnanza.textlayer import TEXT_VERSION
 from bohnarena.cli import cli
 from bohnarena.run.dispatch import run_league
 from bohnarena.store.directory import RunDir
@@ -42,6 +43,7 @@ def test_run_writes_matches_moves_ranking_and_frozen_league(league, tmp_path):
     assert (out / "league.toml").read_text() == path.read_text()
     meta = json.loads((out / "run.json").read_text())
     assert set(meta["bots"]) == {"trader", "planner", "random"} and meta["bohnarena"]
+    assert meta["text_version"] == TEXT_VERSION  # (docs/text-seats.md)
     m = table(out, "matches")
     assert m.num_rows == 6 and sorted(m.column("match_id").to_pylist()) == list(range(6))
     assert {

@@ -136,6 +136,7 @@ def as_format_3(out):
     """``out`` as bohnarena wrote it before timing (log format 3, manifest 2)."""
     shutil.rmtree(out / "timing")
     meta = json.loads((out / "run.json").read_text())
+    meta = {k: v for k, v in meta.items() if k != "untimed"}  # (kept since format 4)
     (out / "run.json").write_text(json.dumps({**meta, "log_format": 3, "manifest": 2}))
     reseal(out)
     text = (out / manifest.NAME).read_text()
@@ -164,6 +165,17 @@ def test_a_format_3_run_reads_and_grows_across_the_bump(league, tmp_path):
     assert invoke("report", out, "-o", tmp_path / "new.html").exit_code == 0
     assert "(6 of 12 matches have them)" in (tmp_path / "new.html").read_text()
     assert invoke("replay", out, "--verify-all", "-j", "1").exit_code == 0
+    # the moves files written before timing are named as such: any other
+    # without its timing file lost it
+    untimed = json.loads((out / "run.json").read_text())["untimed"]
+    assert untimed == sorted(
+        p.name for p in (out / "moves").glob("part-*") if p.name < "part-000000006"
+    )
+    newer = next(p for p in (out / "timing").glob("part-*"))
+    newer.unlink()
+    reseal(out)
+    verify = invoke("replay", out, "--verify-all", "-j", "1")
+    assert verify.exit_code == 1 and "has no think times" in verify.output
 
 
 @pytest.mark.slow
