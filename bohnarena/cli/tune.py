@@ -247,7 +247,12 @@ def tune(
                 "deals": chosen.estimate.n,
             },
             "effects": [
-                {"name": e.name, "change": _num(e.change), "interval": [_num(e.low), _num(e.high)]}
+                {
+                    "name": e.name,
+                    "change": _num(e.change),
+                    "interval": [_num(e.low), _num(e.high)],
+                    "fitted_best": _num(e.fitted_best),
+                }
                 for e in effects
             ],
             "importance": importance,
@@ -263,7 +268,10 @@ def tune(
             f"[{low:+.3f}, {high:+.3f}] over {chosen.estimate.n} deals"
         )
         for e in effects:
-            echo(f"  {e.name}: {e.change:+.3f} low to high [{e.low:+.3f}, {e.high:+.3f}]")
+            echo(
+                f"  {e.name}: {e.change:+.3f} low to high [{e.low:+.3f}, {e.high:+.3f}], "
+                f"fitted best {e.fitted_best:.4g}"
+            )
         echo(f"confirmation, {best_spec} against {base} on fresh deals:")
         for line in confirmation:
             echo(f"  {line}")

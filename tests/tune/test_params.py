@@ -77,6 +77,7 @@ def test_a_league_table_checks_its_params(tmp_path):
         ('{ spec = "trader?wants=2", params = { wants = 1 } }', "set in both spec and params"),
         ('{ spec = "trader", params = 3 }', "params must be a table"),
         ('{ spec = "trader", params = { wants = 1.0 } }', "'wants' must be int, not '1.0'"),
+        ('{ spec = "http://127.0.0.1:9/", params = { a = 1 } }', "params go with spec or"),
     ):
         path.write_text(
             'name = "p"\nedition = "classic"\nplayers = 3\ndeals = 1\nseed = 1\n'

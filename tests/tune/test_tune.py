@@ -2,6 +2,7 @@
 study killed and resumed ending where one run through does."""
 
 import json
+import math
 import os
 import signal
 import sqlite3
@@ -192,3 +193,24 @@ def test_the_confirmation_on_fresh_deals_is_the_exit_code(tmp_path):
         seed = tomllib.loads((played[0] / "league.toml").read_text())["seed"]
         trials = {derive_seed(1, "trial", slot) for slot in range(3)}
         assert seed == derive_seed(1, "confirm") and seed not in trials  # fresh deals
+
+
+def test_each_parameter_s_effect_and_fitted_best():
+    from bohnarena.rating.paired import Estimate
+    from bohnarena.tune.effects import effect
+    from bohnarena.tune.study import Dimension, Trial
+
+    x = Dimension("x", 0.0, 2.0, "float")
+    n = Dimension("n", 1, 100, "log", integer=True)
+    done = [
+        Trial(i, {"x": 2 * i / 8, "n": round(100 ** (i / 8))}, Estimate(4, v, 1.0))
+        for i, v in enumerate(1 - (i / 8 - 0.6) ** 2 for i in range(9))
+    ]
+    ex, en = effect(x, done), effect(n, done)
+    assert ex.fitted_best == pytest.approx(1.2)  # the parabola's top, on x's scale
+    assert en.fitted_best == 16  # the same top on n's log scale: 100 ** 0.6, an int
+    assert ex.change == pytest.approx(0.2) and ex.low < 0.2 < ex.high
+    rising = [Trial(i, {"x": i / 4}, Estimate(4, i / 4, 1.0)) for i in range(9)]
+    assert effect(x, rising).fitted_best == 2.0  # no top inside: the better end
+    assert effect(x, rising).clear
+    assert math.isnan(effect(x, rising[:3]).fitted_best)  # too few trials
