@@ -9,7 +9,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..core.pages import Markup, markup, render
-from ..report.svg import Frame, colour, lines
+from ..report.svg import Frame, colour, legend, lines
 from .effects import Effect, position
 from .study import Dimension, Setup, Trial, best
 
@@ -71,6 +71,7 @@ def page(
         effects=effects,
         importance=importance,
         objective=objective_chart(done),
+        objective_legend=legend(["each trial", "the best so far"]),
         charts=[parameter_chart(d, done, chosen) for d in setup.dimensions],
         confirmation=confirmation,
         fmt=_fmt,
