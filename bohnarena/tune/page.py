@@ -10,7 +10,7 @@ from typing import Any
 
 from ..core.pages import Markup, markup, render
 from ..report.svg import Frame, colour, legend, lines
-from .effects import Effect, position
+from .effects import Effect
 from .study import Dimension, Setup, Trial, best
 
 
@@ -30,13 +30,15 @@ def objective_chart(done: Sequence[Trial]) -> Markup:
 
 
 def parameter_chart(d: Dimension, done: Sequence[Trial], chosen: Trial) -> Markup:
-    """Each trial's objective against the parameter's value (the best one circled)."""
-    pts = [(position(d, t.values[d.name]), t.objective, t is chosen) for t in done]
+    """Each trial's objective against the parameter's value (a log
+    parameter's log10), the best trial larger."""
+    scale = math.log10 if d.log else float
+    pts = [(scale(t.values[d.name]), t.objective, t is chosen) for t in done]
     ys = [y for _, y, _ in pts]
     lo, hi = (min(ys), max(ys)) if ys else (0.0, 1.0)
     pad = (hi - lo) * 0.05 or 0.5
-    f = Frame(460, 260, (0.0, 1.0), (lo - pad, hi + pad))
-    f.axes(f"{d.name}: {d.low:g} to {d.high:g}" + (" (log)" if d.log else ""), "coins a deal")
+    f = Frame(460, 260, (scale(d.low), scale(d.high)), (lo - pad, hi + pad))
+    f.axes(f"log10 {d.name}" if d.log else d.name, "coins a deal", xinteger=d.integer and not d.log)
     for x, y, top in pts:
         f.parts.append(
             markup(
