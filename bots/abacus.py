@@ -31,13 +31,14 @@ from __future__ import annotations
 import math
 import random
 import time
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar
 
 from bohnarena.bohnanza import RuleSet, SeatView
 from bohnarena.bohnanza.bot import DECISION_METHODS
 from bohnarena.bohnanza.state import State
 from bohnarena.bohnanza.table import Table
+from bohnarena.core.params import Param
 
 from .searcher import BeanCounterBot, _Horizon, rollout_policy
 
@@ -97,6 +98,12 @@ class AbacusBot(BeanCounterBot):
     #: Spend the budget in rounds of successive halving (False: an equal
     #: share of it to every candidate, as the bean counter does).
     halving = True
+    #: Its parameters (docs/tuning.md): the bean counter's, more rollouts, growth.
+    tunable: ClassVar[Mapping[str, Param]] = {
+        **BeanCounterBot.tunable,
+        "playouts": Param(20, 2000, log=True),
+        "growth": Param(0.0, 1.0),
+    }
 
     def start(self, seat: int, rules: RuleSet, rng: random.Random) -> None:
         super().start(seat, rules, rng)

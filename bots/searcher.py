@@ -38,8 +38,8 @@ from __future__ import annotations
 import math
 import random
 import time
-from collections.abc import Callable, Iterable, Sequence
-from typing import Any
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any, ClassVar
 
 from bohnarena.bohnanza import (
     EMPTY,
@@ -55,6 +55,7 @@ from bohnarena.bohnanza.bot import DECISION_METHODS
 from bohnarena.bohnanza.state import State
 from bohnarena.bohnanza.table import Table
 from bohnarena.core.errors import IllegalAnswer
+from bohnarena.core.params import Param
 
 from .planner import _grows, field_for, harvest_choice, plants_second
 from .trader import Sight, TraderBot
@@ -188,6 +189,16 @@ class BeanCounterBot(TraderBot):
     begs = 3
     #: Varieties begged for (the most wanted first).
     beg_wants = 3
+    #: Its parameters (docs/tuning.md): the trader's and the search's.
+    tunable: ClassVar[Mapping[str, Param]] = {
+        **TraderBot.tunable,
+        "playouts": Param(8, 400, log=True),
+        "horizon_rounds": Param(1, 6),
+        "stay": Param(0.0, 3.0),
+        "offered": Param(1, 12),
+        "begs": Param(0, 6),
+        "beg_wants": Param(1, 5),
+    }
 
     def decisions(self, rules: RuleSet) -> frozenset[str]:
         # Harvest windows are searched only where a third field can be bought;

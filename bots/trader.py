@@ -14,9 +14,11 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import ClassVar
 
 from bohnarena.bohnanza import EMPTY, Accept, Anytime, DraftPick, Offer, Proposal, RuleSet, SeatView
+from bohnarena.core.params import Param
 
 from .planner import PlannerBot
 
@@ -28,10 +30,6 @@ HAND_WEIGHT = (1.0, 1.0, 0.5, 0.35, 0.25)
 # Worth of a card in a draft (Jumping Bean): the harvest draws a card each
 # and the harvester keeps the last as a coin.
 DRAFT_WORTH = 1.5
-# A trade or gift must gain at least this much to be worth making.
-MARGIN = 0.05
-# How many of the varieties it wants most it asks for.
-WANTS = 2
 
 
 class Sight:
@@ -63,7 +61,7 @@ class Sight:
         else:
             left = 1.0
         # a seat sees about its share of those cards, a little more by trading
-        share = min(1.0, 1.5 / view.players) * left
+        share = min(1.0, bot.share / view.players) * left
         self.avail = [u * share for u in unseen]
         self.fields: Fields = [list(f) for f in view.my_fields]
         self.hand = view.hand
@@ -206,6 +204,20 @@ class Sight:
 class TraderBot(PlannerBot):
     name = "trader"
 
+    #: A trade or gift must gain at least this much to be worth making.
+    margin = 0.05
+    #: How many of the varieties it wants most it asks for.
+    wants = 2
+    #: The unseen cards a seat may hope to see: this many tables' worth of
+    #: its share (a little more than its own share, by trading).
+    share = 1.5
+    #: Its parameters (docs/tuning.md).
+    tunable: ClassVar[Mapping[str, Param]] = {
+        "margin": Param(0.0, 1.0),
+        "wants": Param(1, 4),
+        "share": Param(0.5, 4.0),
+    }
+
     def start(self, seat: int, rules: RuleSet, rng: random.Random) -> None:
         super().start(seat, rules, rng)
         self._tried: set[tuple[object, ...]] = set()  # offers made this turn
@@ -320,22 +332,22 @@ class TraderBot(PlannerBot):
             rest = list(pending)
             rest.remove(card)
             relief = sight.settle(rest) - base
-            if relief > MARGIN:
+            if relief > self.margin:
                 unwanted.append((relief, (-1 - i,), (card,)))
         if len(revealed) > 1:
             rest = list(view.my_trade_area)
             relief = sight.settle(rest) - base
-            if relief > MARGIN:
+            if relief > self.margin:
                 refs = tuple(-1 - i for i in range(len(revealed)))
-                unwanted.append((relief - MARGIN, refs, tuple(revealed)))
+                unwanted.append((relief - self.margin, refs, tuple(revealed)))
         for pos in range(min(3, len(hand))):
             relief = -sight.hand_cost(pending, pos)
-            if relief > MARGIN:
+            if relief > self.margin:
                 unwanted.append((relief, (pos,), (hand[pos],)))
         unwanted.sort(reverse=True)
         for _, refs, cards in unwanted:
             targets = self._targets(sight, view, cards)
-            for _, want in wanted[:WANTS]:
+            for _, want in wanted[: self.wants]:
                 if len(targets) == view.players - 1:
                     if self._once(view, ("swap", cards, want, None)):
                         return Offer(give=refs, want=(want,))
@@ -345,7 +357,7 @@ class TraderBot(PlannerBot):
                 if self._once(view, ("gift", cards, s)):
                     return Offer(give=refs, to=s)
         # Ask for cards that grow own fields, for nothing.
-        for _, want in wanted[:WANTS]:
+        for _, want in wanted[: self.wants]:
             if self._once(view, ("beg", want)):
                 return Offer(want=(want,))
         return None
@@ -358,10 +370,10 @@ class TraderBot(PlannerBot):
         active = view.active
         # the revealed cards, then what grows own fields from the active hand
         asks = dict.fromkeys(view.revealed)
-        for _, v in self._wanted(sight, pending)[:WANTS]:
+        for _, v in self._wanted(sight, pending)[: self.wants]:
             asks.setdefault(v)
         gains = [(card, sight.settle([*pending, card]) - base) for card in asks]
-        gains = [(card, gained) for card, gained in gains if gained > MARGIN]
+        gains = [(card, gained) for card, gained in gains if gained > self.margin]
         if not gains:
             return None
         # what each hand card costs to give, and how much it feeds the active player
@@ -378,7 +390,7 @@ class TraderBot(PlannerBot):
                 if c == card:
                     continue
                 spent = spends[pos]
-                if spent < cost or (not give and spent < gained - MARGIN):
+                if spent < cost or (not give and spent < gained - self.margin):
                     give, cost = (pos,), spent
             value = gained - cost
             tried = view.turn == self._turn and ("ask", card, give) in self._tried
@@ -412,7 +424,7 @@ class TraderBot(PlannerBot):
             - sight.tail_cost(give)
         )
         gained -= sight.feed_cost(offer.by, offer.want)
-        if gained <= MARGIN:
+        if gained <= self.margin:
             return None
         return Accept(tuple(give))
 

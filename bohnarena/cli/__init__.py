@@ -4,7 +4,7 @@ package registers every command."""
 
 from __future__ import annotations
 
-from . import bench, bots, compare, ladder, matches, play, rank, replay, run, schema
+from . import bench, bots, compare, ladder, matches, play, rank, replay, run, schema, tune
 from .group import cli, main
 
 __all__ = [
@@ -20,4 +20,5 @@ __all__ = [
     "replay",
     "run",
     "schema",
+    "tune",
 ]

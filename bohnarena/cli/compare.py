@@ -134,7 +134,7 @@ def compare(
     from ..rating import compare as cmp
     from ..rating import verdict
     from ..rating.paired import Sprt
-    from ..run.dispatch import run_league
+    from ..run.paired import play_pairs
 
     test = None
     if sprt:
@@ -160,22 +160,22 @@ def compare(
             "seed": seed,
             "seatings": seatings,
         }
-        rules = parse_options(options)
-        league = cmp.compare_league((na, sa), (nb, sb), field, settings, rules, moves)
-        pairing = cmp.Pairing(na, nb, test, metric)
-        summary = run_league(
-            league,
-            out or Path("results") / name,
+        played = play_pairs(
+            (na, sa),
+            (nb, sb),
+            field,
+            settings,
+            parse_options(options),
+            Path(out) if out else Path("results") / name,
             workers,
-            progress=progress,
-            follow=pairing.add,
-            stop_when=lambda: pairing.decision is not None,
+            progress,
+            test,
+            metric,
+            moves,
         )
-        pairing.close()
+        pairing, summary = played.pairing, played.summary
         if summary.interrupted:
             sys.exit(summary.exit_code)
-        if not cmp.deal_major(summary.out):  # grown by opponents: a deal's matches, paired whole
-            pairing = cmp.compare_results(str(summary.out), na, nb, test, metric)
         if fmt == "text":
             echo(
                 f"{summary.played} matches played now, {summary.done_before} before; "

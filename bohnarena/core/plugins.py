@@ -10,7 +10,9 @@ A spec is one of:
 * ``package.module:Class``;
 * ``/path/to/root/package.module:Class``: a module under a directory that
   is not on ``sys.path`` (a ladder's unpacked submission), located only,
-  for a bot that runs out of process: in this process it is not loaded.
+  for a bot that runs out of process: in this process it is not loaded;
+
+any of them followed by the parameters it sets (``trader?keep=3``: params.py).
 """
 
 from __future__ import annotations
@@ -24,13 +26,14 @@ import os
 import re
 import sys
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cache
 from importlib.metadata import Distribution, EntryPoint
 from pathlib import Path
 from typing import TypeVar
 
 from .errors import BotLoadError, UsageError
+from .params import split_spec, with_params
 from .stopping import noting_stops
 from .untrusted import one_line
 
@@ -224,6 +227,9 @@ def load_bot(spec: str, base: type) -> type:
     """The bot class named by ``spec``; it must subclass ``base``. Cached per
     process (a failure is not cached)."""
     spec = spec.strip()
+    base_spec, given = split_spec(spec)
+    if given:
+        return with_params(load_bot(base_spec, base), spec, given)
     if not spec:
         raise BotLoadError("empty bot spec")
     ep = entry_point(spec)
@@ -362,7 +368,13 @@ def python_files(root: Path) -> list[Path]:
 
 def locate(spec: str) -> Located:
     """Locate the bot named by ``spec`` (registered name, file.py:Class or
-    module:Class) without importing any of its code. Raises BotLoadError."""
+    module:Class) without importing any of its code (parameters after a
+    ``?`` are kept in its ``spec`` only). Raises BotLoadError."""
+    found = _locate(split_spec(spec.strip())[0])
+    return found if found.spec == spec.strip() else replace(found, spec=spec.strip())
+
+
+def _locate(spec: str) -> Located:
     spec = spec.strip()
     if not spec:
         raise BotLoadError("empty bot spec")

@@ -151,6 +151,12 @@ def schema(p: GameProtocol) -> dict[str, Any]:
                 "type": ["integer", "null"],
                 "description": "the league's id of the match (null outside a league run)",
             },
+            "params": {
+                "type": "object",
+                "additionalProperties": {"type": ["number", "string", "boolean"]},
+                "description": "the parameters the league sets for this bot, if any "
+                "(docs/tuning.md); a Python bot has them as class attributes already",
+            },
             "rules": {"$ref": "#/$defs/rules"},
         }
     )

@@ -10,6 +10,7 @@ from typing import Any
 
 from ..core.errors import UsageError
 from ..core.game import get_game
+from ..core.params import Value, with_table
 from ..referee.limits import ISOLATION_ALIASES, ISOLATIONS, Limits
 from .chat import KEYS as CHAT_KEYS
 from .chat import Chat, chat_entry
@@ -23,7 +24,7 @@ TOP_KEYS = {
     *("format", "hero", "challenger", "seatings", "packages", "full_tables"),
 }
 RUN_KEYS = {"batch_size", "moves", "workers", "isolation"}
-BOT_KEYS = {"spec", "command", "isolation", "dir", *SERVICE_KEYS, *CHAT_KEYS}
+BOT_KEYS = {"spec", "command", "isolation", "dir", "params", *SERVICE_KEYS, *CHAT_KEYS}
 SECRET = "secret"
 MAX_DEALS = 10_000_000
 MAX_PERMUTED = 7  # 5,040 seatings a deal
@@ -64,6 +65,9 @@ class BotEntry:
     #: The spec as the league file wrote it, where :func:`spec_path` made it
     #: absolute (what its source hash names: the same wherever the league is).
     written: str | None = field(default=None, compare=False)
+    #: The parameters it sets (its spec's and its ``params`` table's, also
+    #: in its spec; docs/tuning.md): a command bot gets them at start.
+    params: tuple[tuple[str, Value], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -89,6 +93,10 @@ class League:
     #: round-robin: a new bot plays the full round-robin while that is at
     #: most this many tables per deal, drawn tables beyond (drawn.py); None: always full
     full_tables: int | None = None
+
+    def params(self) -> dict[str, dict[str, Value]]:
+        """The parameters each bot sets (docs/tuning.md), of the bots that set any."""
+        return {name: dict(e.params) for name, e in self.bots.items() if e.params}
 
     def schedule(self, seed: int | None = None) -> Schedule:
         """The league's schedule; ``seed``: the master seed when it is secret."""
@@ -316,6 +324,9 @@ def _bot_entry(
             f"{where}: bot {name!r}: unknown key {unknown[0]!r} "
             f"(known: {', '.join(sorted(BOT_KEYS))})"
         )
+    table = value.get("params", {})
+    if table and ("chat" in value or is_service(value)):
+        raise LeagueError(f"{where}: bot {name!r}: params go with spec or command")
     if "chat" in value:
         svc, chat = chat_entry(name, value, where, base)
         return BotEntry(name, isolation=HTTP, service=svc, chat=chat)
@@ -324,6 +335,8 @@ def _bot_entry(
         raise LeagueError(f"{where}: bot {name!r}: {stray[0]} goes with chat (a model's endpoint)")
     if is_service(value):
         return BotEntry(name, isolation=HTTP, service=service(name, value, where))
+    if not isinstance(table, dict):
+        raise LeagueError(f"{where}: bot {name!r}: params must be a table")
     misplaced(name, value, where)
     spec, command = value.get("spec"), value.get("command")
     if (spec is None) == (command is None):
@@ -350,9 +363,22 @@ def _bot_entry(
         raise LeagueError(f"{where}: bot {name!r}: dir is a directory name and goes with command")
     if command is not None and base is not None:
         command, own = command_paths(command, own, base)
+    set_: dict[str, Value] = {}
+    if spec is not None:
+        spec, set_ = with_table(spec, table, f"{where}: bot {name!r}")
+    elif table:
+        _, set_ = with_table("", table, f"{where}: bot {name!r}")
     found = spec if spec is None or base is None else spec_path(spec, base)
     written = spec if found != spec else None
-    return BotEntry(name, found, tuple(command) if command else None, mode, own, written=written)
+    return BotEntry(
+        name,
+        found,
+        tuple(command) if command else None,
+        mode,
+        own,
+        written=written,
+        params=tuple(sorted(set_.items())),
+    )
 
 
 def spec_path(spec: str, base: Path) -> str:

@@ -319,6 +319,10 @@ def settings(r: LeagueResults) -> dict[str, Any]:
         ["platform", str(meta.get("platform", "?"))],
         ["packages", ", ".join(f"{k} {v}" for k, v in meta.get("packages", {}).items())],
     ]
+    facts += [
+        [f"{bot}'s parameters", ", ".join(f"{k}={v}" for k, v in sorted(params.items()))]
+        for bot, params in meta.get("params", {}).items()
+    ]
     return {
         "facts": facts,
         "league": league_text,

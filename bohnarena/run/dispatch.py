@@ -240,6 +240,8 @@ def run_league(
         "text_version": text_version(game),
         "edition": league.edition,
         "bots": hashes,
+        # each bot's parameters (docs/tuning.md), where a league sets some
+        **({"params": params} if (params := league.params()) else {}),
         "shard": None if shard is None else f"{shard[0]}/{shard[1]}",
         **league.format_facts(),
         **run_facts(game, rules, league),

@@ -50,6 +50,8 @@ def source_hash(entry: BotEntry, base: type, home: Path | None = None) -> str:
         parts = [" ".join(map(here, entry.command)).encode(), here(entry.dir or "").encode()]
         for path in shown(entry):
             parts += [here(str(f)).encode() + b"\0" + _content(f) for f in tree(path)]
+        if entry.params:  # (a Python bot's are in its spec)
+            parts.append(json.dumps(dict(entry.params), sort_keys=True).encode())
     else:
         if entry.isolation == "inprocess":
             try:

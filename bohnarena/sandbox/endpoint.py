@@ -471,13 +471,14 @@ def python_target(
     its own code and the league's ``packages``, its file)."""
     found = locate(spec)
     allowed = allowed_code(packages)
+    query = "".join(spec.partition("?")[1:]).strip()  # its parameters, set by load_bot there
     if found.file is not None:
-        return f"{jail.BOT_DIR}/{found.file.name}:{found.attr}", dict(allowed), found.file
+        return f"{jail.BOT_DIR}/{found.file.name}:{found.attr}{query}", dict(allowed), found.file
     if found.dist is None:  # a directory of code (a submission's): nothing installed vouches
         why = shadowing(found.paths, packages)
         if why is not None:
             raise BotLoadError(f"{spec}: {why}")
-    return f"{found.module}:{found.attr}", {**allowed, **found.paths}, None
+    return f"{found.module}:{found.attr}{query}", {**allowed, **found.paths}, None
 
 
 @functools.cache

@@ -43,12 +43,16 @@ def remote_seat(
             wire, entry.spec, entry.command, entry.isolation, lim, log, entry.dir, entry.packages
         ),
         lim,
+        dict(entry.params),
     )
 
 
 class RemoteSeat:
-    def __init__(self, wire: Wire, endpoint: Endpoint, limits: Limits) -> None:
+    def __init__(
+        self, wire: Wire, endpoint: Endpoint, limits: Limits, params: dict[str, Any] | None = None
+    ) -> None:
         self.wire, self.endpoint, self.limits = wire, endpoint, limits
+        self.params = params or {}  # the league's parameters of the bot: sent at start
         self.channel: Conversation | None = None
         self.asks: frozenset[str] = frozenset()
         self.spent = 0.0  # seconds of decisions this match (the time bank)
@@ -78,6 +82,7 @@ class RemoteSeat:
                     "rules": self.wire.rules_json(rules),
                     "seed": seed,
                     "match_id": self.match_id,
+                    **({"params": self.params} if self.params else {}),
                 },
                 self.limits.start_seconds,
                 counted=False,

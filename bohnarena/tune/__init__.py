@@ -1,0 +1,1 @@
+"""Tuning a bot's parameters on duplicate deals (docs/tuning.md)."""
