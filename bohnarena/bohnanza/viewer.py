@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from ..core.text import plural
 from ..viewer import film
 from ..viewer.film import Frame, Move, Viewer, Zone
 from .records import as_dict
@@ -100,7 +101,7 @@ class Painter:
         paid = {}  # a harvest, marked on its seat at its move
         if kind == "harvested":
             _, seat, _, card, n, coins = rec
-            paid[seat] = f"harvested {n} {bean(card)}: {film.plural(coins, 'coin')}"
+            paid[seat] = f"harvested {n} {bean(card)}: {plural(coins, 'coin')}"
         return Frame(
             t.turn,
             self._head(t),
@@ -125,13 +126,13 @@ class Painter:
             film.value(
                 "draw_pile",
                 "Draw pile",
-                film.plural(len(t.deck), "card"),
+                plural(len(t.deck), "card"),
                 f"ran out {t.exhaustions} of {runs} times",
             ),
             film.value(
                 "discard",
                 "Discard pile",
-                film.plural(len(t.discard), "card"),
+                plural(len(t.discard), "card"),
                 f"top: {bean(t.discard[-1])}" if t.discard else "",
             ),
             film.cards("revealed", "Face-up cards (phase 2)", map(bean, t.revealed)),
@@ -157,7 +158,7 @@ class Painter:
                 fields.append(("empty", None, ""))
                 continue
             pays = t.coins_for(v, n)
-            note = f"a harvest pays {film.plural(pays, 'coin')}"
+            note = f"a harvest pays {plural(pays, 'coin')}"
             if f not in allowed:
                 note += " (protected now)"
             fields.append((bean(v), n, note))

@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from ..core.errors import BohnarenaError, UsageError
-from ..rating.notable import SORTS, Found, Query, plural
+from ..core.text import plural
+from ..rating.notable import SORTS, Found, Query
 from .group import cli, echo, one
 
 if TYPE_CHECKING:

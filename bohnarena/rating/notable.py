@@ -18,6 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from ..core.text import plural
 from .skill import Ranking
 from .stats import Floats, Ints, Matches
 
@@ -160,10 +161,6 @@ def find(m: Matches, score: Floats, q: Query) -> tuple[list[Found], int]:
         for r in rows
     ]
     return found, total
-
-
-def plural(n: int, word: str) -> str:
-    return f"{n} {word}{'s' * (n != 1)}"
 
 
 # -- the report's picks -------------------------------------------------------

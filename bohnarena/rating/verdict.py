@@ -10,6 +10,7 @@ import json
 import math
 from typing import Any
 
+from ..core.text import plural
 from .compare import METRICS, Pairing
 from .paired import LEVEL, Sprt
 
@@ -23,10 +24,6 @@ WHAT = {
     "place": "B's finishing place minus A's (positive: A finishes ahead)",
     "win": "1 if A won and B did not, -1 the other way round, else 0",
 }
-
-
-def plural(n: int, word: str) -> str:
-    return f"{n} {word}" + ("" if n == 1 else "es" if word.endswith("h") else "s")
 
 
 def exit_code(pairing: Pairing) -> int:

@@ -8,7 +8,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..rating.notable import Pick, plural
+from ..core.text import plural
+from ..rating.notable import Pick
 from ..rating.stats import Matches
 
 #: Where the viewer pages go, beside the report (and their links' prefix): not

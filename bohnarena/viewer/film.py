@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from ..core.game import MatchResult
+from ..core.text import plural
 
 #: The version of the film's data (the page's ``viewer`` key).
 FORMAT = 1
@@ -230,10 +231,6 @@ class Referee:
         that answer, not the moves after it)."""
         at, text = self.notes.get(seat, (-2, ""))
         return (lines("note", "Note", [text]),) if at == self.now else ()
-
-
-def plural(n: int, word: str) -> str:
-    return f"{n} {word}{'s' * (n != 1)}"
 
 
 def answer_text(

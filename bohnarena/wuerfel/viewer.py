@@ -7,8 +7,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from ..core.text import plural
 from ..viewer import film
-from ..viewer.film import Frame, Move, Viewer, Zone, plural
+from ..viewer.film import Frame, Move, Viewer, Zone
 from .game import _REPLAYER as REPLAYER
 from .game import _Narrator as Narrator
 from .game import as_dict
@@ -71,7 +72,7 @@ class Painter:
             else "The deal"
         )
         table = (
-            film.value("draw_pile", "Draw pile", film.plural(len(t.deck), "harvest card")),
+            film.value("draw_pile", "Draw pile", plural(len(t.deck), "harvest card")),
             film.cards("roll", "Last roll", self.beans(self.roll)),
             film.cards("bean_field", "Bean field (dice set aside)", self.beans(t.field)),
             film.value("dice", "Dice left to roll", len(t.hand) if t.turn else 0),
