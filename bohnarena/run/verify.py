@@ -106,7 +106,7 @@ def verify(path: str | Path, seed: int | None = None, workers: int = 0) -> Verdi
         parts, failures = [str(e)], []
     verdict.failures += parts
     named = (p if p.startswith(f"match {i}") else f"match {i}: {p}" for i, p in failures)
-    verdict.failures += dict.fromkeys(named)  # (a row's problem may come from two checks)
+    verdict.failures += named
     standing = plan.standing_ids()
     verdict.scheduled = len(standing)
     present = RunReader(path).done_ids(RunReader(path).listing("off"))
