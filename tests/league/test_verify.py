@@ -157,3 +157,22 @@ def test_a_league_that_never_drew_a_secret_has_nothing_to_verify(tmp_path):
     assert r.exit_code == 2 and "never drew a secret seed" in r.output
     r = invoke("verify", tmp_path)
     assert r.exit_code == 2 and "is not a bohnarena results directory" in r.output
+
+
+@pytest.mark.slow
+def test_the_commitment_is_in_run_json_before_the_first_match(tmp_path):
+    from bohnarena.run.dispatch import run_league
+
+    path, out = tmp_path / "v.toml", tmp_path / "out"
+    path.write_text(LEAGUE.format(seed='"secret"'))
+    seen = []
+
+    def note(line):
+        if not seen:  # the first run: nothing played yet
+            assert not list((out / "matches").glob("part-*"))
+        seen.append((line, meta(out)["seed_commitment"]))
+
+    assert run_league(path, out, workers=1, progress=False, note=note).complete
+    run_league(path, out, workers=1, progress=False, note=note)  # a resume says it again
+    assert [line for line, _ in seen] == [f"seed commitment: {kept}" for _, kept in seen]
+    assert len(seen) == 2 and seen[0] == seen[1]
