@@ -4,7 +4,20 @@ package registers every command."""
 
 from __future__ import annotations
 
-from . import bench, bots, compare, ladder, matches, play, rank, replay, run, schema, tune
+from . import (
+    bench,
+    bots,
+    compare,
+    ladder,
+    matches,
+    play,
+    rank,
+    replay,
+    run,
+    schema,
+    tune,
+    verify,
+)
 from .group import cli, main
 
 __all__ = [
@@ -21,4 +34,5 @@ __all__ = [
     "run",
     "schema",
     "tune",
+    "verify",
 ]

@@ -87,6 +87,9 @@ def rank_command(
         text = json.dumps(parsed, indent=2)
     elif fmt in ("text", "markdown") and faults:
         text += "\n\n" + faults_text(faults, [s.bot for s in data.ranking.standings])
+    committed = data.meta.get("seed_commitment")
+    if committed is not None and fmt in ("text", "markdown"):  # docs/fairness.md
+        text += f"\n\nseed commitment: {committed}"
     echo(text)
 
 

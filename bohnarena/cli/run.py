@@ -116,6 +116,7 @@ def run(
         warn=lambda text: echo(f"Warning: {text}", err=True),
         standings_every=standings_every,
         secrets_dir=secrets,
+        note=echo,
     )
     ended(summary, not no_report)
 

@@ -308,7 +308,8 @@ def fault_lines(r: LeagueResults, order: list[str]) -> list[tuple[str, list[str]
 
 
 def settings(r: LeagueResults) -> dict[str, Any]:
-    meta = {k: v for k, v in r.meta.items() if k != "seed"}  # a secret seed stays secret
+    # a secret seed and its salt stay secret (until `reveal`)
+    meta = {k: v for k, v in r.meta.items() if k not in ("seed", "seed_salt")}
     league_text = (r.path / "league.toml").read_text("utf-8")
     facts = [
         ["bohnarena", str(meta.get("bohnarena", "?"))],
@@ -323,6 +324,8 @@ def settings(r: LeagueResults) -> dict[str, Any]:
         [f"{bot}'s parameters", ", ".join(f"{k}={v}" for k, v in sorted(params.items()))]
         for bot, params in meta.get("params", {}).items()
     ]
+    if "seed_commitment" in meta:  # docs/fairness.md
+        facts.append(["seed commitment", str(meta["seed_commitment"])])
     return {
         "facts": facts,
         "league": league_text,

@@ -28,6 +28,7 @@ from tqdm import tqdm
 from .. import __version__
 from ..core.errors import UsageError
 from ..core.game import get_game, log_names
+from ..core.seeding import commitment, new_salt
 from ..core.stopping import exit_code
 from ..core.textplay import text_version
 from ..core.untrusted import LogFormatter
@@ -189,6 +190,7 @@ def run_league(
     standings_every: int | None = None,
     home: Path | None = None,
     secrets_dir: Path | None = None,
+    note: Callable[[str], None] | None = None,
 ) -> RunSummary:
     """Run (or resume) the league of ``path`` (a file, or a parsed league).
 
@@ -198,7 +200,8 @@ def run_league(
     ``standings_every``: a standings line in the run log every this many
     matches (None: standings.every; 0: none). ``home``: where the bots' paths
     are hashed from (a ladder's directory: moved, its bots are the same).
-    ``secrets_dir``: the directory of the served bots' token files."""
+    ``secrets_dir``: the directory of the served bots' token files. ``note``
+    gets the secret seed's commitment before any match is played."""
     league = path if isinstance(path, League) else load_league(path)
     league = with_secrets_dir(league, secrets_dir)
     if moves is not None:
@@ -254,6 +257,10 @@ def run_league(
                 "copy of the league file"
             )
         meta["seed"] = secrets.randbits(63)
+        # committed before any match is played (docs/fairness.md); the salt
+        # stays with the seed until `reveal`
+        meta["seed_salt"] = new_salt()
+        meta["seed_commitment"] = commitment(meta["seed"], meta["seed_salt"])
     store.open_for_run(league.source, meta, restart)
     backend = backend or LocalPool(
         workers if workers is not None else league.workers,
@@ -266,7 +273,10 @@ def run_league(
                 # (derived from the game, so a run made before names were kept gets them now)
                 write_names(store.path, log_names(game, rules))
                 if league.seed is None:  # the run's own, kept in run.json (a resume reads it)
-                    league = replace(league, seed=store.meta().get("seed", meta["seed"]))
+                    kept = store.meta()
+                    league = replace(league, seed=kept.get("seed", meta["seed"]))
+                    if note is not None and "seed_commitment" in kept:
+                        note(f"seed commitment: {kept['seed_commitment']}")
                 check_workers(backend, league)
                 return _run(
                     league, store, backend, progress, shard, follow, stop_when, standings_every

@@ -52,8 +52,11 @@ class Run:
     listing: Listing
 
     @classmethod
-    def open(cls, path: str | Path, check: Check = "cheap", refuse: bool = True) -> Run:
-        run = open_run(path)
+    def open(
+        cls, path: str | Path, check: Check = "cheap", refuse: bool = True, seed: int | None = None
+    ) -> Run:
+        """``seed``: the master seed to audit with, not run.json's (`verify`)."""
+        run = open_run(path, seed)
         league, meta = run.league, run.meta
         game = get_game(league.game)
         if meta.get("rules_version") != game.version:
@@ -256,10 +259,12 @@ NO_MOVES = "its think times are logged but it has no moves (a deleted row or mov
 UNPLAYED = (NO_ROW, NO_MOVES)
 
 
-def check_range(path: str, first: int, last: int) -> list[tuple[int, str | None]]:
+def check_range(
+    path: str, first: int, last: int, seed: int | None = None
+) -> list[tuple[int, str | None]]:
     """Verify every match with an id in [first, last] (a worker task): its
     row against its replayed log, and every log against a row."""
-    run = Run.open(path, "off", refuse=False)  # the parent checked the parts
+    run = Run.open(path, "off", refuse=False, seed=seed)  # the parent checked the parts
     moves = run.moves(first, last)
     logs, gaps = run.logs_and_gaps(first, last, moves)
     timing = run.timing_problems(first, last, moves, logs.keys())
@@ -277,11 +282,16 @@ def check_range(path: str, first: int, last: int) -> list[tuple[int, str | None]
 
 
 def verify_all(
-    path: str | Path, workers: int = 0, chunk: int = 200, progress: bool | None = None
+    path: str | Path,
+    workers: int = 0,
+    chunk: int = 200,
+    progress: bool | None = None,
+    seed: int | None = None,
 ) -> tuple[int, list[str], list[tuple[int, str]]]:
     """Verify every finished match of a run in parallel: (matches checked,
-    problems of parts against the manifest, failures by match id)."""
-    run = Run.open(path, "full", refuse=False)
+    problems of parts against the manifest, failures by match id).
+    ``seed``: the master seed to audit with, not run.json's (`verify`)."""
+    run = Run.open(path, "full", refuse=False, seed=seed)
     ids = sorted(run.store.done_ids(run.listing))
     if not ids:
         raise ResultsError(f"{path} holds no finished matches")
@@ -300,7 +310,7 @@ def verify_all(
     )
     try:
         executor = pool.executor()
-        futures = [executor.submit(check_range, str(run.store.path), a, b) for a, b in ranges]
+        futures = [executor.submit(check_range, str(run.store.path), a, b, seed) for a, b in ranges]
         for f in as_completed(futures):
             results = f.result()
             played = [i for i, p in results if p not in UNPLAYED]
@@ -312,7 +322,8 @@ def verify_all(
         pool.close()
     run.store.confirm(run.listing)  # a compaction meanwhile: read again
     derived = [p for p in [curve_problem(run.store.path)] if p is not None]
-    return checked, run.listing.problems + untimed(run) + derived, sorted(failures)
+    # (a row off the schedule is found by the audit above and by its check: said once)
+    return checked, run.listing.problems + untimed(run) + derived, sorted(set(failures))
 
 
 def untimed(run: Run) -> list[str]:

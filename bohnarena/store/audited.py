@@ -32,9 +32,12 @@ class AuditedRun:
     auditor: Auditor
 
     @classmethod
-    def of(cls, store: RunDir, league: League) -> AuditedRun:
-        """An open directory of ``league``'s run (its run.json must agree)."""
+    def of(cls, store: RunDir, league: League, seed: int | None = None) -> AuditedRun:
+        """An open directory of ``league``'s run (its run.json must agree);
+        ``seed``: the master seed to audit with, not run.json's (`verify`)."""
         meta = store.meta()  # refuses other log formats
+        if seed is not None:
+            meta = {**meta, "seed": seed}
         return cls(store, league, meta, Auditor.for_run(league, meta))
 
     def matches(
@@ -66,9 +69,10 @@ class AuditedRun:
         return done, listing
 
 
-def open_run(path: str | Path) -> AuditedRun:
-    """The results directory at ``path``, or ResultsError when it is none."""
+def open_run(path: str | Path, seed: int | None = None) -> AuditedRun:
+    """The results directory at ``path``, or ResultsError when it is none
+    (``seed``: as :meth:`AuditedRun.of`)."""
     store = RunDir(path)
     if not store.is_run() or not (store.path / "league.toml").is_file():
         raise ResultsError(f"{path} is not a bohnarena results directory")
-    return AuditedRun.of(store, load_league(store.path / "league.toml"))
+    return AuditedRun.of(store, load_league(store.path / "league.toml"), seed)

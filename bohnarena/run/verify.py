@@ -1,0 +1,117 @@
+"""Commit and reveal, checked from the published files (docs/fairness.md).
+
+`reveal` writes a secret seed and its salt into ``reveal.json`` beside
+``run.json``; `verify` checks, from a copy of the published files alone,
+that the revealed seed is the one committed to, that every match present
+is the schedule's (its seed derived from the master seed), that none is
+missing, and that every match replays to its logged result under the
+rules (`replay --verify-all`'s check, audited with the revealed seed).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..core.errors import UsageError
+from ..core.seeding import commitment
+from ..store.audited import open_run
+from ..store.parts import ResultsError, write_text
+from ..store.reading import RunReader
+from .replay import verify_all
+
+#: The public file that reveals a secret seed, beside run.json.
+REVEAL = "reveal.json"
+
+
+def _run_meta(path: Path) -> dict[str, Any]:
+    if not (path / "run.json").is_file() or not (path / "league.toml").is_file():
+        raise UsageError(f"{path} is not a bohnarena results directory")
+    return RunReader(path).meta()
+
+
+def reveal(path: str | Path) -> dict[str, Any]:
+    """Write ``reveal.json`` (the seed, its salt, the commitment) and return it."""
+    path = Path(path)
+    meta = _run_meta(path)
+    if "seed_commitment" not in meta:
+        raise UsageError(
+            f"{path}: this league never drew a secret seed (no commitment in run.json): "
+            "nothing to reveal"
+        )
+    revealed = {k: meta[k] for k in ("seed", "seed_salt", "seed_commitment")}
+    write_text(path / REVEAL, json.dumps(revealed, indent=2, sort_keys=True) + "\n")
+    return revealed
+
+
+@dataclass
+class Verdict:
+    """What `verify` found: one line per failed check, and what it checked."""
+
+    failures: list[str] = field(default_factory=list)
+    replayed: int = 0
+    scheduled: int = 0
+
+    def summary(self) -> str:
+        checks = f"{self.replayed} matches replayed of {self.scheduled} the schedule has standing"
+        if not self.failures:
+            return f"verified: the seed is the one committed to; {checks}; every check passed"
+        return f"{len(self.failures)} checks failed; {checks}"
+
+
+def _revealed(path: Path) -> dict[str, Any]:
+    try:
+        found = json.loads((path / REVEAL).read_text("utf-8"))
+    except FileNotFoundError:
+        return {}
+    except (OSError, ValueError) as e:
+        raise UsageError(f"{path / REVEAL} does not read: {e}") from None
+    if not isinstance(found, dict):
+        raise UsageError(f"{path / REVEAL} is not a JSON object")
+    return found
+
+
+def verify(path: str | Path, seed: int | None = None, workers: int = 0) -> Verdict:
+    """Check the published files of ``path`` against the revealed seed
+    (``seed``: instead of reveal.json's)."""
+    path = Path(path)
+    meta = _run_meta(path)
+    committed = meta.get("seed_commitment")
+    revealed = _revealed(path)
+    if seed is None:
+        seed = revealed.get("seed")
+    if committed is None and seed is None:
+        raise UsageError(f"{path}: this league never drew a secret seed: nothing to verify")
+    if seed is None:
+        raise UsageError(f"{path}: the seed is not revealed yet (no {REVEAL}): give --seed S")
+    if not isinstance(seed, int):
+        raise UsageError(f"{path / REVEAL}: its seed {seed!r} is not a whole number")
+    verdict = Verdict()
+    if committed is not None:
+        salt = revealed.get("seed_salt")
+        if not isinstance(salt, str):
+            verdict.failures.append(f"no salt revealed in {REVEAL}: the commitment is unchecked")
+        elif commitment(seed, salt) != committed:
+            verdict.failures.append(
+                f"seed {seed} with its salt does not match the commitment {committed}"
+            )
+    # Every match present audited against the schedule of the revealed seed
+    # (its seed column included) and replayed under the rules.
+    plan = open_run(path, seed).auditor.schedule
+    try:
+        verdict.replayed, parts, failures = verify_all(path, workers, progress=False, seed=seed)
+    except ResultsError as e:  # no finished match: every one is missing
+        parts, failures = [str(e)], []
+    verdict.failures += parts
+    named = (p if p.startswith(f"match {i}") else f"match {i}: {p}" for i, p in failures)
+    verdict.failures += named
+    standing = plan.standing_ids()
+    verdict.scheduled = len(standing)
+    present = RunReader(path).done_ids(RunReader(path).listing("off"))
+    verdict.failures += [
+        f"match {i}: missing (the schedule has it, the published results do not)"
+        for i in sorted(standing - present)
+    ]
+    return verdict
