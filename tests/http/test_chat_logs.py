@@ -1,0 +1,131 @@
+"""What a model seat costs and says, in the logs (issue 49, part 3): a
+league with a model seat served by the scripted chat server writes an
+exchanges table (docs/logs.md) whose rows are its decisions, faults
+included; a league without one writes none; the parts are committed,
+checked and replayed as every part is."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import duckdb
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+from click.testing import CliRunner
+
+from bohnarena.cli import cli
+from bohnarena.run.dispatch import run_league
+from bohnarena.store.logbook import EXCHANGES_SCHEMA
+
+from .chat_server import chat_server
+from .test_chat_seat import TOKEN, _league
+
+#: A bad reply (markup in it), a good one, then nonsense till the retries are spent.
+SCRIPT = (
+    [("say", "<b>plant</b> & <script>x</script>"), ("first",)]
+    + [("first",)] * 30
+    + [("say", "beans?")] * 3
+)
+
+
+@pytest.fixture(autouse=True)
+def _token(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("BOHNARENA_TOKEN_LLM", TOKEN)
+
+
+@pytest.fixture(scope="module")
+def played(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    tmp = tmp_path_factory.mktemp("llm")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("BOHNARENA_TOKEN_LLM", TOKEN)
+        with chat_server(list(SCRIPT)) as server:
+            path = _league(tmp, server.url, retries=2)
+            assert run_league(path, tmp / "out", workers=1, progress=False).complete
+    return tmp / "out"
+
+
+def _query(sql: str, out: Path) -> list[tuple[object, ...]]:
+    return duckdb.sql(sql.replace("OUT", str(out))).fetchall()
+
+
+@pytest.mark.slow
+def test_a_model_seats_decisions_are_logged_with_their_prompts_replies_and_tokens(
+    played: Path,
+) -> None:
+    talk = pq.read_table(played / "exchanges")
+    assert talk.schema.equals(EXCHANGES_SCHEMA) and talk.num_rows > 10
+    lines = [json.loads(x) for x in (played / "manifest.jsonl").read_text().splitlines()[1:]]
+    assert all("exchanges" in x for x in lines if x.get("moves"))
+    # each row's record in the moves is the model's own: its answer (timed
+    # as every answer is), or its fault
+    kinds = _query(
+        """select mv.kind, e.decision, e.replies, e.reasons, e.retries, e.tokens_in,
+                  e.tokens_out, e.prompt, t.decision, mv.decision
+           from 'OUT/exchanges/*.parquet' e
+           join 'OUT/moves/*.parquet' mv using (match_id, seq, seat)
+           left join 'OUT/timing/*.parquet' t using (match_id, seq, seat)""",
+        played,
+    )
+    assert len(kinds) == talk.num_rows
+    for k in kinds:
+        assert (k[0], k[9], k[8]) == (
+            ("fault", k[1], None) if k[0] == "fault" else (k[1], None, k[1])
+        )
+    faults = [k for k in kinds if k[0] == "fault"]
+    faulted = _query(
+        """select sum(m.faults[list_position(m.seats, 'llm')])
+           from 'OUT/matches/*.parquet' m""",
+        played,
+    )
+    assert faulted == [(len(faults),)] and len(faults) == 1
+    replies, reasons, retries, tokens_in, tokens_out = faults[0][2:7]
+    assert replies == ["beans?"] * 3 and len(reasons) == 3 and retries == 2
+    assert (tokens_in, tokens_out) == (300, 21)
+    first = next(k for k in kinds if k[2][0].startswith("<b>"))
+    assert first[2][0] == "<b>plant</b> & <script>x</script>" and first[4] == 1
+    assert len(first[3]) == 1 and first[6] == 14
+    assert all(k[7] and len(k[2]) == k[4] + 1 for k in kinds)
+
+
+@pytest.mark.slow
+def test_the_documented_query_joins_the_replies_to_their_moves(played: Path) -> None:
+    doc = (Path(__file__).parents[2] / "docs" / "logs.md").read_text("utf-8")
+    (query,) = [q for q in re.findall(r"```sql\n(.*?)```", doc, re.S) if "exchanges/" in q]
+    rows = duckdb.sql(query.replace("results/quickstart", str(played))).fetchall()
+    assert len(rows) == pq.read_table(played / "exchanges").num_rows
+    assert {r[0] for r in rows} == {"llm"} and "fault" in {r[3] for r in rows}
+
+
+@pytest.mark.slow
+def test_verify_all_reads_the_exchanges_and_a_tampered_part_is_caught(
+    played: Path, tmp_path: Path
+) -> None:
+    import shutil
+
+    copy = tmp_path / "copy"
+    shutil.copytree(played, copy)
+    # (the frozen league file names its system prompt beside it: issue 49's part 2 keeps none)
+    shutil.copyfile(played.parent / "prompt.md", copy / "prompt.md")
+    ok = CliRunner().invoke(cli, ["replay", str(copy), "--verify-all", "-j", "1"])
+    assert ok.exit_code == 0, ok.output
+    part = sorted((copy / "exchanges").glob("part-*.parquet"))[0]
+    table = pq.read_table(part)
+    prompts = pa.array(["tampered"] * table.num_rows, pa.string())
+    pq.write_table(table.set_column(4, "prompt", prompts), part)
+    bad = CliRunner().invoke(cli, ["replay", str(copy), "--verify-all", "-j", "1"])
+    assert bad.exit_code != 0 and part.name in bad.output and "exchanges" in bad.output
+
+
+def test_a_league_without_text_seats_writes_no_exchanges(tmp_path: Path) -> None:
+    path = tmp_path / "league.toml"
+    path.write_text(
+        'name = "plain"\nplayers = 3\ndeals = 1\nseed = 5\n'
+        '[bots]\nplanner = "planner"\nrandom = "random"\ntrader = "trader"\n'
+    )
+    assert run_league(path, tmp_path / "out", workers=1, progress=False).complete
+    assert not list((tmp_path / "out" / "exchanges").glob("*.parquet"))
+    lines = (tmp_path / "out" / "manifest.jsonl").read_text()
+    assert "exchanges" not in lines
