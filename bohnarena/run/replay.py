@@ -78,7 +78,7 @@ class Run:
         of is in the league file it was removed from (league.N.toml)."""
         found: dict[str, BotEntry] = {}
         for path in kept_files(self.store.path):
-            found.update(load_league(path).bots)
+            found.update(load_league(path, frozen=True).bots)
         return {**found, **self.league.bots}
 
     def _read(self, sub: Path, first: int, last: int) -> pa.Table:

@@ -17,6 +17,7 @@ import pytest
 from click.testing import CliRunner
 
 from bohnarena.cli import cli
+from bohnarena.report.html import write_report
 from bohnarena.run.dispatch import run_league
 from bohnarena.store.logbook import EXCHANGES_SCHEMA
 
@@ -107,8 +108,6 @@ def test_verify_all_reads_the_exchanges_and_a_tampered_part_is_caught(
 
     copy = tmp_path / "copy"
     shutil.copytree(played, copy)
-    # (the frozen league file names its system prompt beside it: issue 49's part 2 keeps none)
-    shutil.copyfile(played.parent / "prompt.md", copy / "prompt.md")
     ok = CliRunner().invoke(cli, ["replay", str(copy), "--verify-all", "-j", "1"])
     assert ok.exit_code == 0, ok.output
     part = sorted((copy / "exchanges").glob("part-*.parquet"))[0]
@@ -117,6 +116,24 @@ def test_verify_all_reads_the_exchanges_and_a_tampered_part_is_caught(
     pq.write_table(table.set_column(4, "prompt", prompts), part)
     bad = CliRunner().invoke(cli, ["replay", str(copy), "--verify-all", "-j", "1"])
     assert bad.exit_code != 0 and part.name in bad.output and "exchanges" in bad.output
+
+
+@pytest.mark.slow
+def test_the_report_shows_what_the_model_cost_and_how_often_it_misspoke(
+    played: Path, tmp_path: Path
+) -> None:
+    page = write_report(played, tmp_path / "report.html").read_text("utf-8")
+    assert "Seats that play in words" in page
+    t = pq.read_table(played / "exchanges").to_pylist()
+    tokens = (sum(r["tokens_in"] for r in t) / 3, sum(r["tokens_out"] for r in t) / 3)
+    replies = sum(len(r["replies"]) for r in t)
+    section = page[page.index("Seats that play in words") :]
+    section = section[: section.index("</table>")]
+    cells = re.findall(r"<td[^>]*>(.*?)</td>", section)
+    assert cells[0] == "llm" and cells[1] == f"{len(t):,}"
+    assert cells[2] == f"{tokens[0]:.0f} / {tokens[1]:.0f}"
+    assert cells[4] == f"{sum(r['retries'] for r in t) / len(t):.2f}"
+    assert cells[5] == f"{4 / replies:.1%}"  # the markup reply and the fault's three
 
 
 def test_a_league_without_text_seats_writes_no_exchanges(tmp_path: Path) -> None:
@@ -129,3 +146,5 @@ def test_a_league_without_text_seats_writes_no_exchanges(tmp_path: Path) -> None
     assert not list((tmp_path / "out" / "exchanges").glob("*.parquet"))
     lines = (tmp_path / "out" / "manifest.jsonl").read_text()
     assert "exchanges" not in lines
+    page = write_report(tmp_path / "out").read_text("utf-8")
+    assert "Faults and time" in page and "play in words" not in page
