@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
+from typing import Any
 
 import duckdb
 import pyarrow as pa
@@ -24,12 +25,9 @@ from bohnarena.store.logbook import EXCHANGES_SCHEMA
 from .chat_server import chat_server
 from .test_chat_seat import TOKEN, _league
 
+MARKUP = "<b>plant</b> & <script>x</script>"
 #: A bad reply (markup in it), a good one, then nonsense till the retries are spent.
-SCRIPT = (
-    [("say", "<b>plant</b> & <script>x</script>"), ("first",)]
-    + [("first",)] * 30
-    + [("say", "beans?")] * 3
-)
+SCRIPT = [("say", MARKUP), ("first",)] + [("first",)] * 30 + [("say", "beans?")] * 3
 
 
 @pytest.fixture(autouse=True)
@@ -85,8 +83,8 @@ def test_a_model_seats_decisions_are_logged_with_their_prompts_replies_and_token
     replies, reasons, retries, tokens_in, tokens_out = faults[0][2:7]
     assert replies == ["beans?"] * 3 and len(reasons) == 3 and retries == 2
     assert (tokens_in, tokens_out) == (300, 21)
-    first = next(k for k in kinds if k[2][0].startswith("<b>"))
-    assert first[2][0] == "<b>plant</b> & <script>x</script>" and first[4] == 1
+    first = next(k for k in kinds if k[2][0] == MARKUP)
+    assert first[4] == 1
     assert len(first[3]) == 1 and first[6] == 14
     assert all(k[7] and len(k[2]) == k[4] + 1 for k in kinds)
 
@@ -148,3 +146,70 @@ def test_a_league_without_text_seats_writes_no_exchanges(tmp_path: Path) -> None
     assert "exchanges" not in lines
     page = write_report(tmp_path / "out").read_text("utf-8")
     assert "Faults and time" in page and "play in words" not in page
+
+
+def _markup_reply(played: Path) -> tuple[int, int]:
+    """The match and record of the decision the model first answered with markup."""
+    rows = pq.read_table(played / "exchanges").to_pylist()
+    (row,) = [r for r in rows if r["replies"][0] == MARKUP]
+    return row["match_id"], row["seq"]
+
+
+def _film(html: Path) -> dict[str, Any]:
+    text = html.read_text("utf-8")
+    block = text[text.index('id="film">') + len('id="film">') : text.index("</script>")]
+    film: dict[str, Any] = json.loads(block)
+    return film
+
+
+@pytest.mark.slow
+def test_the_viewer_page_holds_the_models_replies_as_text(played: Path, tmp_path: Path) -> None:
+    match, seq = _markup_reply(played)
+    html = tmp_path / "m.html"
+    out = CliRunner().invoke(cli, ["view", str(played), "-m", str(match), "-o", str(html)])
+    assert out.exit_code == 0, out.output
+    film = _film(html)
+    assert film["replies"][str(seq)] == [MARKUP, film["replies"][str(seq)][1]]
+    assert "<b>plant" not in html.read_text("utf-8") and "<script>x" not in html.read_text("utf-8")
+    # the report's pages (replay's writer) hold them too
+    from bohnarena.run.replay import write_pages
+
+    other = tmp_path / "w.html"
+    assert write_pages(str(played), [(match, str(other))]) == [(match, None)]
+    assert _film(other)["replies"] == film["replies"]
+
+
+@pytest.mark.slow
+def test_in_a_browser_the_reply_is_shown_beside_its_move_as_text(
+    played: Path, tmp_path: Path
+) -> None:
+    from tests.report.test_report import CHROMIUM
+
+    sync_api = pytest.importorskip("playwright.sync_api")
+    if CHROMIUM is None:
+        pytest.skip("needs chromium")
+    match, seq = _markup_reply(played)
+    html = tmp_path / "m.html"
+    CliRunner().invoke(cli, ["view", str(played), "-m", str(match), "-o", str(html)])
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        try:
+            page = browser.new_page()
+            errors: list[str] = []
+            page.on("pageerror", lambda e: errors.append(str(e)))
+            page.goto(html.as_uri())
+            page.wait_for_selector("body[data-ready]")
+            page.check("#all-moves")
+            reply = page.inner_text(f'#moves li[data-i="{seq}"] .reply')
+            assert reply == f"(after 1 refused reply) “{film_last(html, seq)}”"
+            page.click(f'#moves li[data-i="{seq - 1}"]')
+            page.keyboard.press("ArrowRight")
+            assert page.inner_text("#move-reply") == reply
+            assert page.locator("#moves b, #moves script, #now b").count() == 1  # (#move-no)
+            assert errors == []
+        finally:
+            browser.close()
+
+
+def film_last(html: Path, seq: int) -> str:
+    return str(_film(html)["replies"][str(seq)][-1])
