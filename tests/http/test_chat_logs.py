@@ -213,3 +213,29 @@ def test_in_a_browser_the_reply_is_shown_beside_its_move_as_text(
 
 def film_last(html: Path, seq: int) -> str:
     return str(_film(html)["replies"][str(seq)][-1])
+
+
+@pytest.mark.slow
+def test_a_damaged_exchanges_part_is_played_again_and_shards_merge_with_theirs(
+    tmp_path: Path,
+) -> None:
+    with chat_server() as server:
+        path = _league(tmp_path, server.url)
+        with path.open("a") as f:
+            f.write("[run]\nbatch_size = 1\n")
+        shards = [tmp_path / f"shard{k}" for k in (1, 2)]
+        for k, out in enumerate(shards, 1):
+            assert run_league(path, out, workers=1, progress=False, shard=(k, 2)).complete
+        whole = pq.read_table(shards[0] / "exchanges").num_rows
+        damaged = sorted((shards[0] / "exchanges").glob("part-*.parquet"))[0]
+        damaged.write_bytes(damaged.read_bytes()[:100])  # cut short
+        assert run_league(path, shards[0], workers=1, progress=False, shard=(1, 2)).complete
+    assert pq.read_table(shards[0] / "exchanges").num_rows == whole
+    merged = tmp_path / "merged"
+    out = CliRunner().invoke(cli, ["merge", str(merged), *map(str, shards)])
+    assert out.exit_code == 0, out.output
+    rows = pq.read_table(merged / "exchanges")
+    assert rows.num_rows == sum(pq.read_table(s / "exchanges").num_rows for s in shards)
+    assert sorted(set(rows["match_id"].to_pylist())) == [0, 1, 2]
+    ok = CliRunner().invoke(cli, ["replay", str(merged), "--verify-all", "-j", "1"])
+    assert ok.exit_code == 0, ok.output
