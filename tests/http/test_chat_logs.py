@@ -7,6 +7,7 @@ checked and replayed as every part is."""
 from __future__ import annotations
 
 import json
+import pickle
 import re
 from pathlib import Path
 from typing import Any
@@ -239,3 +240,28 @@ def test_a_damaged_exchanges_part_is_played_again_and_shards_merge_with_theirs(
     assert sorted(set(rows["match_id"].to_pylist())) == [0, 1, 2]
     ok = CliRunner().invoke(cli, ["replay", str(merged), "--verify-all", "-j", "1"])
     assert ok.exit_code == 0, ok.output
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("hand_over", ["files", "tables", "records"])
+def test_every_hand_over_brings_the_exchanges_to_the_run(tmp_path: Path, hand_over: str) -> None:
+    from itertools import islice
+    from multiprocessing.reduction import ForkingPickler
+
+    from bohnarena.league.file import load_league
+    from bohnarena.league.schedule import schedule
+    from bohnarena.run import worker
+
+    with chat_server() as server:
+        spec = load_league(_league(tmp_path, server.url))
+        matches = tuple(islice(schedule(list(spec.bots), 3, 1, spec.seed), 1))
+        task = worker.BatchTask(
+            spec.game, spec.edition, 3, spec.rules, spec.bots, matches, True, str(tmp_path),
+            hand_over=hand_over,  # type: ignore[arg-type]
+        )  # fmt: skip
+        result = worker.built(pickle.loads(ForkingPickler.dumps(worker.play_batch(task))))
+    talk = result.exchanges
+    table = pq.read_table(talk) if isinstance(talk, Path) else talk
+    assert table is not None and table.schema.equals(EXCHANGES_SCHEMA)
+    assert table.num_rows == len([r for r in server.requests if "body" in r])
+    assert set(table["match_id"].to_pylist()) == {matches[0].id}
