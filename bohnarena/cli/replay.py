@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -154,14 +154,20 @@ def replay(
 
 
 def write_viewer(
-    game: Game, rules: Any, log: Sequence[tuple[Any, ...]], info: MatchInfo, path: str | Path
+    game: Game,
+    rules: Any,
+    log: Sequence[tuple[Any, ...]],
+    info: MatchInfo,
+    path: str | Path,
+    replies: Mapping[int, Sequence[str]] | None = None,
 ) -> None:
-    """Write a match's viewer page to ``path`` and say where it is."""
+    """Write a match's viewer page to ``path`` and say where it is
+    (``replies``: what its seats that play in words said, by record)."""
     from ..store.parts import write_text
     from ..viewer.match import viewer_page
 
     target = Path(path)
-    write_text(target, viewer_page(game, rules, log, info))
+    write_text(target, viewer_page(game, rules, log, info, replies))
     size = target.stat().st_size / 1024
     echo(f"viewer: {target} ({size:,.0f} kB; open it in a browser)")
 
@@ -194,4 +200,5 @@ def view(results_dir: str, match_id: int, output: str | None) -> None:
         click.echo(f"Warning: {unchecked_warning(results_dir)}", err=True)
     row, log = run.match(match_id)
     target = output or run.store.path / f"match-{match_id}.html"
-    write_viewer(run.game, run.rules, log, run.info(row, len(log)), target)
+    info = run.info(row, len(log))
+    write_viewer(run.game, run.rules, log, info, target, run.replies(match_id))

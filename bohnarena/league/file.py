@@ -162,7 +162,9 @@ def with_secrets_dir(league: League, secrets: Path | None) -> League:
     return replace(league, bots={**league.bots, **bots}) if bots else league
 
 
-def load_league(path: str | Path) -> League:
+def load_league(path: str | Path, frozen: bool = False) -> League:
+    """``frozen``: a results directory's copy, read as data (the files it
+    names, a model's system prompt, are not beside it)."""
     p = Path(path)
     try:
         text = p.read_text("utf-8")
@@ -174,7 +176,8 @@ def load_league(path: str | Path) -> League:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise LeagueError(f"{p} is not valid TOML: {e}") from None
-    return replace(parse_league(data, text, str(p), p.resolve().parent), file=p.resolve())
+    base = None if frozen else p.resolve().parent
+    return replace(parse_league(data, text, str(p), base), file=p.resolve())
 
 
 def _get(

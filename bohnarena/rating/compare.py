@@ -326,7 +326,7 @@ def deal_major(results: str | Path) -> bool:
     from ..store.directory import RunDir
 
     store = RunDir(results)
-    league = load_league(store.path / "league.toml")
+    league = load_league(store.path / "league.toml", frozen=True)
     return Auditor.for_run(league, store.meta()).schedule.deal_major
 
 

@@ -35,6 +35,7 @@ from ..store.parts import write_text
 from ..store.reading import RunReader
 from . import svg
 from .hero import hero_figures
+from .talk import talk
 from .watch import Watched
 from .watch import section as watch_section
 
@@ -299,6 +300,36 @@ def faults_and_times(r: LeagueResults, order: list[int]) -> dict[str, Any]:
     }
 
 
+def words(r: LeagueResults) -> dict[str, Any] | None:
+    """The seats that play in words: what they cost and how often they
+    misspoke (None: the league has none)."""
+    found = talk(RunReader(r.path).listing().require(), r.matches)
+    if not found:
+        return None
+    rows = []
+    for t in found:
+        median, p90 = t.latency()
+        rows.append(
+            [
+                t.bot,
+                f"{t.decisions:,}",
+                f"{fmt(t.tokens_in / t.seats, 0)} / {fmt(t.tokens_out / t.seats, 0)}",
+                f"{micros(median)} / {micros(p90)}",
+                fmt(t.retries / t.decisions),
+                pct(t.refused / t.replies if t.replies else float("nan")),
+            ]
+        )
+    head = [
+        "bot",
+        "decisions asked",
+        "tokens a match (in / out)",
+        "latency (median / p90)",
+        "retries a decision",
+        "illegal replies",
+    ]
+    return {"head": head, "rows": rows}
+
+
 def fault_lines(r: LeagueResults, order: list[str]) -> list[tuple[str, list[str]]]:
     """Each faulting bot (in ``order``) with its fault types, how often and
     the first reason of each, and its forfeits; nothing where the run
@@ -358,6 +389,7 @@ def build(
             "seats": seats(s, order),
             "distributions": distributions(r, order),
             "faults": faults_and_times(r, order),
+            "words": words(r),
             "watch": watch_section(r.matches, watched) if watched else None,
         }
     return render(

@@ -519,7 +519,9 @@ class Dispatcher:
             log.error("batch %d-%d raised", task.first, task.last, exc_info=e)
             self.failed(task, alone, f"{type(e).__name__}: {e}")
             return False
-        self.store.commit(task.first, task.last, result.matches, result.moves, result.timing)
+        self.store.commit(
+            task.first, task.last, result.matches, result.moves, result.timing, result.exchanges
+        )
         if self.timings is not None and result.timed is not None:
             self.timings.add(result.timed)
         if self.inorder is not None:

@@ -91,7 +91,7 @@ def merge_and_rank(
     from ..store.merge import merge as merge_runs
 
     target = merge_runs(out, dirs, warn)
-    league = load_league(target.path / "league.toml")
+    league = load_league(target.path / "league.toml", frozen=True)
     game = get_game(league.game)
     rules = game.rules(league.edition, league.players, league.rules)
     write_names(target.path, log_names(game, rules))

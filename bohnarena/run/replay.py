@@ -31,7 +31,13 @@ from ..store.audit import Auditor
 from ..store.audited import open_run
 from ..store.directory import RunDir
 from ..store.growing import kept_files
-from ..store.logbook import MATCHES_SCHEMA, TIMING_SCHEMA, moves_schema, records_of
+from ..store.logbook import (
+    EXCHANGES_SCHEMA,
+    MATCHES_SCHEMA,
+    TIMING_SCHEMA,
+    moves_schema,
+    records_of,
+)
 from ..store.parts import Check, Listing, ResultsError, check_schema, read_range, write_text
 from ..viewer.info import MatchInfo
 from .execution import LocalPool
@@ -81,7 +87,7 @@ class Run:
         of is in the league file it was removed from (league.N.toml)."""
         found: dict[str, BotEntry] = {}
         for path in kept_files(self.store.path):
-            found.update(load_league(path).bots)
+            found.update(load_league(path, frozen=True).bots)
         return {**found, **self.league.bots}
 
     def _read(self, sub: Path, first: int, last: int) -> pa.Table:
@@ -92,7 +98,11 @@ class Run:
         files = self.listing.files(table)
         if not files and table == "matches":
             raise ResultsError(f"{sub} holds no finished matches")
-        schema = {"matches": MATCHES_SCHEMA, "timing": TIMING_SCHEMA}.get(table)
+        schema = {
+            "matches": MATCHES_SCHEMA,
+            "timing": TIMING_SCHEMA,
+            "exchanges": EXCHANGES_SCHEMA,
+        }.get(table)
         schema = schema or moves_schema(self.game.columns)
         tables = [schema.empty_table()]
         for span, path in files:
@@ -209,6 +219,12 @@ class Run:
         if not log:
             raise ResultsError(f"match {match_id} has no move log (run with moves off?)")
         return row, log
+
+    def replies(self, match_id: int) -> dict[int, list[str]]:
+        """Each reply of the match's seats that play in words, by the record
+        its decision became (none: no such seat, or no exchanges file)."""
+        t = self._read(self.store.table_dir("exchanges"), match_id, match_id)
+        return dict(zip(t["seq"].to_pylist(), t["replies"].to_pylist(), strict=True))
 
     def check(self, row: dict[str, Any], log: Sequence[tuple[Any, ...]]) -> str | None:
         """None when the row is the league's match of its id and the log
@@ -352,7 +368,8 @@ def write_pages(path: str, pages: Sequence[tuple[int, str]]) -> list[tuple[int, 
     for mid, target in pages:
         try:
             row, log = run.match(mid, rows.get(mid))
-            page = viewer_page(run.game, run.rules, log, run.info(row, len(log)))
+            info = run.info(row, len(log))
+            page = viewer_page(run.game, run.rules, log, info, run.replies(mid))
         except BohnarenaError as e:
             out.append((mid, str(e)))
             continue

@@ -35,7 +35,13 @@ from ..rating.thinking import Timed, batch_timed
 from ..referee import pulse
 from ..referee.limits import Limits, Watchdog
 from ..store.directory import RunDir
-from ..store.logbook import MovesLog, matches_table, moves_table, timing_table
+from ..store.logbook import (
+    MovesLog,
+    exchanges_table,
+    matches_table,
+    moves_table,
+    timing_table,
+)
 from .seating import make_seat
 from .supervise import Verdict, probed, supervised, watched
 
@@ -93,6 +99,8 @@ class BatchResult:
     timed: Timed | None = None
     #: Handed over as "records": the moves and think times, for :func:`built`.
     unbuilt: Unbuilt | None = None
+    #: The text seats' exchanges (None: no seat plays in words, or no logs).
+    exchanges: pa.Table | Path | None = None
 
     # Pickled (to the run, to a Dask client) with each table as an Arrow IPC
     # stream: a table's own pickling, at the protocol a pool sends with (4),
@@ -276,7 +284,14 @@ def play_carefully(task: BatchTask) -> BatchResult:
         else None,
         [*(e for r in played for e in r.errors), *errors],
         pa.concat_tables([r.timing for r in played] or [timing_table([])]) if task.moves else None,
+        _joined([r.exchanges for r in played]),
     )
+
+
+def _joined(tables: Sequence[pa.Table | Path | None]) -> pa.Table | None:
+    """The exchanges tables of a careful play's matches, as one (None: none)."""
+    held = [t for t in tables if isinstance(t, pa.Table)]
+    return pa.concat_tables(held) if held else None
 
 
 def _play(task: BatchTask) -> BatchResult:
@@ -294,11 +309,19 @@ def _play(task: BatchTask) -> BatchResult:
             if beating is not None:
                 beating.end()
     matches = matches_table(batch.rows)
+    talk = exchanges_table(batch.talk) if batch.talk else None
     if batch.unbuilt is not None:  # handed over as they are: the run builds the tables
-        return BatchResult(matches.num_rows, matches, None, batch.errors, unbuilt=batch.unbuilt)
+        return BatchResult(
+            matches.num_rows,
+            matches,
+            None,
+            batch.errors,
+            unbuilt=batch.unbuilt,
+            exchanges=talk,
+        )
     moves = batch.moves.table() if task.moves else None
     timing = timing_table(batch.times) if task.moves else None
-    return _finish(task, matches, moves, batch.errors, timing)
+    return _finish(task, matches, moves, batch.errors, timing, talk)
 
 
 def _finish(
@@ -307,16 +330,20 @@ def _finish(
     moves: pa.Table | None,
     errors: list[tuple[int, str]],
     timing: pa.Table | None,
+    talk: pa.Table | None = None,
 ) -> BatchResult:
     """The batch's result: its tables, or the files they were spooled to
     (a diagnostic play sends its one match's tables back to play_carefully)."""
     # (a diagnostic play's one match goes back to play_carefully, which sums up its batch)
     timed = None if timing is None or task.verdicts is not None else batch_timed(matches, timing)
     if task.spool is None or task.verdicts is not None or task.hand_over != "files":
-        return BatchResult(matches.num_rows, matches, moves, errors, timing, timed)
+        return BatchResult(matches.num_rows, matches, moves, errors, timing, timed, exchanges=talk)
     tag = f"{task.first:09d}-{task.last:09d}-{os.getpid()}"
-    matches_file, moves_file, timing_file = RunDir(task.spool).spool(tag, matches, moves, timing)
-    return BatchResult(matches.num_rows, matches_file, moves_file, errors, timing_file, timed)
+    files = RunDir(task.spool).spool(tag, matches, moves, timing, talk)
+    matches_file, moves_file, timing_file, talk_file = files
+    return BatchResult(
+        matches.num_rows, matches_file, moves_file, errors, timing_file, timed, exchanges=talk_file
+    )
 
 
 class _Batch:
@@ -339,6 +366,8 @@ class _Batch:
         )
         #: Each match's think times: its seats' clocks.
         self.times: list[tuple[int, list[Clock]]] = []
+        #: The exchanges of its seats that play in words, as rows (see exchanges_table).
+        self.talk: list[dict[str, Any]] = []
         self.errors: list[tuple[int, str]] = []
 
     def play(self, m: MatchSpec, watchdog: Watchdog) -> None:
@@ -356,6 +385,7 @@ class _Batch:
                 )
                 for name in m.seats
             ]
+            made = seats
             if task.verdicts is not None:  # a diagnostic play: every call noted
                 assert pulse.MINE is not None, "a diagnostic play runs where its pulse is read"
                 seats = probed(seats, pulse.MINE, m.id, task.verdicts)
@@ -385,6 +415,11 @@ class _Batch:
         if any(result.faults):
             log.info("match %d: faults per seat %s", m.id, list(result.faults))
         if task.moves:
+            self.talk += (
+                {**vars(x), "match_id": m.id, "seat": i}
+                for i, seat in enumerate(made)
+                for x in getattr(seat, "exchanges", ())
+            )
             clocks = [seat.clock or [] for seat in seats]
             if self.unbuilt is not None:
                 self.unbuilt.add(m.id, records, clocks)

@@ -75,4 +75,4 @@ def open_run(path: str | Path, seed: int | None = None) -> AuditedRun:
     store = RunDir(path)
     if not store.is_run() or not (store.path / "league.toml").is_file():
         raise ResultsError(f"{path} is not a bohnarena results directory")
-    return AuditedRun.of(store, load_league(store.path / "league.toml"), seed)
+    return AuditedRun.of(store, load_league(store.path / "league.toml", frozen=True), seed)

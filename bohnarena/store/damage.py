@@ -109,9 +109,7 @@ def _drop_moves_without_rows(store: RunDir, m: Manifest) -> None:
                 write_part(path, rows.filter(keep))
                 half = describe(path)
                 was = live[e.name]
-                live[e.name] = (
-                    replace(was, moves=half) if table == "moves" else replace(was, timing=half)
-                )
+                live[e.name] = was.with_half(table, half)
             except OSError as err:
                 path.unlink(missing_ok=True)
                 raise storage_error(path, err) from None

@@ -10,6 +10,7 @@ Layout::
     matches/part-FIRST-LAST.parquet   one row per finished match (one file once compacted)
     moves/part-FIRST-LAST.parquet     every record of a batch's matches (never compacted)
     timing/part-FIRST-LAST.parquet    each bot answer's think time (never compacted)
+    exchanges/part-FIRST-LAST.parquet each text seat's prompt and replies (never compacted)
     errors.json        matches that could not be played in the last run
     ranking.csv|json|md
     ratings.parquet    the rating curve of its matches (rating/curvefile.py)
@@ -336,20 +337,28 @@ class RunDir(RunReader):
         matches: pa.Table | Path | None,
         moves: pa.Table | Path | None,
         timing: pa.Table | Path | None = None,
+        exchanges: pa.Table | Path | None = None,
     ) -> None:
         """Commit a batch's tables, or files a worker spooled into this
-        directory (a merge also commits moves and timing files without
-        their matches: those a compaction left in place)."""
+        directory (a merge also commits side files without their matches:
+        those a compaction left in place)."""
         name = part_name(first, last)
         pending: dict[str, Path] = {}
-        for table, data in (("timing", timing), ("moves", moves), ("matches", matches)):
+        sides = (("exchanges", exchanges), ("timing", timing), ("moves", moves))
+        for table, data in (*sides, ("matches", matches)):
             if data is not None:
                 pending[table] = self._put(self.table_dir(table) / (PENDING + name), data)
         try:
             halves = {t: describe(p) for t, p in pending.items()}
         except OSError as e:
             raise storage_error(self.path / name, e) from None
-        entry = Entry(name, halves.get("matches"), halves.get("moves"), timing=halves.get("timing"))
+        entry = Entry(
+            name,
+            halves.get("matches"),
+            halves.get("moves"),
+            timing=halves.get("timing"),
+            exchanges=halves.get("exchanges"),
+        )
         self._append(entry)  # the commit point
         for table, path in pending.items():  # sides first: a reader may meet either name
             try:
@@ -364,6 +373,7 @@ class RunDir(RunReader):
             if isinstance(data, Path):
                 os.replace(data, path)
             else:
+                path.parent.mkdir(exist_ok=True)  # (exchanges/ in a run begun before it)
                 write_part(path, data)
         except OSError as e:
             path.unlink(missing_ok=True)
@@ -371,18 +381,25 @@ class RunDir(RunReader):
         return path
 
     def spool(
-        self, tag: str, matches: pa.Table, moves: pa.Table | None, timing: pa.Table | None
-    ) -> tuple[Path, Path | None, Path | None]:
+        self,
+        tag: str,
+        matches: pa.Table,
+        moves: pa.Table | None,
+        timing: pa.Table | None,
+        exchanges: pa.Table | None = None,
+    ) -> tuple[Path, Path | None, Path | None, Path | None]:
         """Write a batch under temporary names (a worker's half of a commit)."""
+        tables = (matches, moves, timing, exchanges)
         paths = [
             None if table is None else self.table_dir(name) / f".tmp-{tag}.parquet"
-            for name, table in (("matches", matches), ("moves", moves), ("timing", timing))
+            for name, table in zip(self.TABLES, tables, strict=True)
         ]
-        for path, table in zip(paths, (matches, moves, timing), strict=True):
+        for path, table in zip(paths, tables, strict=True):
             if path is not None and table is not None:
+                path.parent.mkdir(exist_ok=True)
                 write_part(path, table)
         assert paths[0] is not None
-        return paths[0], paths[1], paths[2]
+        return paths[0], paths[1], paths[2], paths[3]
 
     def compact(self, first: int, last: int) -> None:
         """Merge the matches parts of ids first..last (a league that grew:
@@ -416,6 +433,7 @@ class RunDir(RunReader):
             None if own is None else own.moves,
             at=MERGED + target,
             timing=None if own is None else own.timing,
+            exchanges=None if own is None else own.exchanges,
         )
         left = [replace(e, matches=None, at=None) for e in sides.values()]
         retired = [p.name for p in parts if p.name != target]

@@ -54,6 +54,27 @@ TIMING_SCHEMA = pa.schema(
     ]
 )
 
+#: One row per decision of a seat that plays in words (a model's, a
+#: person's; docs/text-seats.md): what it was shown, each reply, why each
+#: refused one was, its tokens, its time and how many replies it took past
+#: the first. ``seq`` is the decision's record in the moves. A league
+#: without such seats writes no file of it.
+EXCHANGES_SCHEMA = pa.schema(
+    [
+        ("match_id", pa.int64()),
+        ("seq", pa.int32()),
+        ("seat", pa.int32()),
+        ("decision", pa.string()),
+        ("prompt", pa.string()),
+        ("replies", pa.list_(pa.string())),
+        ("reasons", pa.list_(pa.string())),
+        ("tokens_in", pa.int32()),
+        ("tokens_out", pa.int32()),
+        ("micros", pa.int32()),
+        ("retries", pa.int32()),
+    ]
+)
+
 _I32 = pa.int32()
 _MOST = 2**31 - 1  # µs: a think time of more than 35 minutes is kept as that
 _TYPES = {"int": _I32, "ints": pa.list_(_I32), "str": pa.string()}
@@ -106,6 +127,31 @@ def timing_table(matches: Iterable[tuple[int, Sequence[Clock]]]) -> pa.Table:
             pa.array(micros),
         ],
         schema=TIMING_SCHEMA,
+    )
+
+
+def exchanges_table(rows: Iterable[Mapping[str, Any]]) -> pa.Table:
+    """The exchanges of several matches: each row an ``Exchange``'s fields
+    (``kind``, ``prompt``, ``replies``, ``reasons``, ``seconds``,
+    ``tokens_in``, ``tokens_out``, ``before``) with its ``match_id`` and ``seat``."""
+    return pa.Table.from_pylist(
+        [
+            {
+                "match_id": r["match_id"],
+                "seq": r["before"],
+                "seat": r["seat"],
+                "decision": r["kind"],
+                "prompt": r["prompt"],
+                "replies": list(r["replies"]),
+                "reasons": list(r["reasons"]),
+                "tokens_in": min(r["tokens_in"], _MOST),
+                "tokens_out": min(r["tokens_out"], _MOST),
+                "micros": min(round(r["seconds"] * 1e6), _MOST),
+                "retries": max(len(r["replies"]) - 1, 0),
+            }
+            for r in rows
+        ],
+        schema=EXCHANGES_SCHEMA,
     )
 
 

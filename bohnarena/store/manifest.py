@@ -45,9 +45,9 @@ NAME = "manifest.jsonl"
 VERSION = 3
 #: The versions this bohnarena reads (an older one is rewritten as 3 by the next run).
 READS = (1, 2, 3)
-TABLES = ("matches", "moves", "timing")
+TABLES = ("matches", "moves", "timing", "exchanges")
 #: The tables whose files stay where their batch wrote them (compaction merges matches only).
-SIDES = ("moves", "timing")
+SIDES = ("moves", "timing", "exchanges")
 PART = re.compile(r"^part-(\d{9})-(\d{9})\.parquet$")
 MERGED = ".tmp-merged-"  # a compaction's merged part before its renames
 
@@ -78,6 +78,8 @@ class Entry:
     at: str | None = None
     #: None: played without logs, or by a bohnarena before timing (log format 3)
     timing: Half | None = None
+    #: None: no seat of its matches plays in words (docs/logs.md, "exchanges")
+    exchanges: Half | None = None
 
     @property
     def span(self) -> tuple[int, int]:
@@ -89,10 +91,22 @@ class Entry:
         half: Half | None = getattr(self, table)
         return half
 
+    def with_half(self, table: str, half: Half | None) -> Entry:
+        """This entry with ``table``'s file as ``half``."""
+        halves = {t: self.half(t) for t in TABLES} | {table: half}
+        return Entry(
+            self.name,
+            halves["matches"],
+            halves["moves"],
+            self.at,
+            halves["timing"],
+            halves["exchanges"],
+        )
+
     @property
     def sides(self) -> bool:
-        """It has a moves or a timing file."""
-        return self.moves is not None or self.timing is not None
+        """It has a moves, a timing or an exchanges file."""
+        return any(self.half(t) is not None for t in SIDES)
 
     def line(self) -> str:
         body: dict[str, Any] = {
@@ -100,8 +114,9 @@ class Entry:
             "matches": None if self.matches is None else self.matches.as_json(),
             "moves": None if self.moves is None else self.moves.as_json(),
         }
-        if self.timing is not None:
-            body["timing"] = self.timing.as_json()
+        for side in ("timing", "exchanges"):
+            if (half := self.half(side)) is not None:
+                body[side] = half.as_json()
         if self.at is not None:
             body["at"] = self.at
         return json.dumps(body) + "\n"
@@ -190,23 +205,19 @@ def parse(text: str) -> Manifest:
             if "retired" in body:
                 manifest.retired.add(_part(body["retired"]))
                 continue
-            name, matches, moves, at, timing = (
-                _part(body["part"]),
-                body["matches"],
-                body["moves"],
-                body.get("at"),
-                body.get("timing"),
-            )
+            name, at = _part(body["part"]), body.get("at")
+            halves = {t: body[t] if t in ("matches", "moves") else body.get(t) for t in TABLES}
             if at not in (None, MERGED + name):
                 raise ValueError(f"'at' {at!r} is not its merged file")
-            if matches is None and moves is None and timing is None:
+            if all(h is None for h in halves.values()):
                 raise ValueError("a part with no file")
             entry = Entry(
                 name,
-                None if matches is None else _half(matches),
-                None if moves is None else _half(moves),
+                None if halves["matches"] is None else _half(halves["matches"]),
+                None if halves["moves"] is None else _half(halves["moves"]),
                 at,
-                None if timing is None else _half(timing),
+                None if halves["timing"] is None else _half(halves["timing"]),
+                None if halves["exchanges"] is None else _half(halves["exchanges"]),
             )
         except (ValueError, KeyError, TypeError, AttributeError) as e:
             raise ManifestError(f"line {number} does not read ({e})") from None

@@ -11,6 +11,7 @@ from pathlib import Path
 from .directory import RunDir
 from .growing import KEPT
 from .logbook import LOG_FORMAT
+from .manifest import SIDES, TABLES
 from .parts import ResultsError, part_name, unchecked_warning
 
 
@@ -67,19 +68,16 @@ def merge(
         for listing in listings:
             # each part's files, and the moves files a compaction left beside its matches
             files: list[tuple[tuple[int, int], dict[str, Path | None]]] = [
-                (p.span, {"matches": p.matches, "moves": p.moves, "timing": p.timing})
-                for p in listing.parts
+                (p.span, {t: p.file(t) for t in TABLES}) for p in listing.parts
             ]
-            files += [(m.span, {"moves": m.moves, "timing": m.timing}) for m in listing.loose]
+            files += [(m.span, {t: getattr(m, t) for t in SIDES}) for m in listing.loose]
             for span, held in files:
                 copies = {}
                 for table, source in held.items():
                     if source is not None:
                         copies[table] = aside.table_dir(table) / f".tmp-copy-{part_name(*span)}"
                         shutil.copyfile(source, copies[table])
-                aside.commit(
-                    *span, copies.get("matches"), copies.get("moves"), copies.get("timing")
-                )
+                aside.commit(*span, *(copies.get(t) for t in TABLES))
         aside.close()
         if final.exists():
             final.rmdir()  # empty, checked above

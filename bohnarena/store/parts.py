@@ -222,6 +222,7 @@ class Part:
     matches: Path
     moves: Path | None
     timing: Path | None = None
+    exchanges: Path | None = None
 
     @property
     def span(self) -> tuple[int, int]:
@@ -241,6 +242,7 @@ class Loose:
     name: str
     moves: Path | None
     timing: Path | None = None
+    exchanges: Path | None = None
 
     @property
     def span(self) -> tuple[int, int]:

@@ -148,11 +148,10 @@ class RunReader:
                     if where is not None:
                         found[table] = where
             if "matches" in found:
-                parts.append(
-                    Part(entry.name, found["matches"], found.get("moves"), found.get("timing"))
-                )
+                sides = [found.get(t) for t in manifest.SIDES]
+                parts.append(Part(entry.name, found["matches"], *sides))
             elif entry.matches is None and found:
-                loose.append(Loose(entry.name, found.get("moves"), found.get("timing")))
+                loose.append(Loose(entry.name, *(found.get(t) for t in manifest.SIDES)))
         for table, names in on_disk.items():
             for name in sorted(names):
                 if not m.known(table, name) and (self.table_dir(table) / name).exists():

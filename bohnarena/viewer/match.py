@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..core.errors import BohnarenaError, UsageError
@@ -27,8 +27,16 @@ def viewer_of(game: Game) -> Viewer:
     return viewer
 
 
-def viewer_page(game: Game, rules: Any, log: Sequence[tuple[Any, ...]], info: MatchInfo) -> str:
-    """The viewer page of a match (its log replayed through the rules)."""
+def viewer_page(
+    game: Game,
+    rules: Any,
+    log: Sequence[tuple[Any, ...]],
+    info: MatchInfo,
+    replies: Mapping[int, Sequence[str]] | None = None,
+) -> str:
+    """The viewer page of a match (its log replayed through the rules);
+    ``replies``: what a seat that plays in words said, by the record its
+    decision became (shown beside that move, as text)."""
     viewer = viewer_of(game)
     try:
         film = viewer.film(rules, info.seed, log, info.seats)
@@ -36,4 +44,7 @@ def viewer_page(game: Game, rules: Any, log: Sequence[tuple[Any, ...]], info: Ma
         _, problem = game.verify(rules, info.seed, log)
         raise DoesNotReplay(f"{info.name.lower()} does not replay: {problem}") from None
     title = f"{info.name}: {info.title} ({', '.join(info.seats)}) - bohnarena viewer"
-    return page(title, film.as_json(game.name, info.as_json()))
+    data = film.as_json(game.name, info.as_json())
+    if replies:
+        data["replies"] = {str(seq): list(said) for seq, said in replies.items()}
+    return page(title, data)

@@ -5,6 +5,15 @@
 (() => {
   const data = JSON.parse(document.getElementById("film").textContent);
   const { pool, frames, moves, texts, meta } = data;
+  // what a seat that plays in words said, by the record its decision became
+  const replies = data.replies || {};
+  const said = (i) => {
+    const all = replies[String(i)];
+    if (!all || !all.length) return "";
+    const refused = all.length - 1;
+    const before = refused ? `(after ${refused} refused repl${refused === 1 ? "y" : "ies"}) ` : "";
+    return `${before}“${all[refused]}”`;
+  };
   const last = frames.length - 1;
   const $ = (id) => document.getElementById(id);
   const el = (tag, cls, text) => {
@@ -110,6 +119,8 @@
       const li = el("li", `move ${moves[i][1]}`);
       li.dataset.i = i;
       li.append(el("span", "no", String(i)), texts[moves[i][0]]);
+      const reply = said(i);
+      if (reply) li.append(el("span", "reply", reply));
       items[i] = li;
     }
     return items[i];
@@ -159,6 +170,7 @@
     $("move-no").textContent = String(i);
     $("move-text").textContent = texts[moves[i][0]];
     $("move-tag").textContent = moves[i][1];
+    $("move-reply").textContent = said(i);
     panel(table, tableId);
     seats.forEach((box, s) => {
       panel(box, seatIds[s]);
