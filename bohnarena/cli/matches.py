@@ -13,6 +13,7 @@ import click
 
 from ..core.errors import BohnarenaError, UsageError
 from ..rating.notable import SORTS, Found, Query, plural
+from ..store import layout
 from .group import cli, echo, one
 
 if TYPE_CHECKING:
@@ -188,7 +189,7 @@ def watch(results: LeagueResults, report: Path) -> Watched:
         run = Run.open(results.path, "off")  # the results were read and checked
     except BohnarenaError as e:
         return Watched(picks, missing=f"No viewer pages: {one(str(e))}.")
-    if not run.listing.files("moves"):
+    if not run.listing.files(layout.MOVES):
         return Watched(picks, missing="No viewer pages: the league logs no moves (moves = false).")
     folder = report.parent / FOLDER
     folder.mkdir(parents=True, exist_ok=True)

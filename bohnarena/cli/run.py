@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 import click
 
 from ..core.errors import UsageError
+from ..store import layout
 from .group import (
     backend_option,
     cli,
@@ -152,7 +153,7 @@ def ended(summary: RunSummary, report: bool = True) -> None:
     if summary.errors:
         echo(
             f"Error: {len(summary.errors)} matches could not be played "
-            f"(see {summary.out / 'errors.json'}): {one(summary.errors[0][1])}",
+            f"(see {summary.out / layout.ERRORS}): {one(summary.errors[0][1])}",
             err=True,
         )
         sys.exit(1)

@@ -20,6 +20,7 @@ from ..league.schedule import Schedule
 from ..rating.curvefile import Kept, read_curve, write_curve
 from ..rating.results import LeagueResults
 from ..rating.skill import RANK_COLUMNS, Ranking, rank
+from ..store import layout
 from ..store.audited import AuditedRun
 from ..store.directory import RunDir
 from ..store.names import write_names
@@ -37,7 +38,7 @@ def errors_json(summary: RunSummary) -> str:
 
 def _try_write_errors(store: RunDir, summary: RunSummary) -> None:
     try:
-        write_text(store.path / "errors.json", errors_json(summary))
+        write_text(store.path / layout.ERRORS, errors_json(summary))
     except StorageError:
         pass  # the disk that stopped the run may not take it either
 
@@ -47,9 +48,9 @@ def write_ranking(store: RunDir, league: League, ranking: Ranking | None = None)
     against the league."""
     if ranking is None:
         ranking = rank(AuditedRun.of(store, league).standings(RANK_COLUMNS), list(league.bots))
-    write_text(store.path / "ranking.csv", ranking.to_csv())
-    write_text(store.path / "ranking.json", ranking.to_json())
-    write_text(store.path / "ranking.md", ranking.to_markdown())
+    write_text(store.path / layout.RANKING_CSV, ranking.to_csv())
+    write_text(store.path / layout.RANKING_JSON, ranking.to_json())
+    write_text(store.path / layout.RANKING_MD, ranking.to_markdown())
     return ranking
 
 
@@ -91,7 +92,7 @@ def merge_and_rank(
     from ..store.merge import merge as merge_runs
 
     target = merge_runs(out, dirs, warn)
-    league = load_league(target.path / "league.toml")
+    league = load_league(target.path / layout.LEAGUE)
     game = get_game(league.game)
     rules = game.rules(league.edition, league.players, league.rules)
     write_names(target.path, log_names(game, rules))

@@ -43,7 +43,7 @@ from typing import IO, Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from . import manifest
+from . import layout, manifest
 from .growing import Growth, first_generation
 from .manifest import MERGED, Entry, Manifest, describe
 from .parts import (
@@ -128,8 +128,8 @@ class RunDir(RunReader):
             return False
         try:
             write_text(aside / manifest.NAME, Manifest().text())
-            write_text(aside / "league.toml", league_text)
-            write_text(aside / "run.json", json.dumps(meta, indent=2, sort_keys=True))
+            write_text(aside / layout.LEAGUE, league_text)
+            write_text(aside / layout.RUN_JSON, json.dumps(meta, indent=2, sort_keys=True))
             self._lock = self._take(aside)
             if target.exists():  # --restart, or an empty directory: swapped out
                 self._swap(aside, target)
@@ -179,7 +179,7 @@ class RunDir(RunReader):
                 self.table_dir(table).mkdir(exist_ok=True)
         except OSError as e:
             raise ResultsError(f"cannot write results to {self.path}: {e.strerror or e}") from None
-        frozen = self.path / "league.toml"
+        frozen = self.path / layout.LEAGUE
         if frozen.exists():
             old = self.meta()
             grow = Growth(frozen.read_text("utf-8"), old, league_text)
@@ -213,12 +213,12 @@ class RunDir(RunReader):
             if now.get("log_format") != meta["log_format"] or "untimed" not in now:
                 # an older format read on: what it wrote has no timing, and says so
                 now = {**now, "log_format": meta["log_format"], "untimed": self._untimed()}
-                write_text(self.path / "run.json", json.dumps(now, indent=2, sort_keys=True))
+                write_text(self.path / layout.RUN_JSON, json.dumps(now, indent=2, sort_keys=True))
         else:  # in a directory that holds other files: run.json last
             if not self.manifest_path.exists():
                 write_text(self.manifest_path, Manifest().text())
             write_text(frozen, league_text)
-            write_text(self.path / "run.json", json.dumps(meta, indent=2, sort_keys=True))
+            write_text(self.path / layout.RUN_JSON, json.dumps(meta, indent=2, sort_keys=True))
         self.clean()
 
     def _untimed(self) -> list[str]:
@@ -287,7 +287,7 @@ class RunDir(RunReader):
                     pass  # a moves file that does not read: no moves for that part
             entries.append(Entry(part.name, describe(part.matches), moves))
         self._rewrite(manifest.rewritten(None, entries))
-        run_json = self.path / "run.json"
+        run_json = self.path / layout.RUN_JSON
         if run_json.is_file():
             meta = {**json.loads(run_json.read_text("utf-8")), "manifest": manifest.VERSION}
             write_text(run_json, json.dumps(meta, indent=2, sort_keys=True))

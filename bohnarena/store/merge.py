@@ -8,6 +8,7 @@ import shutil
 from collections.abc import Callable
 from pathlib import Path
 
+from . import layout
 from .directory import RunDir
 from .growing import KEPT
 from .logbook import LOG_FORMAT
@@ -28,11 +29,11 @@ def merge(
         if not r.is_run():
             raise ResultsError(f"{r.path} is not a bohnarena results directory")
     first = runs[0]
-    league_text = (first.path / "league.toml").read_text("utf-8")
+    league_text = (first.path / layout.LEAGUE).read_text("utf-8")
     meta = first.meta()
     for r in runs[1:]:
         other = r.meta()
-        if (r.path / "league.toml").read_text("utf-8") != league_text:
+        if (r.path / layout.LEAGUE).read_text("utf-8") != league_text:
             raise ResultsError(f"{r.path} is a run of a different league than {first.path}")
         for key in ("rules_version", "bots", "game", "generations"):
             if other.get(key) != meta.get(key):

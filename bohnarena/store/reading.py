@@ -13,7 +13,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from .. import __version__
-from . import manifest
+from . import layout, manifest
 from .logbook import MATCHES_SCHEMA, READS_FORMATS
 from .manifest import PART, Entry, Manifest, ManifestError, difference
 from .parts import (
@@ -43,9 +43,9 @@ class RunReader:
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
-        self.matches_dir = self.path / "matches"
-        self.moves_dir = self.path / "moves"
-        self.timing_dir = self.path / "timing"
+        self.matches_dir = self.path / layout.MATCHES
+        self.moves_dir = self.path / layout.MOVES
+        self.timing_dir = self.path / layout.TIMING
         self.manifest_path = self.path / manifest.NAME
         self._lock: IO[str] | None = None
 
@@ -54,7 +54,7 @@ class RunReader:
 
     # -- opening ------------------------------------------------------------
     def is_run(self) -> bool:
-        return (self.path / "run.json").is_file() and self.matches_dir.is_dir()
+        return (self.path / layout.RUN_JSON).is_file() and self.matches_dir.is_dir()
 
     def _holds_files(self) -> bool:
         return self.path.exists() and (
@@ -63,7 +63,7 @@ class RunReader:
 
     def meta(self) -> dict[str, Any]:
         try:
-            meta = json.loads((self.path / "run.json").read_text("utf-8"))
+            meta = json.loads((self.path / layout.RUN_JSON).read_text("utf-8"))
         except (OSError, ValueError) as e:
             raise ResultsError(f"{self.path} is not a readable bohnarena run: {e}") from None
         if not isinstance(meta, dict):
@@ -97,7 +97,7 @@ class RunReader:
 
     def _keeps_manifest(self) -> bool:
         try:
-            meta = json.loads((self.path / "run.json").read_text("utf-8"))
+            meta = json.loads((self.path / layout.RUN_JSON).read_text("utf-8"))
         except (OSError, ValueError):
             return False
         return isinstance(meta, dict) and bool(meta.get("manifest"))
