@@ -140,13 +140,10 @@ def matches_command(
     """
     from ..rating.notable import find, scores
     from ..rating.results import read_results
-    from ..store.parts import unchecked_warning
 
     if (against is not None or seat is not None) and bot is None:
         raise UsageError("--against and --seat go with --bot")
     data = read_results(results_dir)
-    if data.unchecked:
-        click.echo(f"Warning: {unchecked_warning(results_dir)}", err=True)
     m = data.matches
     if seat is not None and seat >= data.league.players:
         raise UsageError(f"--seat: the league has seats 0-{data.league.players - 1}")

@@ -180,9 +180,7 @@ def merge(out: str, dirs: tuple[str, ...]) -> None:
     """
     from ..run.rankfiles import merge_and_rank
 
-    ranking, done, total = merge_and_rank(
-        out, [*dirs], lambda text: click.echo(f"Warning: {text}", err=True)
-    )
+    ranking, done, total = merge_and_rank(out, [*dirs])
     echo(ranking.to_text())
     echo(
         f"merged {len(done)} of {total} matches from {len(dirs)} directories into {out}"

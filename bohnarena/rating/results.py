@@ -35,8 +35,6 @@ class LeagueResults:
     ranking: Ranking
     matches: Matches
     curve: Curve
-    #: Written before manifests: its parts could not be checked for edits.
-    unchecked: bool = False
     #: The think times a run summed up as its matches finished (None: the
     #: report reads every timing file).
     timings: Timings | None = None
@@ -89,7 +87,7 @@ def read_results(results_dir: str | Path) -> LeagueResults:
     store, league, meta = run.store, run.league, run.meta
     bots = list(league.bots)
 
-    def once(trust: bool = True) -> tuple[LeagueResults, bool]:
+    def once(trust: bool = True) -> LeagueResults:
         listing = store.listing().require()  # every part as its run committed it
         kept = read_curve(store.path, listing.hashes) if trust else None
         results = Results(bots, kept)
@@ -97,12 +95,10 @@ def read_results(results_dir: str | Path) -> LeagueResults:
             results.add(row)
         if not results.trusted:
             return once(trust=False)  # not the matches it was rated on
-        return results.of(store.path, league, meta), listing.unchecked
+        return results.of(store.path, league, meta)
 
-    found: tuple[LeagueResults, bool] = read_again(once)
-    results, unchecked = found
-    results.unchecked = unchecked
-    return results
+    found: LeagueResults = read_again(once)
+    return found
 
 
 def curve_problem(results_dir: str | Path) -> str | None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Callable, Collection
+from collections.abc import Collection
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -82,16 +82,14 @@ def rated_before(
     return kept
 
 
-def merge_and_rank(
-    out: str, dirs: list[str | Path], warn: Callable[[str], None]
-) -> tuple[Ranking, set[int], int]:
+def merge_and_rank(out: str, dirs: list[str | Path]) -> tuple[Ranking, set[int], int]:
     """Merge shard directories of one league into ``out``, compact it when
     every match of its standings is there, and write its ranking: the
     ranking, the match ids of the standings done and their count."""
     from ..league.file import load_league
     from ..store.merge import merge as merge_runs
 
-    target = merge_runs(out, dirs, warn)
+    target = merge_runs(out, dirs)
     league = load_league(target.path / layout.LEAGUE)
     game = get_game(league.game)
     rules = game.rules(league.edition, league.players, league.rules)

@@ -320,7 +320,7 @@ def untimed(run: Run) -> list[str]:
     """Moves files without their timing file that run.json does not name
     as written before timing: a timing file deleted, its line rewritten."""
     meta, m = run.store.meta(), run.store._manifest()
-    if m is None or not isinstance(meta.get("untimed"), list):
+    if not isinstance(meta.get("untimed"), list):
         return []  # (a run.json from before it was kept: the next run records it)
     older = set(meta["untimed"])
     return [

@@ -5,19 +5,16 @@ from __future__ import annotations
 
 import os
 import shutil
-from collections.abc import Callable
 from pathlib import Path
 
 from . import layout
 from .directory import RunDir
 from .growing import KEPT
 from .logbook import LOG_FORMAT
-from .parts import ResultsError, part_name, unchecked_warning
+from .parts import ResultsError, part_name
 
 
-def merge(
-    out: str | Path, sources: list[str | Path], warn: Callable[[str], None] | None = None
-) -> RunDir:
+def merge(out: str | Path, sources: list[str | Path]) -> RunDir:
     """Merge shard (or any partial) runs of one league into ``out``.
 
     Refuses directories of different leagues, rules versions or bot sources,
@@ -44,8 +41,6 @@ def merge(
     listings = [r.listing("full").require() for r in runs]
     seen: set[int] = set()
     for r, listing in zip(runs, listings, strict=True):  # every check before anything is written
-        if listing.unchecked and warn is not None:
-            warn(unchecked_warning(r.path))
         ids = r.done_ids(listing)
         twice = ids & seen
         if twice:

@@ -77,8 +77,9 @@ class RunReader:
         return meta
 
     # -- the manifest -------------------------------------------------------
-    def _manifest(self) -> Manifest | None:
-        """The manifest, or None for a directory written before manifests."""
+    def _manifest(self) -> Manifest:
+        """The manifest, or a one-line error: a directory without one (written
+        before manifests, or it was removed) is played again from the start."""
         try:
             text = self.manifest_path.read_text("utf-8")
         except FileNotFoundError:
@@ -87,7 +88,10 @@ class RunReader:
                     f"{self.manifest_path} is missing, yet run.json says its run keeps "
                     "one: restore it, or run the league with --restart"
                 ) from None
-            return None
+            raise ResultsError(
+                f"{self.path} has no {manifest.NAME} (written before bohnarena kept one): "
+                "run its league on it again with --restart"
+            ) from None
         except OSError as e:
             raise ResultsError(f"cannot read {self.manifest_path}: {e.strerror or e}") from None
         try:
@@ -127,15 +131,11 @@ class RunReader:
         """The parts a reader reads, each checked against the manifest as
         ``check`` says; every file there that no run committed is named."""
         before = self._manifest()
-        if before is None:
-            from .legacy import inferred_parts
-
-            return Listing(inferred_parts(self), None, [])
         on_disk = {t: {p.name for p in self._parts_on_disk(t)} for t in self.TABLES}
         # Read again after the look at the files: a file renamed into place
         # since the first read has its line in now (lines go in before renames).
         m = self._manifest()
-        if m is None or m.generation != before.generation:
+        if m.generation != before.generation:
             raise ResultsChanged(f"{self.path} changed while it was read; try again")
         parts, loose, problems = [], [], []
         for entry in m.live.values():
