@@ -8,13 +8,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
 from ..league.file import League
 from ..store.audit import COLUMNS as AUDIT_COLUMNS
 from ..store.audited import open_run
+from ..store.logbook import RankedRow
 from ..store.parts import ResultsError, read_again
 from .curvefile import NAME, Kept, kept_curve, read_curve
 from .skill import FRESH, RANK_COLUMNS, Curve, Ranking, Rater
@@ -62,7 +63,7 @@ class Results:
         n = self.rater.count
         if self.kept is not None and n < len(self.kept):
             self.fits = self.fits and row["match_id"] == self.kept.match_ids[n]
-        self.rater.add(row)
+        self.rater.add(cast(RankedRow, row))  # (read with the ranked columns and more)
         self.collector.add(row)
 
     @property

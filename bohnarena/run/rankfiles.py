@@ -23,6 +23,7 @@ from ..rating.skill import RANK_COLUMNS, Ranking, rank
 from ..store import layout
 from ..store.audited import AuditedRun
 from ..store.directory import RunDir
+from ..store.logbook import ranked
 from ..store.names import write_names
 from ..store.parts import StorageError, write_text
 
@@ -47,7 +48,9 @@ def write_ranking(store: RunDir, league: League, ranking: Ranking | None = None)
     """Write ``ranking``, or rank what the directory holds, every row audited
     against the league."""
     if ranking is None:
-        ranking = rank(AuditedRun.of(store, league).standings(RANK_COLUMNS), list(league.bots))
+        ranking = rank(
+            ranked(AuditedRun.of(store, league).standings(RANK_COLUMNS)), list(league.bots)
+        )
     write_text(store.path / layout.RANKING_CSV, ranking.to_csv())
     write_text(store.path / layout.RANKING_JSON, ranking.to_json())
     write_text(store.path / layout.RANKING_MD, ranking.to_markdown())

@@ -35,7 +35,7 @@ from ..rating.thinking import Timed, batch_timed
 from ..referee import pulse
 from ..referee.limits import Limits, Watchdog
 from ..store.directory import RunDir
-from ..store.logbook import MovesLog, matches_table, moves_table, timing_table
+from ..store.logbook import MatchRow, MovesLog, matches_table, moves_table, timing_table
 from .seating import make_seat
 from .supervise import Verdict, probed, supervised, watched
 
@@ -327,7 +327,7 @@ class _Batch:
         self.game = get_game(task.game)
         self.rules = self.game.rules(task.edition, task.players, task.rules)
         self.logs_dir = Path(task.spool) / "bots" if task.spool else None
-        self.rows: list[dict[str, Any]] = []
+        self.rows: list[MatchRow] = []
         #: The moves, column by column: each match's records go in as it ends.
         self.moves = MovesLog(self.game.layout, self.game.columns)
         #: Or each match's records and clocks as they are (handed over as
