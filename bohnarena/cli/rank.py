@@ -127,7 +127,7 @@ def report_command(
     from ..rating.results import read_results
     from ..rating.stats import RESAMPLES, SEED
     from ..report.html import write_report
-    from .matches import watch
+    from ..report.watch import write_pages
 
     start = time.perf_counter()
     results = read_results(results_dir)
@@ -137,7 +137,7 @@ def report_command(
         RESAMPLES if resamples is None else resamples,
         SEED if bootstrap_seed is None else bootstrap_seed,
         results,
-        None if no_matches else watch,
+        None if no_matches else write_pages,
     )
     echo(
         f"report: {path} ({path.stat().st_size / 1024:,.0f} kB, "

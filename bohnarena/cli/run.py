@@ -142,9 +142,9 @@ def ended(summary: RunSummary, report: bool = True) -> None:
             echo(faults_text(faults, [s.bot for s in summary.ranking.standings]))
         if report:
             from ..report.html import write_report
-            from .matches import watch
+            from ..report.watch import write_pages
 
-            written = write_report(summary.out, results=summary.results, watch=watch)
+            written = write_report(summary.out, results=summary.results, watch=write_pages)
             echo(f"report: {written}")
     echo(
         f"{summary.played} matches played now, {summary.done_before} before; "
