@@ -85,7 +85,7 @@ def run_tail(deals: int, workers: int, serial: bool = False) -> tuple[float, flo
 def synthetic_run(out: Path, matches: int) -> None:
     """A finished results directory of ``matches`` schedule-true rows."""
     from bohnarena.league.schedule import schedule
-    from bohnarena.store.logbook import LOG_FORMAT, matches_table
+    from bohnarena.store.logbook import LOG_FORMAT, MatchRow, matches_table
     from bohnarena.store.parts import write_part
 
     text = LEAGUE.format(deals=matches // 4, bot="random")
@@ -94,12 +94,16 @@ def synthetic_run(out: Path, matches: int) -> None:
     (out / "league.toml").write_text(text)
     (out / "run.json").write_text(json.dumps({"log_format": LOG_FORMAT, "shard": None}))
     rng = random.Random(1)
-    rows = []
+    rows: list[MatchRow] = []
     for m in schedule(["a", "b", "c", "d"], 4, matches // 4, 1):  # the league's (seed 1)
         ranks = rng.sample(range(1, 5), 4)
         rows.append(
             {
-                **{k: getattr(m, k) for k in ("table", "deal", "rotation", "seed", "seats")},
+                "table": m.table,
+                "deal": m.deal,
+                "rotation": m.rotation,
+                "seed": m.seed,
+                "seats": list(m.seats),
                 "match_id": m.id,
                 "coins": [20 - r for r in ranks],
                 "ranks": ranks,

@@ -28,7 +28,7 @@ from bohnarena.rating.stats import league_stats
 from bohnarena.report.html import write_report
 from bohnarena.store import manifest
 from bohnarena.store.directory import RunDir
-from bohnarena.store.logbook import LOG_FORMAT, matches_table
+from bohnarena.store.logbook import LOG_FORMAT, MatchRow, matches_table
 
 BOTS = {f"bot{i}": "random" for i in range(6)}
 
@@ -57,7 +57,7 @@ def synthesize(
     (out / "run.json").write_text(json.dumps(meta))
     rng = np.random.default_rng(seed)
     strength = {b: 1.0 + 0.1 * i for i, b in enumerate(BOTS)}
-    rows = []
+    rows: list[MatchRow] = []
     for m in schedule(list(BOTS), players, deals, seed):
         coins = [int(c) for c in rng.poisson([4 * strength[b] for b in m.seats])]
         order = sorted(range(players), key=lambda s: (-coins[s], s))

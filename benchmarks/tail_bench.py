@@ -43,7 +43,7 @@ RUN = """
 import json, resource, sys, time
 from bohnarena.run.dispatch import run_league
 from bohnarena.report.html import write_report
-from bohnarena.cli.matches import watch  # the viewer pages the report links, as `run` writes them
+from bohnarena.report.watch import write_pages as watch  # the report's viewer pages, as `run`
 def cpu():  # this process and its reaped children (the pool's workers)
     usage = [resource.getrusage(who) for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)]
     return sum(r.ru_utime + r.ru_stime for r in usage)
@@ -68,7 +68,7 @@ print(json.dumps({"play": summary.play_seconds, "run": ran - start, "total": end
 PIECES = """
 import json, resource, sys, tempfile, time
 from pathlib import Path
-from bohnarena.cli.matches import watch
+from bohnarena.report.watch import write_pages as watch
 from bohnarena.rating.results import read_results
 from bohnarena.rating.thinking import thinking
 from bohnarena.report.html import write_report

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import click
 
+from ..store import layout
 from .group import backend_option, cli, echo, one, progress_option, secrets_option, workers_option
 from .run import ended
 
@@ -271,7 +272,7 @@ def report(ladder: Path) -> None:
     from ..report.html import write_report
 
     settings = load_settings(ladder)
-    if not (ladder / RESULTS / "run.json").is_file():
+    if not (ladder / RESULTS / layout.RUN_JSON).is_file():
         raise LadderError(f"{ladder} has no results yet: bohnarena ladder run {ladder}")
     echo(f"report: {write_report(ladder / RESULTS)}")
     catalog = Catalog(ladder)

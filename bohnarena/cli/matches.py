@@ -1,25 +1,22 @@
 """``bohnarena matches``: a league's matches found by bot, seat, deal and
 faults, sorted by upset, length, faults or margin, each with the commands
-that watch it; the viewer pages of the notable ones beside the report."""
+that watch it."""
 
 from __future__ import annotations
 
 import json
 import shlex
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
 
-from ..core.errors import BohnarenaError, UsageError
+from ..core.errors import UsageError
 from ..core.text import plural
 from ..rating.notable import SORTS, Found, Query
-from .group import cli, echo, one
+from .group import cli, echo
 
 if TYPE_CHECKING:
-    from ..rating.results import LeagueResults
     from ..rating.stats import Matches
-    from ..report.watch import Watched
 
 WHAT = {
     "id": "by match id",
@@ -140,13 +137,10 @@ def matches_command(
     """
     from ..rating.notable import find, scores
     from ..rating.results import read_results
-    from ..store.parts import unchecked_warning
 
     if (against is not None or seat is not None) and bot is None:
         raise UsageError("--against and --seat go with --bot")
     data = read_results(results_dir)
-    if data.unchecked:
-        click.echo(f"Warning: {unchecked_warning(results_dir)}", err=True)
     m = data.matches
     if seat is not None and seat >= data.league.players:
         raise UsageError(f"--seat: the league has seats 0-{data.league.players - 1}")
@@ -173,29 +167,3 @@ def matches_command(
         echo(f"  {result_text(m, f.row)}; {m.turns[f.row]} turns")
         for command in commands(results_dir, mid):
             echo(f"  {command}")
-
-
-def watch(results: LeagueResults, report: Path) -> Watched:
-    """Write the viewer pages of the report's notable matches into the
-    folder beside ``report``; what the report says of them."""
-    from ..rating.notable import report_picks, scores
-    from ..report.watch import FOLDER, Watched, page_name
-    from ..run.replay import Run, write_pages_all
-
-    m = results.matches
-    order = [m.bots.index(s.bot) for s in results.ranking.standings if s.bot in m.bots]
-    picks = report_picks(m, scores(m, results.ranking), order)
-    try:
-        run = Run.open(results.path, "off")  # the results were read and checked
-    except BohnarenaError as e:
-        return Watched(picks, missing=f"No viewer pages: {one(str(e))}.")
-    if not run.listing.files("moves"):
-        return Watched(picks, missing="No viewer pages: the league logs no moves (moves = false).")
-    folder = report.parent / FOLDER
-    folder.mkdir(parents=True, exist_ok=True)
-    ids = [int(m.match_id[pick.row]) for pick in picks]
-    written = write_pages_all(run.store.path, [(mid, str(folder / page_name(mid))) for mid in ids])
-    links = {mid: f"{FOLDER}/{page_name(mid)}" for mid in ids if written.get(mid, "") is None}
-    failed = [str(mid) for mid in ids if mid not in links]
-    missing = f"No viewer page for match {', '.join(failed)}." if failed else ""
-    return Watched(picks, links, missing)

@@ -64,14 +64,11 @@ def rank_command(
     from ..rating.results import read_results
     from ..rating.stats import RESAMPLES, SEED, league_stats
     from ..rating.statstables import render
-    from ..store.parts import unchecked_warning
 
     views = [v for v, on in (("seat", by == "seat"), ("head-to-head", head_to_head)) if on]
     if fmt == "csv" and len(views) > 1:
         raise UsageError("CSV holds one table: give --by seat or --head-to-head, not both")
     data = read_results(results_dir)
-    if data.unchecked:
-        click.echo(f"Warning: {unchecked_warning(results_dir)}", err=True)
     figures = league_stats(
         data.matches,
         RESAMPLES if resamples is None else resamples,
@@ -133,20 +130,17 @@ def report_command(
     from ..rating.results import read_results
     from ..rating.stats import RESAMPLES, SEED
     from ..report.html import write_report
-    from ..store.parts import unchecked_warning
-    from .matches import watch
+    from ..report.watch import write_pages
 
     start = time.perf_counter()
     results = read_results(results_dir)
-    if results.unchecked:
-        click.echo(f"Warning: {unchecked_warning(results_dir)}", err=True)
     path = write_report(
         results_dir,
         output,
         RESAMPLES if resamples is None else resamples,
         SEED if bootstrap_seed is None else bootstrap_seed,
         results,
-        None if no_matches else watch,
+        None if no_matches else write_pages,
     )
     echo(
         f"report: {path} ({path.stat().st_size / 1024:,.0f} kB, "

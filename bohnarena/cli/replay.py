@@ -96,7 +96,7 @@ def replay(
     """
     from ..referee.replaylog import NoSuchTurn
     from ..run import replay as rp
-    from ..store.parts import read_again, unchecked_warning
+    from ..store.parts import read_again
 
     if at is not None and (turn or turns or to_turn) is not None:
         raise UsageError(
@@ -122,8 +122,6 @@ def replay(
     if match_id is None:
         raise UsageError("give --match ID (or --verify-all)")
     run = rp.Run.open(results_dir)
-    if run.listing.unchecked:
-        click.echo(f"Warning: {unchecked_warning(results_dir)}", err=True)
     row, log = run.match(match_id)
     seat = rp.parse_seat(seat, len(row["seats"]))
     names = row["seats"]
@@ -193,11 +191,8 @@ def view(results_dir: str, match_id: int, output: str | None) -> None:
       bohnarena view results/quickstart -m 7 -o match7.html
     """
     from ..run.replay import Run
-    from ..store.parts import unchecked_warning
 
     run = Run.open(results_dir)
-    if run.listing.unchecked:
-        click.echo(f"Warning: {unchecked_warning(results_dir)}", err=True)
     row, log = run.match(match_id)
     target = output or run.store.path / f"match-{match_id}.html"
     info = run.info(row, len(log))

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 import click
 
 from ..core.errors import UsageError
+from ..store import layout
 from .group import (
     backend_option,
     cli,
@@ -142,9 +143,9 @@ def ended(summary: RunSummary, report: bool = True) -> None:
             echo(faults_text(faults, [s.bot for s in summary.ranking.standings]))
         if report:
             from ..report.html import write_report
-            from .matches import watch
+            from ..report.watch import write_pages
 
-            written = write_report(summary.out, results=summary.results, watch=watch)
+            written = write_report(summary.out, results=summary.results, watch=write_pages)
             echo(f"report: {written}")
     echo(
         f"{summary.played} matches played now, {summary.done_before} before; "
@@ -153,7 +154,7 @@ def ended(summary: RunSummary, report: bool = True) -> None:
     if summary.errors:
         echo(
             f"Error: {len(summary.errors)} matches could not be played "
-            f"(see {summary.out / 'errors.json'}): {one(summary.errors[0][1])}",
+            f"(see {summary.out / layout.ERRORS}): {one(summary.errors[0][1])}",
             err=True,
         )
         sys.exit(1)
@@ -180,9 +181,7 @@ def merge(out: str, dirs: tuple[str, ...]) -> None:
     """
     from ..run.rankfiles import merge_and_rank
 
-    ranking, done, total = merge_and_rank(
-        out, [*dirs], lambda text: click.echo(f"Warning: {text}", err=True)
-    )
+    ranking, done, total = merge_and_rank(out, [*dirs])
     echo(ranking.to_text())
     echo(
         f"merged {len(done)} of {total} matches from {len(dirs)} directories into {out}"

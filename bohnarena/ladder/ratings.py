@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from ..rating.skill import RANK_COLUMNS, Ranking, Rater
+from ..store.logbook import ranked
 from ..store.reading import RunReader
 
 
@@ -21,7 +22,7 @@ def season_ranking(results: Path, bots: Sequence[str]) -> Ranking:
     played and wrote the rest: each part is checked against the manifest
     here, not audited twice."""
     rater = Rater(bots)
-    for row in RunReader(results).iter_matches(RANK_COLUMNS):
+    for row in ranked(RunReader(results).iter_matches(RANK_COLUMNS)):
         rater.add(row)
     ranking = rater.ranking()
     ranking.standings = [s for s in ranking.standings if s.matches]

@@ -24,6 +24,7 @@ from ..league.services import SecretError
 from ..rating.inorder import Row
 from ..run.dispatch import RunSummary, run_league
 from ..run.execution import Backend
+from ..store import layout
 from ..store.directory import RunDir
 from ..store.reading import RunReader
 from .catalog import Catalog
@@ -117,7 +118,7 @@ def run_ladder(
 def _played(results: Path) -> set[int] | None:
     """The ids of the matches the results hold before a run (None: they do
     not read now; the run repairs what it can, and judges no one)."""
-    if not (results / "run.json").is_file():
+    if not (results / layout.RUN_JSON).is_file():
         return set()
     try:
         return RunReader(results).done_ids()

@@ -30,6 +30,7 @@ from urllib.parse import urlsplit
 
 from ..league.file import NAME, League, parse_league
 from ..league.services import cli_table, is_url
+from ..store import layout
 from .paired import Estimate, Running, Sprt
 
 METRICS = ("coins", "place", "win")
@@ -326,7 +327,7 @@ def deal_major(results: str | Path) -> bool:
     from ..store.directory import RunDir
 
     store = RunDir(results)
-    league = load_league(store.path / "league.toml", frozen=True)
+    league = load_league(store.path / layout.LEAGUE, frozen=True)
     return Auditor.for_run(league, store.meta()).schedule.deal_major
 
 

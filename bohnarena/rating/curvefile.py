@@ -27,9 +27,10 @@ import numpy.typing as npt
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from ..store import layout
 from .skill import Curve
 
-NAME = "ratings.parquet"
+NAME = layout.RATINGS
 _KEY = b"bohnarena.curve"
 
 

@@ -8,13 +8,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
 from ..league.file import League
 from ..store.audit import COLUMNS as AUDIT_COLUMNS
 from ..store.audited import open_run
+from ..store.logbook import RankedRow
 from ..store.parts import ResultsError, read_again
 from .curvefile import NAME, Kept, kept_curve, read_curve
 from .skill import FRESH, RANK_COLUMNS, Curve, Ranking, Rater
@@ -35,8 +36,6 @@ class LeagueResults:
     ranking: Ranking
     matches: Matches
     curve: Curve
-    #: Written before manifests: its parts could not be checked for edits.
-    unchecked: bool = False
     #: The think times a run summed up as its matches finished (None: the
     #: report reads every timing file).
     timings: Timings | None = None
@@ -64,7 +63,7 @@ class Results:
         n = self.rater.count
         if self.kept is not None and n < len(self.kept):
             self.fits = self.fits and row["match_id"] == self.kept.match_ids[n]
-        self.rater.add(row)
+        self.rater.add(cast(RankedRow, row))  # (read with the ranked columns and more)
         self.collector.add(row)
 
     @property
@@ -89,7 +88,7 @@ def read_results(results_dir: str | Path) -> LeagueResults:
     store, league, meta = run.store, run.league, run.meta
     bots = list(league.bots)
 
-    def once(trust: bool = True) -> tuple[LeagueResults, bool]:
+    def once(trust: bool = True) -> LeagueResults:
         listing = store.listing().require()  # every part as its run committed it
         kept = read_curve(store.path, listing.hashes) if trust else None
         results = Results(bots, kept)
@@ -97,12 +96,10 @@ def read_results(results_dir: str | Path) -> LeagueResults:
             results.add(row)
         if not results.trusted:
             return once(trust=False)  # not the matches it was rated on
-        return results.of(store.path, league, meta), listing.unchecked
+        return results.of(store.path, league, meta)
 
-    found: tuple[LeagueResults, bool] = read_again(once)
-    results, unchecked = found
-    results.unchecked = unchecked
-    return results
+    found: LeagueResults = read_again(once)
+    return found
 
 
 def curve_problem(results_dir: str | Path) -> str | None:

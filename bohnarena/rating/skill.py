@@ -13,7 +13,7 @@ import array
 import csv
 import io
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -21,6 +21,7 @@ import numpy as np
 import numpy.typing as npt
 import trueskill
 
+from ..store.logbook import RankedRow
 from .freeforall import FreeForAll
 
 RANK_COLUMNS = ["seats", "ranks", "coins", "winners", "faults"]  # what rank() reads
@@ -198,7 +199,7 @@ class Rater:
         self._unrated = 0 if after is None else len(after.mu)
         self._mu, self._sigma = array.array("d"), array.array("d")  # the curve, row by row
 
-    def add(self, row: Mapping[str, Any]) -> None:
+    def add(self, row: RankedRow) -> None:
         seats, ranks = row["seats"], row["ranks"]
         self.count += 1
         if len(self.seat_wins) < len(seats):
@@ -260,7 +261,7 @@ class Rater:
         return Ranking(order, list(self.seat_wins), self.count)
 
 
-def rank(matches: Iterable[Mapping[str, Any]], bots: Sequence[str]) -> Ranking:
+def rank(matches: Iterable[RankedRow], bots: Sequence[str]) -> Ranking:
     """Rate ``matches`` (rows of the matches table), which come in match-id order."""
     rater = Rater(bots)
     for row in matches:

@@ -15,6 +15,7 @@ import numpy as np
 import numpy.typing as npt
 import pyarrow as pa
 
+from ..store import layout
 from ..store.parts import Listing, read_table
 from .stats import Matches
 
@@ -165,7 +166,7 @@ class Timings:
         """Add the decisions of the matches of ``m`` not summed up yet, from
         the timing files of ``listing`` (those of a run resumed, or all)."""
         covered = self.covered()
-        for (first, last), path in listing.files("timing"):
+        for (first, last), path in listing.files(layout.TIMING):
             lo, hi = np.searchsorted(m.match_id, [first, last + 1])
             if np.isin(m.match_id[lo:hi], covered).all():
                 continue  # (every match there is summed up already, or none is in m)

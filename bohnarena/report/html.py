@@ -30,6 +30,7 @@ from ..rating.stats import (
 from ..rating.stats import per_bot_matches as by_match
 from ..rating.statstables import elo_table
 from ..rating.thinking import thinking
+from ..store import layout
 from ..store.faultlog import described, fault_reasons
 from ..store.parts import write_text
 from ..store.reading import RunReader
@@ -39,7 +40,7 @@ from .talk import talk
 from .watch import Watched
 from .watch import section as watch_section
 
-REPORT = "report.html"
+REPORT = layout.REPORT
 
 
 def pct(v: float) -> str:
@@ -341,7 +342,7 @@ def fault_lines(r: LeagueResults, order: list[str]) -> list[tuple[str, list[str]
 def settings(r: LeagueResults) -> dict[str, Any]:
     # a secret seed and its salt stay secret (until `reveal`)
     meta = {k: v for k, v in r.meta.items() if k not in ("seed", "seed_salt")}
-    league_text = (r.path / "league.toml").read_text("utf-8")
+    league_text = (r.path / layout.LEAGUE).read_text("utf-8")
     facts = [
         ["bohnarena", str(meta.get("bohnarena", "?"))],
         ["game", f"{meta.get('game', r.league.game)} {meta.get('edition', '')}"],

@@ -1,16 +1,24 @@
 """The report's "Matches to watch": a few notable matches per bot and per
 pairing (:func:`..rating.notable.report_picks`), each linked to its viewer
-page, written beside the report (docs/report.md)."""
+page, written beside the report (docs/report.md): :func:`write_pages`
+writes those pages (the command line only calls it)."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
+from ..core.errors import BohnarenaError
 from ..core.text import plural
+from ..core.untrusted import one_line
 from ..rating.notable import Pick
 from ..rating.stats import Matches
+from ..store import layout
+
+if TYPE_CHECKING:
+    from ..rating.results import LeagueResults
 
 #: Where the viewer pages go, beside the report (and their links' prefix): not
 #: `matches/`, which in a results directory holds the matches table.
@@ -67,3 +75,28 @@ def section(m: Matches, watched: Watched) -> dict[str, Any] | None:
             }
         )
     return {"rows": rows, "folder": FOLDER, "missing": watched.missing}
+
+
+def write_pages(results: LeagueResults, report: Path) -> Watched:
+    """Write the viewer pages of the report's notable matches into the
+    folder beside ``report``; what the report says of them."""
+    from ..rating.notable import report_picks, scores
+    from ..run.replay import Run, write_pages_all
+
+    m = results.matches
+    order = [m.bots.index(s.bot) for s in results.ranking.standings if s.bot in m.bots]
+    picks = report_picks(m, scores(m, results.ranking), order)
+    try:
+        run = Run.open(results.path, "off")  # the results were read and checked
+    except BohnarenaError as e:
+        return Watched(picks, missing=f"No viewer pages: {one_line(str(e), 2000)}.")
+    if not run.listing.files(layout.MOVES):
+        return Watched(picks, missing="No viewer pages: the league logs no moves (moves = false).")
+    folder = report.parent / FOLDER
+    folder.mkdir(parents=True, exist_ok=True)
+    ids = [int(m.match_id[pick.row]) for pick in picks]
+    written = write_pages_all(run.store.path, [(mid, str(folder / page_name(mid))) for mid in ids])
+    links = {mid: f"{FOLDER}/{page_name(mid)}" for mid in ids if written.get(mid, "") is None}
+    failed = [str(mid) for mid in ids if mid not in links]
+    missing = f"No viewer page for match {', '.join(failed)}." if failed else ""
+    return Watched(picks, links, missing)

@@ -42,6 +42,7 @@ from ..rating.thinking import Timings
 from ..sandbox import cgroups
 from ..sandbox.botfiles import check_layout
 from ..sandbox.endpoint import close_sandboxes
+from ..store import layout
 from ..store.audited import AuditedRun
 from ..store.directory import RunDir
 from ..store.logbook import LOG_FORMAT
@@ -268,7 +269,7 @@ def run_league(
     )
     try:
         # The backend closes inside the run log: a cluster's last words go there too.
-        with run_log(store.path / "run.log", backend.loggers):
+        with run_log(store.path / layout.RUN_LOG, backend.loggers):
             try:
                 # (derived from the game, so a run made before names were kept gets them now)
                 write_names(store.path, log_names(game, rules))
@@ -387,7 +388,7 @@ def _run(
         if summary.interrupted:
             backend.close(now=True)
         summary.play_seconds = time.perf_counter() - start
-    write_text(store.path / "errors.json", errors_json(summary))
+    write_text(store.path / layout.ERRORS, errors_json(summary))
     if summary.complete:  # each generation's parts into one (an older one's stay as they are)
         for span in spans:
             if span:

@@ -27,6 +27,7 @@ from ..league.file import BotEntry, League
 from ..referee.limits import Limits
 from ..sandbox.botfiles import shown, tree
 from ..sandbox.packages import not_allowed
+from ..store import layout
 from .execution import Backend
 from .seating import make_seat
 
@@ -129,7 +130,7 @@ def started_before(out: Path, hashes: Mapping[str, str]) -> set[str]:
     ``out`` already hold with that very code: they passed their preflight
     when they joined (an unreadable run.json: none)."""
     try:
-        kept = json.loads((out / "run.json").read_text("utf-8")).get("bots", {})
+        kept = json.loads((out / layout.RUN_JSON).read_text("utf-8")).get("bots", {})
     except (OSError, ValueError, AttributeError):
         return set()
     if not isinstance(kept, dict):

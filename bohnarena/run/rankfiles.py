@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Callable, Collection
+from collections.abc import Collection
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -20,8 +20,10 @@ from ..league.schedule import Schedule
 from ..rating.curvefile import Kept, read_curve, write_curve
 from ..rating.results import LeagueResults
 from ..rating.skill import RANK_COLUMNS, Ranking, rank
+from ..store import layout
 from ..store.audited import AuditedRun
 from ..store.directory import RunDir
+from ..store.logbook import ranked
 from ..store.names import write_names
 from ..store.parts import StorageError, write_text
 
@@ -37,7 +39,7 @@ def errors_json(summary: RunSummary) -> str:
 
 def _try_write_errors(store: RunDir, summary: RunSummary) -> None:
     try:
-        write_text(store.path / "errors.json", errors_json(summary))
+        write_text(store.path / layout.ERRORS, errors_json(summary))
     except StorageError:
         pass  # the disk that stopped the run may not take it either
 
@@ -46,10 +48,12 @@ def write_ranking(store: RunDir, league: League, ranking: Ranking | None = None)
     """Write ``ranking``, or rank what the directory holds, every row audited
     against the league."""
     if ranking is None:
-        ranking = rank(AuditedRun.of(store, league).standings(RANK_COLUMNS), list(league.bots))
-    write_text(store.path / "ranking.csv", ranking.to_csv())
-    write_text(store.path / "ranking.json", ranking.to_json())
-    write_text(store.path / "ranking.md", ranking.to_markdown())
+        ranking = rank(
+            ranked(AuditedRun.of(store, league).standings(RANK_COLUMNS)), list(league.bots)
+        )
+    write_text(store.path / layout.RANKING_CSV, ranking.to_csv())
+    write_text(store.path / layout.RANKING_JSON, ranking.to_json())
+    write_text(store.path / layout.RANKING_MD, ranking.to_markdown())
     return ranking
 
 
@@ -81,17 +85,15 @@ def rated_before(
     return kept
 
 
-def merge_and_rank(
-    out: str, dirs: list[str | Path], warn: Callable[[str], None]
-) -> tuple[Ranking, set[int], int]:
+def merge_and_rank(out: str, dirs: list[str | Path]) -> tuple[Ranking, set[int], int]:
     """Merge shard directories of one league into ``out``, compact it when
     every match of its standings is there, and write its ranking: the
     ranking, the match ids of the standings done and their count."""
     from ..league.file import load_league
     from ..store.merge import merge as merge_runs
 
-    target = merge_runs(out, dirs, warn)
-    league = load_league(target.path / "league.toml", frozen=True)
+    target = merge_runs(out, dirs)
+    league = load_league(target.path / layout.LEAGUE, frozen=True)
     game = get_game(league.game)
     rules = game.rules(league.edition, league.players, league.rules)
     write_names(target.path, log_names(game, rules))

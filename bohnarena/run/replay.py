@@ -26,6 +26,7 @@ from ..core.errors import BohnarenaError, UsageError
 from ..core.game import Game, get_game
 from ..league.file import BotEntry, League, load_league
 from ..rating.results import curve_problem
+from ..store import layout
 from ..store.audit import COLUMNS as AUDIT_COLUMNS
 from ..store.audit import Auditor
 from ..store.audited import open_run
@@ -96,12 +97,12 @@ class Run:
         as no moves: each match then has no move log)."""
         table = sub.name
         files = self.listing.files(table)
-        if not files and table == "matches":
+        if not files and table == layout.MATCHES:
             raise ResultsError(f"{sub} holds no finished matches")
         schema = {
-            "matches": MATCHES_SCHEMA,
-            "timing": TIMING_SCHEMA,
-            "exchanges": EXCHANGES_SCHEMA,
+            layout.MATCHES: MATCHES_SCHEMA,
+            layout.TIMING: TIMING_SCHEMA,
+            layout.EXCHANGES: EXCHANGES_SCHEMA,
         }.get(table)
         schema = schema or moves_schema(self.game.columns)
         tables = [schema.empty_table()]
@@ -163,7 +164,7 @@ class Run:
         seat and kind, timed once (a duplicated, moved or edited timing
         row). ``logged``: the matches with moves. (Arrow and numpy: a match
         has a thousand think times.)"""
-        if not self.listing.files("timing"):
+        if not self.listing.files(layout.TIMING):
             return {}
         timing = self._read(self.store.timing_dir, first, last)
         ids = np.asarray(timing.column("match_id").to_numpy(), np.int64)
@@ -346,11 +347,11 @@ def untimed(run: Run) -> list[str]:
     """Moves files without their timing file that run.json does not name
     as written before timing: a timing file deleted, its line rewritten."""
     meta, m = run.store.meta(), run.store._manifest()
-    if m is None or not isinstance(meta.get("untimed"), list):
+    if not isinstance(meta.get("untimed"), list):
         return []  # (a run.json from before it was kept: the next run records it)
     older = set(meta["untimed"])
     return [
-        f"{run.store.path / 'timing' / name} is missing: its moves file has no think "
+        f"{run.store.path / layout.TIMING / name} is missing: its moves file has no think "
         "times, and run.json does not say it was written before timing"
         for name, e in m.live.items()
         if e.moves is not None and e.timing is None and name not in older

@@ -36,6 +36,7 @@ from ..referee import pulse
 from ..referee.limits import Limits, Watchdog
 from ..store.directory import RunDir
 from ..store.logbook import (
+    MatchRow,
     MovesLog,
     exchanges_table,
     matches_table,
@@ -354,7 +355,7 @@ class _Batch:
         self.game = get_game(task.game)
         self.rules = self.game.rules(task.edition, task.players, task.rules)
         self.logs_dir = Path(task.spool) / "bots" if task.spool else None
-        self.rows: list[dict[str, Any]] = []
+        self.rows: list[MatchRow] = []
         #: The moves, column by column: each match's records go in as it ends.
         self.moves = MovesLog(self.game.layout, self.game.columns)
         #: Or each match's records and clocks as they are (handed over as

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from ..core.errors import UsageError
 from ..league.file import BotEntry
+from ..store import layout
 from .jail import command_files
 
 #: A league file has a [bots] table (every league has one); its key may be
@@ -26,8 +27,8 @@ _LEAGUE = re.compile(
 _LEAGUE_BYTES = 1 << 20
 #: What a results directory holds (store.py): its facts (with its league
 #: file, or its parts), its parts.
-RESULTS_FILE = "run.json"
-PARTS = ("matches", "moves")
+RESULTS_FILE = layout.RUN_JSON
+PARTS = (layout.MATCHES, layout.MOVES)
 HOW = (
     "give a command bot a directory of its own that holds only its files "
     '(dir = "bots/NAME" beside the league file, results elsewhere), '
@@ -104,7 +105,7 @@ def _is_results(path: Path) -> bool:
     """A results directory, or one begun (a run writes these first); a bot's
     own ``run.json`` alone is not one."""
     return (path / RESULTS_FILE).is_file() and any(
-        (path / name).exists() for name in ("league.toml", *PARTS)
+        (path / name).exists() for name in (layout.LEAGUE, *PARTS)
     )
 
 

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ..league.file import League, load_league
+from . import layout
 from .audit import COLUMNS, Auditor
 from .directory import RunDir
 from .parts import Listing, ResultsError
@@ -73,6 +74,6 @@ def open_run(path: str | Path, seed: int | None = None) -> AuditedRun:
     """The results directory at ``path``, or ResultsError when it is none
     (``seed``: as :meth:`AuditedRun.of`)."""
     store = RunDir(path)
-    if not store.is_run() or not (store.path / "league.toml").is_file():
+    if not store.is_run() or not (store.path / layout.LEAGUE).is_file():
         raise ResultsError(f"{path} is not a bohnarena results directory")
-    return AuditedRun.of(store, load_league(store.path / "league.toml", frozen=True), seed)
+    return AuditedRun.of(store, load_league(store.path / layout.LEAGUE, frozen=True), seed)

@@ -28,18 +28,8 @@ def drop_damaged(store: RunDir, moves: bool) -> list[str]:
     matches file with the rows of its matches, which the merged file is
     written again without. Records of a match without a row leave
     their moves file (:func:`_drop_moves_without_rows`). Returns what
-    went. A directory written before manifests gets its manifest here
-    (after its own damage check)."""
+    went."""
     m = store._manifest()
-    if m is None:
-        from .legacy import drop_damaged_inferred
-
-        dropped = drop_damaged_inferred(store, moves)
-        store._adopt()
-        adopted = store._manifest()
-        assert adopted is not None
-        _drop_moves_without_rows(store, adopted)
-        return dropped
     damaged = {e.name: why for e in m.live.values() if (why := _damage(store, e))}
     if not damaged:
         _drop_moves_without_rows(store, m)

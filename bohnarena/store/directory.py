@@ -44,7 +44,7 @@ from typing import IO, Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from . import manifest
+from . import layout, manifest
 from .growing import Growth, first_generation
 from .manifest import MERGED, Entry, Manifest, describe
 from .parts import (
@@ -129,8 +129,8 @@ class RunDir(RunReader):
             return False
         try:
             write_text(aside / manifest.NAME, Manifest().text())
-            write_text(aside / "league.toml", league_text)
-            write_text(aside / "run.json", json.dumps(meta, indent=2, sort_keys=True))
+            write_text(aside / layout.LEAGUE, league_text)
+            write_text(aside / layout.RUN_JSON, json.dumps(meta, indent=2, sort_keys=True))
             self._lock = self._take(aside)
             if target.exists():  # --restart, or an empty directory: swapped out
                 self._swap(aside, target)
@@ -180,9 +180,10 @@ class RunDir(RunReader):
                 self.table_dir(table).mkdir(exist_ok=True)
         except OSError as e:
             raise ResultsError(f"cannot write results to {self.path}: {e.strerror or e}") from None
-        frozen = self.path / "league.toml"
+        frozen = self.path / layout.LEAGUE
         if frozen.exists():
             old = self.meta()
+            self._manifest()  # (a directory without one refused before anything changes)
             grow = Growth(frozen.read_text("utf-8"), old, league_text)
             if old.get("shard") != meta.get("shard"):
                 raise ResultsError(
@@ -214,12 +215,12 @@ class RunDir(RunReader):
             if now.get("log_format") != meta["log_format"] or "untimed" not in now:
                 # an older format read on: what it wrote has no timing, and says so
                 now = {**now, "log_format": meta["log_format"], "untimed": self._untimed()}
-                write_text(self.path / "run.json", json.dumps(now, indent=2, sort_keys=True))
+                write_text(self.path / layout.RUN_JSON, json.dumps(now, indent=2, sort_keys=True))
         else:  # in a directory that holds other files: run.json last
             if not self.manifest_path.exists():
                 write_text(self.manifest_path, Manifest().text())
             write_text(frozen, league_text)
-            write_text(self.path / "run.json", json.dumps(meta, indent=2, sort_keys=True))
+            write_text(self.path / layout.RUN_JSON, json.dumps(meta, indent=2, sort_keys=True))
         self.clean()
 
     def _untimed(self) -> list[str]:
@@ -227,10 +228,6 @@ class RunDir(RunReader):
         format 4), as the manifest has them now: run.json keeps them, so that
         ``replay --verify-all`` knows any other one lost its timing file."""
         m = self._manifest()
-        if m is None:  # (before manifests: before timing too)
-            from .legacy import inferred_parts
-
-            return sorted(p.name for p in inferred_parts(self) if p.moves is not None)
         return sorted(n for n, e in m.live.items() if e.moves is not None and e.timing is None)
 
     def _take(self, d: Path) -> IO[str]:
@@ -266,32 +263,14 @@ class RunDir(RunReader):
 
     def _append(self, entry: Entry) -> None:
         if not self.manifest_path.exists():
-            self._adopt()
+            if self.is_run():
+                self._manifest()  # (its one-line error: the line would be its only one)
+            self._rewrite(Manifest())  # a directory no run opened: a tool's, a test's
         try:
             with open(self.manifest_path, "a", encoding="utf-8") as f:
                 f.write(entry.line())
         except OSError as e:
             raise storage_error(self.manifest_path, e) from None
-
-    def _adopt(self) -> None:
-        """Record a manifest for a directory written before manifests: its
-        parts as they are now (a crash's leftovers already removed)."""
-        from .legacy import inferred_parts
-
-        entries = []
-        for part in inferred_parts(self):
-            moves = None
-            if part.moves is not None:
-                try:
-                    moves = describe(part.moves)
-                except (pa.ArrowException, OSError):
-                    pass  # a moves file that does not read: no moves for that part
-            entries.append(Entry(part.name, describe(part.matches), moves))
-        self._rewrite(manifest.rewritten(None, entries))
-        run_json = self.path / "run.json"
-        if run_json.is_file():
-            meta = {**json.loads(run_json.read_text("utf-8")), "manifest": manifest.VERSION}
-            write_text(run_json, json.dumps(meta, indent=2, sort_keys=True))
 
     # -- writing ------------------------------------------------------------
     def clean(self) -> None:
@@ -299,10 +278,6 @@ class RunDir(RunReader):
         compaction's renames), remove what was never committed and what a
         compaction replaced; the manifest keeps only live parts."""
         m = self._manifest()
-        if m is None:
-            from .legacy import clean_inferred
-
-            return clean_inferred(self)
         for entry in m.live.values():
             for table in self.TABLES:
                 if entry.half(table) is None:
@@ -422,7 +397,6 @@ class RunDir(RunReader):
         except OSError as e:
             raise storage_error(merged, e) from None
         m = self._manifest()
-        assert m is not None, "a listing without a manifest has no parts to merge"
         merged_away = {p.name for p in parts}
         others = [e for e in m.live.values() if e.name not in merged_away]
         sides = {e.name: e for e in m.live.values() if e.name in merged_away and e.sides}

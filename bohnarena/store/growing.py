@@ -20,6 +20,7 @@ from ..league.growth import (
     parsed,
     schedule_of,
 )
+from . import layout
 from .parts import write_text
 
 KEPT = re.compile(r"^league\.(\d+)\.toml$")
@@ -59,8 +60,8 @@ class Growth:
             "bots": {**self.old_meta.get("bots", {}), **hashes},
             "generations": generations_json(self.schedule, self.generations),
         }
-        write_text(path / "run.json", json.dumps(meta, indent=2, sort_keys=True))
-        write_text(path / "league.toml", self.text)
+        write_text(path / layout.RUN_JSON, json.dumps(meta, indent=2, sort_keys=True))
+        write_text(path / layout.LEAGUE, self.text)
 
 
 def kept_files(path: Path) -> list[Path]:

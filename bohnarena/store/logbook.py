@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import array
 import struct
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from itertools import accumulate, chain
-from typing import Any
+from typing import Any, TypedDict, cast
 
 import numpy as np
 import numpy.typing as npt
@@ -40,6 +40,38 @@ MATCHES_SCHEMA = pa.schema(
         ("duration_s", pa.float64()),
     ]
 )
+
+
+class RankedRow(TypedDict):
+    """What rating a match reads from its row: who sat where and how each
+    seat did (``rating/skill.py``'s ``RANK_COLUMNS``)."""
+
+    seats: list[str]
+    coins: list[int]
+    ranks: list[int]
+    winners: list[int]
+    faults: list[int]
+
+
+class MatchRow(RankedRow):
+    """A row of the matches table, as the worker writes it: its keys are
+    :data:`MATCHES_SCHEMA`'s (tests/store/test_logbook.py)."""
+
+    match_id: int
+    table: int
+    deal: int
+    rotation: int
+    seed: int
+    turns: int
+    duration_s: float
+
+
+def ranked(rows: Iterable[Mapping[str, Any]]) -> Iterator[RankedRow]:
+    """Rows read from the matches table with (at least) the ranked columns,
+    as rating takes them: the columns are the schema's, so each is what
+    :class:`RankedRow` says."""
+    return (cast(RankedRow, row) for row in rows)
+
 
 #: One row per answer a bot was asked for: its think time, apart from the
 #: moves (which stay the same, byte for byte, run after run). ``seq`` is the
@@ -90,7 +122,7 @@ def moves_schema(columns: Mapping[str, str]) -> pa.Schema:
     return pa.schema(_KEYS + [pa.field(name, _TYPES[kind]) for name, kind in columns.items()])
 
 
-def matches_table(rows: Sequence[Mapping[str, Any]]) -> pa.Table:
+def matches_table(rows: Sequence[MatchRow]) -> pa.Table:
     return pa.Table.from_pylist(list(rows), schema=MATCHES_SCHEMA)
 
 

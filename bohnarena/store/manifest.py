@@ -37,17 +37,18 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from ..core.errors import BohnarenaError
+from . import layout
 
-NAME = "manifest.jsonl"
+NAME = layout.MANIFEST
 #: The manifest's own version (run.json's "manifest" says a run keeps one).
 #: 2: a line may have no matches half (a moves file a compaction left in place);
 #: 3: a line may have a timing half.
 VERSION = 3
 #: The versions this bohnarena reads (an older one is rewritten as 3 by the next run).
 READS = (1, 2, 3)
-TABLES = ("matches", "moves", "timing", "exchanges")
+TABLES = layout.TABLES
 #: The tables whose files stay where their batch wrote them (compaction merges matches only).
-SIDES = ("moves", "timing", "exchanges")
+SIDES = layout.SIDES
 PART = re.compile(r"^part-(\d{9})-(\d{9})\.parquet$")
 MERGED = ".tmp-merged-"  # a compaction's merged part before its renames
 

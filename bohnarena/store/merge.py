@@ -5,19 +5,17 @@ from __future__ import annotations
 
 import os
 import shutil
-from collections.abc import Callable
 from pathlib import Path
 
+from . import layout
 from .directory import RunDir
 from .growing import KEPT
 from .logbook import LOG_FORMAT
 from .manifest import SIDES, TABLES
-from .parts import ResultsError, part_name, unchecked_warning
+from .parts import ResultsError, part_name
 
 
-def merge(
-    out: str | Path, sources: list[str | Path], warn: Callable[[str], None] | None = None
-) -> RunDir:
+def merge(out: str | Path, sources: list[str | Path]) -> RunDir:
     """Merge shard (or any partial) runs of one league into ``out``.
 
     Refuses directories of different leagues, rules versions or bot sources,
@@ -29,11 +27,11 @@ def merge(
         if not r.is_run():
             raise ResultsError(f"{r.path} is not a bohnarena results directory")
     first = runs[0]
-    league_text = (first.path / "league.toml").read_text("utf-8")
+    league_text = (first.path / layout.LEAGUE).read_text("utf-8")
     meta = first.meta()
     for r in runs[1:]:
         other = r.meta()
-        if (r.path / "league.toml").read_text("utf-8") != league_text:
+        if (r.path / layout.LEAGUE).read_text("utf-8") != league_text:
             raise ResultsError(f"{r.path} is a run of a different league than {first.path}")
         for key in ("rules_version", "bots", "game", "generations"):
             if other.get(key) != meta.get(key):
@@ -44,8 +42,6 @@ def merge(
     listings = [r.listing("full").require() for r in runs]
     seen: set[int] = set()
     for r, listing in zip(runs, listings, strict=True):  # every check before anything is written
-        if listing.unchecked and warn is not None:
-            warn(unchecked_warning(r.path))
         ids = r.done_ids(listing)
         twice = ids & seen
         if twice:

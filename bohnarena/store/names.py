@@ -14,9 +14,10 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from . import layout
 from .parts import _atomic_write
 
-NAME = "names.parquet"
+NAME = layout.NAMES
 SCHEMA = pa.schema([("what", pa.string()), ("id", pa.int32()), ("name", pa.string())])
 
 

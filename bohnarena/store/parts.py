@@ -18,7 +18,6 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from ..core.errors import BohnarenaError, UsageError
-from . import manifest
 from .manifest import MERGED, PART
 
 MOVES_ROW_GROUP = 64 * 1024  # rows: one match reads one or two row groups
@@ -271,24 +270,12 @@ class Listing:
             found += [(m.span, f) for m in self.loose if (f := getattr(m, table)) is not None]
         return sorted(found)
 
-    @property
-    def unchecked(self) -> bool:
-        """Written before manifests existed: its parts cannot be checked."""
-        return self.generation is None
-
     def require(self) -> Listing:
         """The listing, or PartsError naming its first problem."""
         if self.problems:
             more = len(self.problems) - 1
             raise PartsError(self.problems[0] + (f" (and {more} more)" if more else ""))
         return self
-
-
-def unchecked_warning(path: str | Path) -> str:
-    return (
-        f"{path} has no {manifest.NAME} (written before bohnarena kept one): its parts "
-        "cannot be checked for edits; run its league on it once to record one"
-    )
 
 
 def overlapping(parts: list[Part]) -> list[list[Part]]:

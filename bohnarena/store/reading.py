@@ -13,7 +13,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from .. import __version__
-from . import manifest
+from . import layout, manifest
 from .logbook import MATCHES_SCHEMA, READS_FORMATS
 from .manifest import PART, Entry, Manifest, ManifestError, difference
 from .parts import (
@@ -43,9 +43,9 @@ class RunReader:
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
-        self.matches_dir = self.path / "matches"
-        self.moves_dir = self.path / "moves"
-        self.timing_dir = self.path / "timing"
+        self.matches_dir = self.path / layout.MATCHES
+        self.moves_dir = self.path / layout.MOVES
+        self.timing_dir = self.path / layout.TIMING
         self.manifest_path = self.path / manifest.NAME
         self._lock: IO[str] | None = None
 
@@ -54,7 +54,7 @@ class RunReader:
 
     # -- opening ------------------------------------------------------------
     def is_run(self) -> bool:
-        return (self.path / "run.json").is_file() and self.matches_dir.is_dir()
+        return (self.path / layout.RUN_JSON).is_file() and self.matches_dir.is_dir()
 
     def _holds_files(self) -> bool:
         return self.path.exists() and (
@@ -63,7 +63,7 @@ class RunReader:
 
     def meta(self) -> dict[str, Any]:
         try:
-            meta = json.loads((self.path / "run.json").read_text("utf-8"))
+            meta = json.loads((self.path / layout.RUN_JSON).read_text("utf-8"))
         except (OSError, ValueError) as e:
             raise ResultsError(f"{self.path} is not a readable bohnarena run: {e}") from None
         if not isinstance(meta, dict):
@@ -77,8 +77,9 @@ class RunReader:
         return meta
 
     # -- the manifest -------------------------------------------------------
-    def _manifest(self) -> Manifest | None:
-        """The manifest, or None for a directory written before manifests."""
+    def _manifest(self) -> Manifest:
+        """The manifest, or a one-line error: a directory without one (written
+        before manifests, or it was removed) is played again from the start."""
         try:
             text = self.manifest_path.read_text("utf-8")
         except FileNotFoundError:
@@ -87,7 +88,10 @@ class RunReader:
                     f"{self.manifest_path} is missing, yet run.json says its run keeps "
                     "one: restore it, or run the league with --restart"
                 ) from None
-            return None
+            raise ResultsError(
+                f"{self.path} has no {manifest.NAME} (written before bohnarena kept one): "
+                "run its league on it again with --restart"
+            ) from None
         except OSError as e:
             raise ResultsError(f"cannot read {self.manifest_path}: {e.strerror or e}") from None
         try:
@@ -97,7 +101,7 @@ class RunReader:
 
     def _keeps_manifest(self) -> bool:
         try:
-            meta = json.loads((self.path / "run.json").read_text("utf-8"))
+            meta = json.loads((self.path / layout.RUN_JSON).read_text("utf-8"))
         except (OSError, ValueError):
             return False
         return isinstance(meta, dict) and bool(meta.get("manifest"))
@@ -127,15 +131,11 @@ class RunReader:
         """The parts a reader reads, each checked against the manifest as
         ``check`` says; every file there that no run committed is named."""
         before = self._manifest()
-        if before is None:
-            from .legacy import inferred_parts
-
-            return Listing(inferred_parts(self), None, [])
         on_disk = {t: {p.name for p in self._parts_on_disk(t)} for t in self.TABLES}
         # Read again after the look at the files: a file renamed into place
         # since the first read has its line in now (lines go in before renames).
         m = self._manifest()
-        if m is None or m.generation != before.generation:
+        if m.generation != before.generation:
             raise ResultsChanged(f"{self.path} changed while it was read; try again")
         parts, loose, problems = [], [], []
         for entry in m.live.values():

@@ -225,3 +225,22 @@ def encodings(path):
     chunk = pq.ParquetFile(path).metadata.row_group(0)
     columns = (chunk.column(i) for i in range(chunk.num_columns))
     return {c.path_in_schema.split(".")[0]: set(c.encodings) for c in columns}
+
+
+def test_the_match_row_type_has_the_schema_keys_and_the_ranked_columns():
+    from typing import get_type_hints
+
+    from bohnarena.rating.skill import RANK_COLUMNS
+    from bohnarena.store.logbook import MATCHES_SCHEMA, MatchRow, RankedRow
+
+    assert set(MatchRow.__required_keys__) == set(MATCHES_SCHEMA.names)
+    assert set(MatchRow.__optional_keys__) == set()
+    assert set(RankedRow.__required_keys__) == set(RANK_COLUMNS)
+    hints = get_type_hints(MatchRow)
+    scalar = {"int": (pa.types.is_integer,), "float": (pa.types.is_floating,)}
+    for f in MATCHES_SCHEMA:
+        hint = hints[f.name]
+        if pa.types.is_list(f.type):
+            assert str(hint).startswith("list["), f.name
+        else:
+            assert any(test(f.type) for test in scalar[hint.__name__]), f.name

@@ -1,0 +1,32 @@
+"""Every name in a results directory (docs/logs.md): the one place they are
+spelled, so whatever reads or writes one names it from here."""
+
+#: The run's facts: seeds, versions, bots, source hashes.
+RUN_JSON = "run.json"
+#: The league file as the run was started (a grown league's latest).
+LEAGUE = "league.toml"
+#: The committed parts, one line each (store/manifest.py).
+MANIFEST = "manifest.jsonl"
+#: The rating curve (rating/curvefile.py).
+RATINGS = "ratings.parquet"
+#: What the ids in the logs are called (store/names.py).
+NAMES = "names.parquet"
+#: The HTML report.
+REPORT = "report.html"
+#: Each bot's faults at the end of a run.
+ERRORS = "errors.json"
+#: The run log.
+RUN_LOG = "run.log"
+#: The ranking, in each of its formats.
+RANKING_CSV = "ranking.csv"
+RANKING_JSON = "ranking.json"
+RANKING_MD = "ranking.md"
+#: The folders of Parquet parts: one row per match, per record, per timed
+#: decision, per decision put to a seat that plays in words.
+MATCHES = "matches"
+MOVES = "moves"
+TIMING = "timing"
+EXCHANGES = "exchanges"
+#: Every table, the match table first; the side tables that hang off it.
+TABLES = (MATCHES, MOVES, TIMING, EXCHANGES)
+SIDES = (MOVES, TIMING, EXCHANGES)
