@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from bohnarena import __version__
 from bohnarena.cli import cli
 from bohnarena.core import plugins
 from bohnarena.core.errors import BotLoadError
@@ -108,7 +109,7 @@ def test_a_name_two_distributions_register_is_an_error_naming_both(site, tmp_pat
     fake_dist(site, "bar", "[bohnarena.bots]\ndupe = bar.bot:Dupe\n")
     r = run("play", "-q", "planner", "random", "trader")
     one_line_error(r, "'planner' is registered by 2 distributions")
-    assert "bohnarena 0.1.0" in r.output and "evil 1.0" in r.output
+    assert f"bohnarena {__version__}" in r.output and "evil 1.0" in r.output
     with pytest.raises(BotLoadError, match=r"foo 1\.0.*bar 1\.0|bar 1\.0.*foo 1\.0"):
         load_bot("dupe", object)
     with pytest.raises(BotLoadError, match="registered by 2"):

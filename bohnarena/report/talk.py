@@ -11,6 +11,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..rating.stats import Matches
+from ..store import layout
 from ..store.parts import Listing, read_table
 
 _COLUMNS = ["match_id", "seat", "tokens_in", "tokens_out", "micros", "retries"]
@@ -39,7 +40,7 @@ class Talk:
 def talk(listing: Listing, m: Matches) -> list[Talk]:
     """Each bot with exchanges among the finished matches ``m``, in name
     order (none: a league without seats that play in words)."""
-    files = listing.files("exchanges")
+    files = listing.files(layout.EXCHANGES)
     if not files:
         return []
     t = pa.concat_tables(

@@ -224,7 +224,7 @@ class Run:
     def replies(self, match_id: int) -> dict[int, list[str]]:
         """Each reply of the match's seats that play in words, by the record
         its decision became (none: no such seat, or no exchanges file)."""
-        t = self._read(self.store.table_dir("exchanges"), match_id, match_id)
+        t = self._read(self.store.table_dir(layout.EXCHANGES), match_id, match_id)
         return dict(zip(t["seq"].to_pylist(), t["replies"].to_pylist(), strict=True))
 
     def check(self, row: dict[str, Any], log: Sequence[tuple[Any, ...]]) -> str | None:

@@ -17,6 +17,7 @@ from typing import Any
 
 from ..core.errors import UsageError
 from ..core.seeding import commitment
+from ..store import layout
 from ..store.audited import open_run
 from ..store.parts import ResultsError, write_text
 from ..store.reading import RunReader
@@ -27,7 +28,7 @@ REVEAL = "reveal.json"
 
 
 def _run_meta(path: Path) -> dict[str, Any]:
-    if not (path / "run.json").is_file() or not (path / "league.toml").is_file():
+    if not (path / layout.RUN_JSON).is_file() or not (path / layout.LEAGUE).is_file():
         raise UsageError(f"{path} is not a bohnarena results directory")
     return RunReader(path).meta()
 

@@ -56,7 +56,7 @@ def test_a_full_disk_in_the_parent_stops_at_once_and_resumes(league, tmp_path, m
 def test_a_worker_that_cannot_write_its_part_stops_the_run(league, tmp_path, monkeypatch):
     path = league(deals=20, extra="[run]\nbatch_size = 3\n")
 
-    def spool(self, tag, matches, moves, timing):  # in the forked worker
+    def spool(self, tag, matches, moves, timing, exchanges=None):  # in the forked worker
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(self.path / "matches"))
 
     monkeypatch.setattr(store.RunDir, "spool", spool)

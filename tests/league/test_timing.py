@@ -14,6 +14,7 @@ import pyarrow.parquet as pq
 import pytest
 from click.testing import CliRunner
 
+from bohnarena import __version__
 from bohnarena.cli import cli
 from bohnarena.rating.results import read_results
 from bohnarena.rating.thinking import thinking
@@ -186,7 +187,7 @@ def test_another_log_format_is_refused_in_one_line(league, tmp_path):
     (out / "run.json").write_text(json.dumps({**meta, "log_format": 2}))
     r = invoke("rank", out)
     assert r.exit_code == 2 and len(r.output.splitlines()) == 1
-    assert "log format 2; this bohnarena 0.1.0 reads format 3 and 4" in r.output
+    assert f"log format 2; this bohnarena {__version__} reads format 3 and 4" in r.output
 
 
 @pytest.mark.slow
