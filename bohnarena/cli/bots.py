@@ -185,6 +185,7 @@ def steps(
 
         yield step
         bar.update(bar.total - bar.n)
+        bar.refresh()  # the whole count drawn, however soon after the last step
 
 
 @cli.command("check-game")

@@ -158,7 +158,9 @@ def schema(p: GameProtocol) -> dict[str, Any]:
                 "(docs/tuning.md); a Python bot has them as class attributes already",
             },
             "rules": {"$ref": "#/$defs/rules"},
-        }
+        },
+        # (params only where the league sets some)
+        required=["type", "protocol", "seat", "seed", "match_id", "rules"],
     )
     defs["new_match"] = closed({"type": const("new_match")})
     defs["decide"] = {

@@ -30,7 +30,7 @@ def test_a_full_disk_in_the_parent_stops_at_once_and_resumes(league, tmp_path, m
     out = tmp_path / "out"
     real, calls = store.RunDir.commit, []
 
-    def commit(self, first, last, matches, moves, timing=None):
+    def commit(self, first, last, matches, moves, timing=None, exchanges=None):
         calls.append(first)
         if len(calls) == 3:
             raise store.storage_error(
