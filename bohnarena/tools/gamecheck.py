@@ -201,36 +201,34 @@ def check_game(
 def _watched(watcher: Watcher, schema_note: str) -> list[Verdict]:
     """The verdicts of what was checked at each decision (:mod:`.watch`)."""
     n, found = watcher.findings.decisions, watcher.findings.problems
-    hide = Verdict(
-        "views hide",
-        None,
-        "not declared: no searchable state (Capabilities.new_state) to deal a seat's sample from",
-    )
-    if watcher.hides:
-        hide = Verdict(
+
+    def verdict(name: str, key: str, declared: bool, missing: str, held: str) -> Verdict:
+        """A check the game declared passes where no decision found a
+        problem and there was a decision to look at."""
+        if not declared:
+            return Verdict(name, None, missing)
+        return Verdict(
+            name, key not in found and n > 0, found.get(key) or (held if n else ASKED_NONE)
+        )
+
+    return [
+        verdict(
             "views hide",
-            "hide" not in found and n > 0,
-            found.get("hide")
-            or (
-                f"{n} views the same in a sample that re-dealt what the seat cannot see"
-                if n
-                else ASKED_NONE
-            ),
-        )
-    wire = Verdict("wire", None, "not declared: the game's bots run in process only (wire = None)")
-    if watcher.wire is not None:
-        wire = Verdict(
+            "hide",
+            watcher.hides,
+            "not declared: no searchable state (Capabilities.new_state) "
+            "to deal a seat's sample from",
+            f"{n} views the same in a sample that re-dealt what the seat cannot see",
+        ),
+        verdict(
             "wire",
-            "wire" not in found and n > 0,
-            found.get("wire")
-            or (
-                f"{n} views, the records they saw, their arguments and answers "
-                f"through JSON and back, unchanged; {schema_note}"
-                if n
-                else ASKED_NONE
-            ),
-        )
-    return [hide, wire]
+            "wire",
+            watcher.wire is not None,
+            "not declared: the game's bots run in process only (wire = None)",
+            f"{n} views, the records they saw, their arguments and answers "
+            f"through JSON and back, unchanged; {schema_note}",
+        ),
+    ]
 
 
 def _rule_sets(game: Game) -> tuple[list[tuple[str, Any]], list[Verdict]]:
