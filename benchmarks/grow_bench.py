@@ -27,8 +27,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from bohnarena.analysis.results import read_results
 from bohnarena.rating import skill
-from bohnarena.rating.results import read_results
 from bohnarena.run.dispatch import RunSummary, run_league
 
 BOTS = [f"p{i:02d}" for i in range(11)]

@@ -1,5 +1,5 @@
 """What serving bots over HTTP costs: a league of 4 bots served on loopback
-(bohnarena.web.serve, a process each) against the same 4 bots out of
+(bohnarena.external.http.serve, a process each) against the same 4 bots out of
 process (isolation "process": a process each match behind bohnarena's
 host, on pipes), the same deals; the wall time of each ``bohnarena run``,
 the median think time per answer its timing files recorded, and the
@@ -32,7 +32,7 @@ HEAD = 'name = "{name}"\nedition = "classic"\nplayers = 4\ndeals = {deals}\nseed
 
 def serve(spec: str) -> tuple[subprocess.Popen[str], str]:
     proc = subprocess.Popen(
-        [sys.executable, "-m", "bohnarena.web.serve", spec, "--port", "0"],
+        [sys.executable, "-m", "bohnarena.external.http.serve", spec, "--port", "0"],
         cwd=ROOT,
         stdout=subprocess.PIPE,
         text=True,

@@ -30,10 +30,10 @@ from pathlib import Path
 
 from grow_bench import line, timed
 
+from bohnarena.analysis.results import read_results
 from bohnarena.ladder.ratings import season_ranking
 from bohnarena.league.file import parse_league
 from bohnarena.league.growth import Generation, schedule_of
-from bohnarena.rating.results import read_results
 
 BOT = "from bohnarena_bots.random_bot import RandomBot\n\n\nclass Entry(RandomBot):\n    pass\n"
 

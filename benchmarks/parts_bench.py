@@ -25,7 +25,7 @@ from pathlib import Path
 
 from report_bench import synthesize
 
-from bohnarena.rating.results import read_results
+from bohnarena.analysis.results import read_results
 from bohnarena.rating.stats import league_stats
 from bohnarena.store import manifest
 from bohnarena.store.directory import RunDir

@@ -22,8 +22,8 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 
+from bohnarena.analysis.results import read_results
 from bohnarena.league.schedule import schedule
-from bohnarena.rating.results import read_results
 from bohnarena.rating.stats import league_stats
 from bohnarena.report.html import write_report
 from bohnarena.store import manifest

@@ -41,8 +41,8 @@ STARTS = """
 import statistics, sys, time
 from bohnarena.core.game import get_game
 from bohnarena.league.file import BotEntry
-from bohnarena.sandbox.remote import remote_seat
-from bohnarena.sandbox.endpoint import close_sandboxes
+from bohnarena.external.remote import remote_seat
+from bohnarena.external.endpoint import close_sandboxes
 
 spec, n = sys.argv[1], int(sys.argv[2])
 game = get_game("bohnanza")

@@ -52,7 +52,7 @@ def honest_faults(out: Path) -> int:
 
 
 def one(mode: str, args: argparse.Namespace) -> tuple[int, float]:
-    import bohnarena.sandbox.cgroups as cgroups
+    import bohnarena.external.sandbox.cgroups as cgroups
     from bohnarena.run.dispatch import run_league
 
     contained = getattr(cgroups, "cpu_contained", None)  # (None: the code before it)
@@ -87,7 +87,7 @@ def main() -> None:
     if args.matches % 3:
         sys.exit("--matches: a multiple of 3")
     os.environ["THINKER_SECONDS"] = str(args.think)  # tests/hostile/thinker.py reads it
-    import bohnarena.sandbox.cgroups as cgroups
+    import bohnarena.external.sandbox.cgroups as cgroups
 
     weighs = getattr(cgroups, "cpu_contained", lambda: False)()
     print(f"a sandbox's CPU weight follows its turns here: {'yes' if weighs else 'NO'}")

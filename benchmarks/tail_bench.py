@@ -69,8 +69,8 @@ PIECES = """
 import json, resource, sys, tempfile, time
 from pathlib import Path
 from bohnarena.report.watch import write_pages as watch
-from bohnarena.rating.results import read_results
-from bohnarena.rating.thinking import thinking
+from bohnarena.analysis.results import read_results
+from bohnarena.analysis.thinking import thinking
 from bohnarena.report.html import write_report
 from bohnarena.run.rankfiles import keep_curve, write_ranking
 from bohnarena.store.directory import RunDir
@@ -97,7 +97,7 @@ with tempfile.TemporaryDirectory() as tmp:
     timed("viewer pages", lambda: watch(r, page))
     timed("report with them", lambda: write_report(out, page, results=r, watch=watch))
     try:  # the think times summed up as a run's workers hand them back (not timed)
-        from bohnarena.rating.thinking import Timings
+        from bohnarena.analysis.thinking import Timings
     except ImportError:  # a bohnarena before them
         Timings = None
     if Timings is not None:

@@ -1,9 +1,9 @@
 """``python -m bohnarena.host WIRE SPEC`` as the docs for bot authors have
 always named it: the bot side of the JSON-lines protocol lives in
-:mod:`bohnarena.sandbox.host` (a re-export only; the sandbox runs that one)."""
+:mod:`bohnarena.external.host` (a re-export only; the sandbox runs that one)."""
 
 from .core.wire import Wire, wire_of
-from .sandbox.host import Host, main, private_stdio, serve
+from .external.host import Host, main, private_stdio, serve
 
 __all__ = ["Host", "Wire", "main", "private_stdio", "serve", "wire_of"]
 

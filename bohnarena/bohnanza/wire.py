@@ -1,7 +1,7 @@
 """The card game's side of the JSON-lines bot protocol (docs/writing-a-bot.md):
 views, arguments and answers as JSON, both ways. It implements
-:class:`bohnarena.sandbox.host.Wire`; :class:`bohnarena.sandbox.remote.RemoteSeat` sends
-these messages and :mod:`bohnarena.sandbox.host` answers them for Python bots.
+:class:`bohnarena.external.host.Wire`; :class:`bohnarena.external.remote.RemoteSeat` sends
+these messages and :mod:`bohnarena.external.host` answers them for Python bots.
 """
 
 from __future__ import annotations
@@ -227,7 +227,7 @@ def json_view(data: dict[str, Any], rules: RuleSet, history: list[tuple[Any, ...
 
 
 class JsonView:
-    """The SeatView API over a view received as JSON (used by :mod:`bohnarena.sandbox.host`).
+    """The SeatView API over a view received as JSON (used by :mod:`bohnarena.external.host`).
     Values are frozen into tuples on first use, so nothing a bot does to them
     reaches the next decision."""
 

@@ -131,10 +131,10 @@ def compare(
     of two bots of a finished (or partial) results directory. See
     docs/statistics.md.
     """
-    from ..rating import compare as cmp
-    from ..rating import verdict
     from ..rating.paired import Sprt
+    from ..run import compare as cmp
     from ..run.paired import play_pairs
+    from . import verdict
 
     test = None
     if sprt:

@@ -10,9 +10,9 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from ..analysis.notable import SORTS, Found, Query
 from ..core.errors import UsageError
 from ..core.text import plural
-from ..rating.notable import SORTS, Found, Query
 from .group import cli, echo
 
 if TYPE_CHECKING:
@@ -135,8 +135,8 @@ def matches_command(
       bohnarena matches results/quickstart --bot mine --against planner --sort margin
       bohnarena matches results/quickstart --bot mine --seat 0 --deal 3
     """
-    from ..rating.notable import find, scores
-    from ..rating.results import read_results
+    from ..analysis.notable import find, scores
+    from ..analysis.results import read_results
 
     if (against is not None or seat is not None) and bot is None:
         raise UsageError("--against and --seat go with --bot")

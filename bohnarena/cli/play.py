@@ -7,7 +7,7 @@ from typing import Any
 import click
 
 from ..core.game import get_game
-from ..sandbox.cmdline import play_entries
+from ..external.cmdline import play_entries
 from .group import (
     _isolation,
     cli,

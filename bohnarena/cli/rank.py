@@ -61,7 +61,7 @@ def rank_command(
     --by seat and --head-to-head show those tables instead (both at once in
     text, Markdown or JSON).
     """
-    from ..rating.results import read_results
+    from ..analysis.results import read_results
     from ..rating.stats import RESAMPLES, SEED, league_stats
     from ..rating.statstables import render
 
@@ -127,7 +127,7 @@ def report_command(
     intervals, convergence, head to head, seats, coins, faults, match length,
     the matches to watch, settings), readable offline, with the viewer pages
     of those matches in matches/ beside it. Works on an interrupted run too."""
-    from ..rating.results import read_results
+    from ..analysis.results import read_results
     from ..rating.stats import RESAMPLES, SEED
     from ..report.html import write_report
     from ..report.watch import write_pages

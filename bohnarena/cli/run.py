@@ -92,10 +92,10 @@ def run(
     every match was played, 1 when some could not be, 130 when interrupted
     by Ctrl-C (143 by SIGTERM, 129 by SIGHUP).
     """
+    from ..external.sandbox.jail import bwrap
     from ..league.file import load_league
     from ..run.dispatch import run_league
     from ..run.execution import DaskBackend
-    from ..sandbox.jail import bwrap
 
     league = load_league(league_file)  # bad input is reported before any cluster starts
     if any(b.isolation == "sandbox" for b in league.bots.values()):

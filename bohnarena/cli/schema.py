@@ -37,7 +37,7 @@ def schema_command(game: str, out: str | None, check: bool, of_compare: bool) ->
     if check and out is None:
         raise UsageError("--check needs --out FILE: the file to compare with")
     if of_compare:
-        from ..rating.verdict import schema_text as compare_schema
+        from .verdict import schema_text as compare_schema
 
         text = compare_schema()
     else:

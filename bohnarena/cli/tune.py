@@ -142,8 +142,8 @@ def tune(
     BASELINE --sprt` on fresh deals, and exits as compare does: 0 H1
     accepted, 3 H0 accepted, 4 undecided (1 error, 2 usage, 130 interrupted).
     """
-    from ..rating import compare as cmp
     from ..rating.paired import Sprt
+    from ..run import compare as cmp
     from ..tune import study as st
 
     try:
@@ -198,8 +198,8 @@ def tune(
     verdict_json: dict[str, Any] | None = None
     code = 0
     if test is not None:
-        from ..rating import verdict
         from ..run.paired import play_pairs
+        from . import verdict
 
         settings = {
             **st.trial_settings(setup, 0, confirm_deals, derive_seed(seed, "confirm")),

@@ -156,7 +156,7 @@ class Game(Protocol):
     @property
     def wire(self) -> str | None:
         """The module that speaks the game's JSON lines to bots in other
-        processes (see bohnarena/sandbox/host.py); None: its bots run in process only."""
+        processes (see bohnarena/external/host.py); None: its bots run in process only."""
         ...
 
     @property

@@ -1,6 +1,6 @@
 """The two faces of a game's wire module (``Game.wire``): :class:`Wire`,
 the functions that speak its JSON lines on both sides (the engine's
-:mod:`bohnarena.sandbox.remote`, the bot's :mod:`bohnarena.sandbox.host`),
+:mod:`bohnarena.external.remote`, the bot's :mod:`bohnarena.external.host`),
 and :class:`WireTables`, the message tables its JSON Schema is built from
 (:mod:`.protocol_schema`)."""
 

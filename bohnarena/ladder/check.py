@@ -11,9 +11,9 @@ from pathlib import Path
 
 from ..core.errors import BohnarenaError
 from ..core.game import get_game
+from ..external.endpoint import close_sandboxes
 from ..league.file import BotEntry, League
 from ..run.provenance import preflight, stderr_tail
-from ..sandbox.endpoint import close_sandboxes
 from ..tools.conformance import Report, check_bot
 
 

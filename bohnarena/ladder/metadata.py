@@ -16,7 +16,7 @@ from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
 
 from ..core.plugins import GROUP
-from ..sandbox.packages import OWN_TOP, allowed_code
+from ..external.packages import OWN_TOP, allowed_code
 from .unpack import SubmissionError
 
 

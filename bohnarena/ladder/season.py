@@ -20,10 +20,10 @@ from typing import Any
 import tomli_w
 
 from ..core.errors import BohnarenaError
-from ..league.services import SecretError
-from ..rating.inorder import Row
+from ..core.services import SecretError
 from ..run.dispatch import RunSummary, run_league
 from ..run.execution import Backend
+from ..run.inorder import Row
 from ..store import layout
 from ..store.directory import RunDir
 from ..store.reading import RunReader

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core.errors import UsageError
-from ..league.services import service, with_secrets
+from ..core.services import service, with_secrets
 from .unpack import SubmissionError
 
 KIND = "url"

@@ -24,10 +24,10 @@ from typing import IO, Any
 
 from ..core.errors import BotLoadError
 from ..core.plugins import locate
+from ..core.services import is_url
+from ..external.botfiles import ExposedError, check_layout
+from ..external.packages import shadowing
 from ..league.file import BotEntry, League
-from ..league.services import is_url
-from ..sandbox.botfiles import ExposedError, check_layout
-from ..sandbox.packages import shadowing
 from .catalog import STATES, Catalog, Version
 from .check import Verdict
 from .metadata import Declared, check_requirements, chosen_bot, project, wheel

@@ -8,16 +8,16 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from ..core.chat import KEYS as CHAT_KEYS
+from ..core.chat import Chat, chat_entry
 from ..core.errors import UsageError
 from ..core.game import get_game
 from ..core.params import Value, with_table
+from ..core.services import HTTP, Service, is_service, misplaced, service, with_secrets
+from ..core.services import KEYS as SERVICE_KEYS
 from ..referee.limits import ISOLATION_ALIASES, ISOLATIONS, Limits
-from .chat import KEYS as CHAT_KEYS
-from .chat import Chat, chat_entry
 from .schedule import FORMATS, SEATINGS, Schedule, format_tables
 from .schedule import seatings as seating_orders
-from .services import HTTP, Service, is_service, misplaced, service, with_secrets
-from .services import KEYS as SERVICE_KEYS
 
 TOP_KEYS = {
     *("name", "game", "edition", "players", "deals", "seed", "rules", "bots", "run", "limits"),

@@ -15,8 +15,9 @@ from typing import Any
 import numpy as np
 
 from .. import __version__
+from ..analysis.results import LeagueResults, read_results
+from ..analysis.thinking import thinking
 from ..core.pages import Markup, markup, render
-from ..rating.results import LeagueResults, read_results
 from ..rating.stats import (
     RESAMPLES,
     SEED,
@@ -29,7 +30,6 @@ from ..rating.stats import (
 )
 from ..rating.stats import per_bot_matches as by_match
 from ..rating.statstables import elo_table
-from ..rating.thinking import thinking
 from ..store import layout
 from ..store.faultlog import described, fault_reasons
 from ..store.parts import write_text

@@ -10,15 +10,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..analysis.notable import Pick
 from ..core.errors import BohnarenaError
 from ..core.text import plural
 from ..core.untrusted import one_line
-from ..rating.notable import Pick
 from ..rating.stats import Matches
 from ..store import layout
 
 if TYPE_CHECKING:
-    from ..rating.results import LeagueResults
+    from ..analysis.results import LeagueResults
 
 #: Where the viewer pages go, beside the report (and their links' prefix): not
 #: `matches/`, which in a results directory holds the matches table.
@@ -80,7 +80,7 @@ def section(m: Matches, watched: Watched) -> dict[str, Any] | None:
 def write_pages(results: LeagueResults, report: Path) -> Watched:
     """Write the viewer pages of the report's notable matches into the
     folder beside ``report``; what the report says of them."""
-    from ..rating.notable import report_picks, scores
+    from ..analysis.notable import report_picks, scores
     from ..run.replay import Run, write_pages_all
 
     m = results.matches

@@ -26,22 +26,20 @@ import pyarrow as pa
 from tqdm import tqdm
 
 from .. import __version__
+from ..analysis.results import LeagueResults, Results, read_results
+from ..analysis.thinking import Timings
 from ..core.errors import UsageError
 from ..core.game import get_game, log_names
 from ..core.seeding import commitment, new_salt
 from ..core.stopping import exit_code
 from ..core.textplay import text_version
 from ..core.untrusted import LogFormatter
+from ..external.botfiles import check_layout
+from ..external.endpoint import close_sandboxes
+from ..external.sandbox import cgroups
 from ..league.file import League, guessable_seed, load_league, with_secrets_dir
 from ..league.schedule import MatchSpec, Schedule
-from ..rating.inorder import COLUMNS as FOLLOW_COLUMNS
-from ..rating.inorder import InOrder, Row
-from ..rating.results import LeagueResults, Results, read_results
 from ..rating.skill import Ranking
-from ..rating.thinking import Timings
-from ..sandbox import cgroups
-from ..sandbox.botfiles import check_layout
-from ..sandbox.endpoint import close_sandboxes
 from ..store import layout
 from ..store.audited import AuditedRun
 from ..store.directory import RunDir
@@ -49,6 +47,8 @@ from ..store.logbook import LOG_FORMAT
 from ..store.names import write_names
 from ..store.parts import StorageError, part_name, storage_error, write_text
 from .execution import Backend, LocalPool
+from .inorder import COLUMNS as FOLLOW_COLUMNS
+from .inorder import InOrder, Row
 from .provenance import check_workers, preflight, run_facts, source_hash, started_before
 from .rankfiles import _try_write_errors, errors_json, keep_curve, rated_before, write_ranking
 from .standings import Standings

@@ -17,8 +17,8 @@ from typing import Any, Protocol, TypeVar
 
 from ..core.errors import BohnarenaError, UsageError
 from ..core.stopping import die_with_parent, private_memory
+from ..external.endpoint import close_sandboxes
 from ..referee import pulse
-from ..sandbox.endpoint import close_sandboxes
 from ..store.logbook import warm_up
 from .worker import HandOver
 

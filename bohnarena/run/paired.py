@@ -1,5 +1,5 @@
 """A comparison played: A and B on the same deals in the same seats
-against the same opponents (rating/compare.py's league), its pairs
+against the same opponents (run/compare.py's league), its pairs
 followed as the matches finish (``compare`` and ``tune``)."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..rating.compare import Pairing, compare_league, compare_results, deal_major
 from ..rating.paired import Sprt
+from .compare import Pairing, compare_league, compare_results, deal_major
 from .dispatch import RunSummary, run_league
 
 

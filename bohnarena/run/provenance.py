@@ -23,10 +23,10 @@ from .. import __version__
 from ..core.errors import BohnarenaError, BotLoadError, UsageError
 from ..core.game import Game, get_game
 from ..core.plugins import load_bot, locate
+from ..external.botfiles import shown, tree
+from ..external.packages import not_allowed
 from ..league.file import BotEntry, League
 from ..referee.limits import Limits
-from ..sandbox.botfiles import shown, tree
-from ..sandbox.packages import not_allowed
 from ..store import layout
 from .execution import Backend
 from .seating import make_seat
@@ -36,7 +36,7 @@ def source_hash(entry: BotEntry, base: type, home: Path | None = None) -> str:
     """A hash of the code a bot can run: a Python bot's package (every .py
     file of its top-level package, or of its file's directory tree) and its
     distribution's version; a command bot's command line and what its
-    sandbox shows (:func:`~bohnarena.sandbox.botfiles.shown`: each file it names, or
+    sandbox shows (:func:`~bohnarena.external.botfiles.shown`: each file it names, or
     every file of its own directory); a bot served over HTTP: its URL alone
     (a service's code cannot be hashed). A bot run in process is also
     loaded here, which checks its spec before anything is written; no other

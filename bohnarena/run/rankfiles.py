@@ -14,11 +14,11 @@ from typing import TYPE_CHECKING
 
 import pyarrow as pa
 
+from ..analysis.results import LeagueResults
 from ..core.game import get_game, log_names
 from ..league.file import League
 from ..league.schedule import Schedule
 from ..rating.curvefile import Kept, read_curve, write_curve
-from ..rating.results import LeagueResults
 from ..rating.skill import RANK_COLUMNS, Ranking, rank
 from ..store import layout
 from ..store.audited import AuditedRun

@@ -9,13 +9,13 @@ from ..core.botapi import Seat
 from ..core.game import Game
 from ..core.plugins import load_bot
 from ..core.textplay import text_layer
+from ..external.remote import RemoteSeat, remote_seat
 from ..league.file import BotEntry
 from ..referee.limits import Limits, Watchdog
 from ..referee.seats import BotSeat
-from ..sandbox.remote import RemoteSeat, remote_seat
 
 if TYPE_CHECKING:
-    from ..web.chat import ChatSeat
+    from ..external.http.chat import ChatSeat
 
 
 def make_seat(
@@ -36,7 +36,7 @@ def make_seat(
     referee notes each answer's think time in the seat's ``clock``."""
     seat: BotSeat | RemoteSeat | ChatSeat
     if entry.chat is not None:  # a language model (docs/text-seats.md)
-        from ..web.chat import chat_seat
+        from ..external.http.chat import chat_seat
 
         seat = chat_seat(text_layer(game), game.decisions, entry, limits or Limits())
     elif entry.isolation == "inprocess":
@@ -46,7 +46,7 @@ def make_seat(
         make = load_bot(entry.spec, game.bot_base)
         seat = BotSeat(None, game.decisions, limits, watchdog, timed, make=make)
     elif entry.service is not None:  # served over HTTP
-        from ..web.seat import http_seat
+        from ..external.http.seat import http_seat
 
         seat = http_seat(game.name, entry, limits, log)
     else:

@@ -33,9 +33,9 @@ from ..core.botapi import Budget, Clock, PairAnswers, Seat
 from ..core.errors import BohnarenaError
 from ..core.faults import CRASH, TIMEOUT
 from ..core.game import MatchResult
+from ..external.sandbox.zygote import describe_exit
 from ..referee.limits import Limits
 from ..referee.pulse import Listener, Pulse, quiet_seconds
-from ..sandbox.zygote import describe_exit
 
 #: How often the parent looks at a watched process's pulse.
 LOOK_SECONDS = 0.5

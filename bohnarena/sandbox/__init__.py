@@ -1,2 +1,2 @@
-"""Bots outside the engine's process: the JSON-lines channel, the bot-side
-host, process and bubblewrap isolation."""
+"""Old paths kept for bot authors: the sandbox and every bot run outside
+the worker now live in :mod:`bohnarena.external`."""

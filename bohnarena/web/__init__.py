@@ -1,2 +1,2 @@
-"""Bots served over HTTP (docs/http-bots.md): the seat, its transport, the
-address guard, and a reference service."""
+"""Old paths kept for bot authors: bots served over HTTP now live in
+:mod:`bohnarena.external.http`."""

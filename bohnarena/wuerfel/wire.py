@@ -1,8 +1,8 @@
 """The dice game's side of the JSON-lines bot protocol (docs/wuerfel.md,
 "Bots out of process"): rules, views, arguments and answers as JSON, both
-ways. It implements :class:`bohnarena.sandbox.host.Wire`;
-:class:`bohnarena.sandbox.remote.RemoteSeat` sends these messages and
-:mod:`bohnarena.sandbox.host` answers them for Python bots.
+ways. It implements :class:`bohnarena.external.host.Wire`;
+:class:`bohnarena.external.remote.RemoteSeat` sends these messages and
+:mod:`bohnarena.external.host` answers them for Python bots.
 
 The rules travel as data (varieties, dice faces, the deck's orders as
 text): a bot in another language needs them to read its orders, and a
@@ -209,7 +209,7 @@ def args_from_json(kind: str, args: dict[str, Any]) -> tuple[Any, ...]:
 
 class JsonDiceView:
     """The DiceView API over a view received as JSON (used by
-    :mod:`bohnarena.sandbox.host`). Every value is a tuple or an int, so nothing a
+    :mod:`bohnarena.external.host`). Every value is a tuple or an int, so nothing a
     bot does to them reaches the next decision."""
 
     __slots__ = (

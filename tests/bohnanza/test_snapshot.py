@@ -24,11 +24,11 @@ from bohnarena.bohnanza.snapshot import decode, encode, restore, snapshot
 from bohnarena.bohnanza.state import State
 from bohnarena.bohnanza.view import SeatView
 from bohnarena.core.game import ASKED
+from bohnarena.external.host import Host
+from bohnarena.external.remote import remote_seat
 from bohnarena.league.file import BotEntry
 from bohnarena.referee.limits import Limits
 from bohnarena.referee.seats import BotSeat
-from bohnarena.sandbox.host import Host
-from bohnarena.sandbox.remote import remote_seat
 from bohnarena_bots.planner import PlannerBot
 from bohnarena_bots.random_bot import RandomBot
 from bohnarena_bots.searcher import BeanCounterBot, rollout_policy

@@ -10,11 +10,11 @@ import pytest
 from click.testing import CliRunner
 
 from bohnarena.cli import cli
+from bohnarena.external.botfiles import check_layout
+from bohnarena.external.sandbox.jail import CMD, OWN_DIR, command_files
 from bohnarena.league.file import BotEntry, load_league
 from bohnarena.run.dispatch import run_league
 from bohnarena.run.provenance import source_hash
-from bohnarena.sandbox.botfiles import check_layout
-from bohnarena.sandbox.jail import CMD, OWN_DIR, command_files
 from tests.conftest import sandboxed
 
 #: A command bot in Python (stdlib only) that tries, at the start of every

@@ -12,12 +12,12 @@ from pathlib import Path
 
 import pytest
 
+from bohnarena.analysis.notable import Pick
+from bohnarena.analysis.results import read_results
 from bohnarena.core.game import get_game
 from bohnarena.core.plugins import load_bot
 from bohnarena.ladder.catalog import Catalog
 from bohnarena.ladder.standings import history_page
-from bohnarena.rating.notable import Pick
-from bohnarena.rating.results import read_results
 from bohnarena.rating.skill import BotStanding
 from bohnarena.report.html import build
 from bohnarena.report.watch import Watched

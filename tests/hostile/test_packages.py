@@ -17,9 +17,9 @@ import pytest
 from click.testing import CliRunner
 
 from bohnarena.cli import cli
+from bohnarena.external.packages import PackageError, allowed_code, not_allowed
 from bohnarena.league.file import DEFAULT_PACKAGES, parse_league
 from bohnarena.run.provenance import telling
-from bohnarena.sandbox.packages import PackageError, allowed_code, not_allowed
 from tests.conftest import SANDBOX_MARKS, sandboxed
 
 #: A file bot built on a shipped bot, as the docs suggest, that may also
@@ -191,7 +191,8 @@ def test_check_bot_passes_node_bot_js(tmp_path, monkeypatch):
 
 
 def made_in_a_child(queue, go, die):
-    from bohnarena.sandbox import jail, linkdirs
+    from bohnarena.external import linkdirs
+    from bohnarena.external.sandbox import jail
 
     queue.put(str(linkdirs.importable(dict(allowed_code(DEFAULT_PACKAGES)), jail.PACKAGE)))
     queue.close()
@@ -211,7 +212,7 @@ def make_in_a_child(die: bool):
 
 def test_a_process_bots_import_directory_goes_with_the_worker_that_made_it(monkeypatch):
     # A pool worker ends in os._exit: no atexit handler runs there.
-    from bohnarena.sandbox import linkdirs
+    from bohnarena.external import linkdirs
 
     monkeypatch.setattr(linkdirs, "_IMPORTABLE", {})
     child, made, go = make_in_a_child(die=False)
@@ -222,7 +223,7 @@ def test_a_process_bots_import_directory_goes_with_the_worker_that_made_it(monke
 
 
 def test_a_killed_workers_import_directory_goes_with_the_next_one_made(monkeypatch):
-    from bohnarena.sandbox import linkdirs
+    from bohnarena.external import linkdirs
 
     monkeypatch.setattr(linkdirs, "_IMPORTABLE", {})
     killed, orphan, _ = make_in_a_child(die=True)

@@ -19,8 +19,8 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
+from bohnarena.external.channel import BotFault, Channel
 from bohnarena.run.dispatch import run_league
-from bohnarena.sandbox.channel import BotFault, Channel
 from tests.conftest import SANDBOX_MARKS
 
 HERE = Path(__file__).parent
@@ -145,7 +145,7 @@ def test_a_command_bot_that_detaches_children_leaves_nothing_behind(tmp_path):
     _out, _log = play(tmp_path, None, command=["bash", str(script), "first_choice.sh"])
     assert not still_running("sleep 4244")
     # the sandboxes end with their workers (this test's: others may be playing beside it)
-    assert not still_running("bohnarena.sandbox.zygote.*detach.sh")
+    assert not still_running("bohnarena.external.sandbox.zygote.*detach.sh")
 
 
 def test_no_network(tmp_path):
@@ -176,8 +176,8 @@ def test_malformed_start_replies_are_the_bots_fault(tmp_path, answer):
     (tmp_path / "reply").write_text(answer + "\n")
     script.write_text('read line\ncat "$1"\nwhile read line; do :; done\n')
     from bohnarena.bohnanza import ruleset
+    from bohnarena.external.remote import remote_seat
     from bohnarena.league.file import BotEntry
-    from bohnarena.sandbox.remote import remote_seat
 
     seat = remote_seat(
         "bohnanza",
@@ -236,13 +236,13 @@ def test_missing_bubblewrap_is_one_line_and_writes_nothing(tmp_path, monkeypatch
 
 @pytest.mark.parametrize("cgroup", [True, False], ids=["cgroup", "counted"])
 def test_a_command_bot_has_a_process_cap(tmp_path, monkeypatch, cgroup):
-    import bohnarena.sandbox.cgroups as cgroups
-    import bohnarena.sandbox.endpoint as sandbox
+    import bohnarena.external.endpoint as sandbox
+    import bohnarena.external.sandbox.cgroups as cgroups
     from bohnarena.bohnanza import ruleset
     from bohnarena.bohnanza.state import State
+    from bohnarena.external.remote import remote_seat
     from bohnarena.league.file import BotEntry
     from bohnarena.referee.limits import Limits
-    from bohnarena.sandbox.remote import remote_seat
 
     if not cgroup:
         monkeypatch.setattr(cgroups, "_own", lambda controller: None)
@@ -336,7 +336,7 @@ def run_one_file_bot(tmp_path, source, cls, deals=1):
 
 TAMPERS_AT_IMPORT = """
 import os, signal, socket, stat
-import bohnarena.sandbox.nochild as nochild
+import bohnarena.external.sandbox.nochild as nochild
 nochild.prepare = lambda: None  # the filter off in every child
 nochild.forbid_new_processes = lambda: False
 from bohnarena.bohnanza import Bot
@@ -455,7 +455,7 @@ REWRITES_BOHNARENA = (
     CONFINEMENT
     + """
 import resource, sys
-import bohnarena.sandbox.nochild as nochild
+import bohnarena.external.sandbox.nochild as nochild
 
 def off(*args, **kwargs):
     return False
@@ -569,9 +569,9 @@ def test_a_match_cannot_rewrite_the_template_that_makes_the_next_match(tmp_path)
 def start_file_bot(tmp_path, source, cls="B"):
     """A sandboxed seat of the bot written from ``source``: its start's fault, and its log."""
     from bohnarena.bohnanza import ruleset
+    from bohnarena.external.endpoint import close_sandboxes
+    from bohnarena.external.remote import remote_seat
     from bohnarena.league.file import BotEntry
-    from bohnarena.sandbox.endpoint import close_sandboxes
-    from bohnarena.sandbox.remote import remote_seat
 
     bot = tmp_path / "b.py"
     bot.write_text(source)
@@ -672,9 +672,9 @@ def test_no_process_outside_the_filter_can_be_traced_or_written_by_the_bot(tmp_p
 
 def test_the_sandbox_is_never_the_hosts_root_and_proc_sys_is_read_only(tmp_path):
     from bohnarena.bohnanza import ruleset
+    from bohnarena.external.endpoint import close_sandboxes
+    from bohnarena.external.remote import remote_seat
     from bohnarena.league.file import BotEntry
-    from bohnarena.sandbox.endpoint import close_sandboxes
-    from bohnarena.sandbox.remote import remote_seat
 
     script = tmp_path / "who4247.sh"
     script.write_text(

@@ -11,8 +11,8 @@ import platform
 import pytest
 
 from bohnarena.core.errors import BotLoadError
+from bohnarena.external import endpoint as endpoints
 from bohnarena.referee.limits import Limits
-from bohnarena.sandbox import endpoint as endpoints
 from tests.conftest import sandboxed
 
 #: Each shipped module says where it ran, with bytes and builtins alone

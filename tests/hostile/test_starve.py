@@ -26,7 +26,7 @@ needs_cpu_group = pytest.mark.skipif(
 
 
 def fake_host(tmp_path, monkeypatch, self_lines, files):
-    import bohnarena.sandbox.cgroups as cgroups
+    import bohnarena.external.sandbox.cgroups as cgroups
 
     tmp_path.mkdir()
     (tmp_path / "self").write_text("\n".join(self_lines) + "\n")
@@ -69,7 +69,7 @@ def test_the_cpu_group_goes_where_the_host_offers_cpu_weights(tmp_path, monkeypa
 
 @needs_cpu_group
 def test_a_sandboxs_cpu_weight_is_the_least_but_on_its_turn():
-    from bohnarena.sandbox.cgroups import Groups
+    from bohnarena.external.sandbox.cgroups import Groups
 
     groups = Groups(8, 1 << 30)
     try:
@@ -130,7 +130,7 @@ def test_busy_processes_in_sessions_of_their_own_take_no_honest_seats_time(tmp_p
 
 @sandboxed
 def test_a_run_warns_where_the_sandboxs_cpu_is_not_contained(tmp_path, monkeypatch):
-    import bohnarena.sandbox.cgroups as cgroups
+    import bohnarena.external.sandbox.cgroups as cgroups
     from bohnarena.cli import cli
 
     monkeypatch.setattr(cgroups, "cpu_contained", lambda: False)
@@ -146,10 +146,10 @@ def test_a_run_warns_where_the_sandboxs_cpu_is_not_contained(tmp_path, monkeypat
 def test_a_sandbox_killed_beside_a_busy_core_dies_at_once(tmp_path):
     """Its processes die at a session's weight: at the least, beside anything
     busy on their core, their death signals waited for seconds."""
-    import bohnarena.sandbox.endpoint as endpoint
+    import bohnarena.external.endpoint as endpoint
     from bohnarena.bohnanza import ruleset
+    from bohnarena.external.remote import remote_seat
     from bohnarena.league.file import BotEntry
-    from bohnarena.sandbox.remote import remote_seat
 
     cpus = os.sched_getaffinity(0)
     os.sched_setaffinity(0, {min(cpus)})  # the sandbox and the busy process share this core
@@ -184,7 +184,7 @@ def test_a_killed_workers_sandbox_gets_the_cpu_to_die():
     """A worker killed outright leaves its sandbox's group at the least
     weight, its processes dying of their death signal: the next sandbox
     raises that weight (then removes the group once they are gone)."""
-    from bohnarena.sandbox.cgroups import PREFIX, Groups
+    from bohnarena.external.sandbox.cgroups import PREFIX, Groups
 
     gone = subprocess.Popen(["true"])
     gone.wait()
@@ -228,10 +228,10 @@ for _ in sys.stdin:
 def test_a_command_bot_cannot_leave_its_workers_core(tmp_path):
     """A command bot has no seccomp filter: sched_setaffinity is open to it,
     but its sandbox's cpuset holds it on the worker's core."""
-    import bohnarena.sandbox.endpoint as endpoint
+    import bohnarena.external.endpoint as endpoint
     from bohnarena.bohnanza import ruleset
+    from bohnarena.external.remote import remote_seat
     from bohnarena.league.file import BotEntry
-    from bohnarena.sandbox.remote import remote_seat
 
     script = tmp_path / "widens.py"
     script.write_text(WIDENS)

@@ -1,5 +1,5 @@
 """A bot served over HTTP for the tests, in a process of its own, that can
-misbehave on purpose (bohnarena.web.serve's service, plus tricks).
+misbehave on purpose (bohnarena.external.http.serve's service, plus tricks).
 
     python tests/http/service.py SPEC [--game G] [--token-env VAR] [--http10]
         [--trick NAME --on N,M,...] [--die-after N] [--lifetime S]
@@ -28,7 +28,7 @@ sys.path.insert(0, str(Path(__file__).parents[2]))
 from bohnarena.core.game import get_game
 from bohnarena.core.plugins import load_bot
 from bohnarena.core.wire import wire_of
-from bohnarena.web.serve import BotService, Handler
+from bohnarena.external.http.serve import BotService, Handler
 
 TRICKS = {
     "slow",  # answer properly, SLOW seconds late

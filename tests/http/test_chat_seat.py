@@ -18,11 +18,11 @@ from bohnarena.bohnanza.game import GAME
 from bohnarena.bohnanza.rules import ruleset
 from bohnarena.bohnanza.state import State
 from bohnarena.core.errors import BotLoadError, UsageError
+from bohnarena.external.http.chat import ChatSeat
 from bohnarena.league.file import load_league
 from bohnarena.referee.limits import Limits
 from bohnarena.run.provenance import preflight
 from bohnarena.run.seating import make_seat
-from bohnarena.web.chat import ChatSeat
 
 from .chat_server import ChatServer, chat_server
 
@@ -72,7 +72,7 @@ def _at(kind: str) -> tuple[Any, tuple[Any, ...]]:
 @pytest.fixture(autouse=True)
 def _token(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("BOHNARENA_TOKEN_LLM", TOKEN)
-    monkeypatch.setattr("bohnarena.web.chat.BACKOFF_SECONDS", 0.01)  # (a quick test)
+    monkeypatch.setattr("bohnarena.external.http.chat.BACKOFF_SECONDS", 0.01)  # (a quick test)
 
 
 def _decide(tmp_path: Path, script: list[Any], kind: str = "plant", **more: Any) -> Any:

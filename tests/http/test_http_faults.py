@@ -141,7 +141,7 @@ def test_a_service_that_goes_down_mid_run_forfeits_its_own_matches_quickly(tmp_p
 
 
 def test_a_timeout_says_the_seconds_the_seat_gave_not_what_was_left_when_it_began():
-    from bohnarena.web.transport import Exchange
+    from bohnarena.external.http.transport import Exchange
 
     clock = Exchange()
     clock.begin(time.perf_counter() + 0.4994, 1.0, allowed=0.5)  # a few µs went by

@@ -1,4 +1,4 @@
-"""The address checks of bots served over HTTP (bohnarena/web/netguard.py),
+"""The address checks of bots served over HTTP (bohnarena/external/http/netguard.py),
 with a stand-in resolver: no connection is made here."""
 
 from __future__ import annotations
@@ -8,9 +8,9 @@ import time
 
 import pytest
 
-from bohnarena.league.services import UrlError, parse_url
-from bohnarena.sandbox.channel import CRASH, TIMEOUT
-from bohnarena.web.netguard import Unreachable, addresses, refusal
+from bohnarena.core.services import UrlError, parse_url
+from bohnarena.external.channel import CRASH, TIMEOUT
+from bohnarena.external.http.netguard import Unreachable, addresses, refusal
 
 PUBLIC = "93.184.215.14"
 

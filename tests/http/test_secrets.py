@@ -1,6 +1,6 @@
 """Where a league may take a served bot's token from: a BOHNARENA_TOKEN_<KEY>
 variable, or a file by name in the secrets directory the run is given;
-never another variable or path (league/services.py). Nothing here connects:
+never another variable or path (core/services.py). Nothing here connects:
 a refused token stops the run before anything starts."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from click.testing import CliRunner
 
 from bohnarena.cli import cli
 from bohnarena.core.errors import BotLoadError
-from bohnarena.league.services import SecretError, Service, token, with_secrets
+from bohnarena.core.services import SecretError, Service, token, with_secrets
 from tests.http.conftest import league_text, served
 
 URL = "http://127.0.0.1:9/"
@@ -88,7 +88,7 @@ def test_the_seat_refuses_what_the_run_would(monkeypatch):
 
 
 def test_the_command_lines_own_token_is_still_taken(monkeypatch):
-    from bohnarena.league.services import cli_service
+    from bohnarena.core.services import cli_service
 
     monkeypatch.setenv("BOHNARENA_TOKEN", "typed-token")  # play, check-bot, compare
     svc = with_secrets(cli_service(URL), None, "bot 'k'")

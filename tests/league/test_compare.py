@@ -11,8 +11,8 @@ from click.testing import CliRunner
 
 from bohnarena.cli import cli
 from bohnarena.league.file import parse_league
-from bohnarena.rating.compare import bot_names, pair_up, why_unpaired
 from bohnarena.rating.paired import Estimate, Running, Sprt, t_cdf, t_quantile
+from bohnarena.run.compare import bot_names, pair_up, why_unpaired
 
 from .conftest import HERE
 

@@ -11,10 +11,10 @@ from math import ceil, floor
 
 import pytest
 
+from bohnarena.analysis.results import read_results
 from bohnarena.league.drawn import drawn_tables
 from bohnarena.league.file import LeagueError, parse_league
 from bohnarena.league.growth import Generation, GrowthError, check_growth, schedule_of
-from bohnarena.rating.results import read_results
 from bohnarena.run import dispatch
 
 from .test_growing import count_ratings, grow, run

@@ -14,13 +14,13 @@ import pyarrow.parquet as pq
 import pytest
 from click.testing import CliRunner
 
+from bohnarena.analysis.results import read_results
 from bohnarena.cli import cli
 from bohnarena.league.file import load_league
 from bohnarena.rating import skill
-from bohnarena.rating.compare import compare_results
-from bohnarena.rating.results import read_results
 from bohnarena.rating.skill import rank
 from bohnarena.rating.stats import league_stats
+from bohnarena.run.compare import compare_results
 from bohnarena.run.dispatch import run_league
 from bohnarena.store.audit import Auditor
 from bohnarena.store.directory import RunDir

@@ -15,8 +15,8 @@ import termios
 import pytest
 from click.testing import CliRunner
 
+from bohnarena.analysis.results import read_results
 from bohnarena.cli import cli
-from bohnarena.rating.results import read_results
 
 pytestmark = pytest.mark.slow  # every test here plays leagues: `pytest -m slow` runs them
 

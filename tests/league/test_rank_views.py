@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from bohnarena.analysis.results import read_results
 from bohnarena.cli import cli
-from bohnarena.rating.results import read_results
 from bohnarena.rating.stats import league_stats
 from bohnarena.run.dispatch import run_league
 

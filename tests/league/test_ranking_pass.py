@@ -11,11 +11,11 @@ import pyarrow.parquet as pq
 import pytest
 from click.testing import CliRunner
 
+from bohnarena.analysis import results as results_module
+from bohnarena.analysis.results import read_results
 from bohnarena.cli import cli
-from bohnarena.rating import results as results_module
 from bohnarena.rating import skill
 from bohnarena.rating.curvefile import _KEY, NAME
-from bohnarena.rating.results import read_results
 from bohnarena.report.html import build
 from bohnarena.run.dispatch import run_league
 from bohnarena.store import manifest

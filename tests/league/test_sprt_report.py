@@ -16,9 +16,9 @@ import pytest
 from click.testing import CliRunner
 
 from bohnarena.cli import cli
-from bohnarena.rating.compare import pair_up
+from bohnarena.cli.verdict import report, schema, schema_text, to_json
 from bohnarena.rating.paired import Sprt
-from bohnarena.rating.verdict import report, schema, schema_text, to_json
+from bohnarena.run.compare import pair_up
 
 from .conftest import HERE
 

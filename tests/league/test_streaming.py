@@ -9,11 +9,11 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import pytest
 
+from bohnarena.analysis.results import COLUMNS as RESULTS_COLUMNS
 from bohnarena.league.file import load_league
-from bohnarena.rating.inorder import COLUMNS, InOrder
-from bohnarena.rating.results import COLUMNS as RESULTS_COLUMNS
 from bohnarena.rating.skill import RANK_COLUMNS, rank
 from bohnarena.run.dispatch import run_league
+from bohnarena.run.inorder import COLUMNS, InOrder
 from bohnarena.store.audit import COLUMNS as AUDIT_COLUMNS
 from bohnarena.store.audit import Auditor
 from bohnarena.store.directory import RunDir

@@ -15,9 +15,9 @@ import pytest
 from click.testing import CliRunner
 
 from bohnarena import __version__
+from bohnarena.analysis.results import read_results
+from bohnarena.analysis.thinking import thinking
 from bohnarena.cli import cli
-from bohnarena.rating.results import read_results
-from bohnarena.rating.thinking import thinking
 from bohnarena.run.dispatch import run_league
 from bohnarena.store import manifest
 from bohnarena.store.logbook import LOG_FORMAT, TIMING_SCHEMA

@@ -8,9 +8,9 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
-from bohnarena.rating import thinking as thinking_module
-from bohnarena.rating.results import read_results
-from bohnarena.rating.thinking import Thinking, Timings, batch_timed, thinking
+from bohnarena.analysis import thinking as thinking_module
+from bohnarena.analysis.results import read_results
+from bohnarena.analysis.thinking import Thinking, Timings, batch_timed, thinking
 from bohnarena.run.dispatch import run_league
 from bohnarena.store.reading import RunReader
 from tests.league.conftest import run_until

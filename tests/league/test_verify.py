@@ -44,7 +44,7 @@ def test_the_run_commits_to_its_secret_seed_before_playing(played):
     assert first == f"seed commitment: {kept['seed_commitment']}"
     ranked = invoke("rank", out)
     assert ranked.exit_code == 0 and f"seed commitment: {kept['seed_commitment']}" in ranked.output
-    from bohnarena.rating.results import read_results
+    from bohnarena.analysis.results import read_results
     from bohnarena.report.html import settings
 
     shown = settings(read_results(out))

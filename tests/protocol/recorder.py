@@ -10,7 +10,7 @@ import json
 import sys
 
 from bohnarena.core.plugins import load_bot
-from bohnarena.sandbox.host import Host, wire_of
+from bohnarena.external.host import Host, wire_of
 
 
 def main() -> None:

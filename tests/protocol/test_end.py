@@ -7,9 +7,9 @@ from functools import partial
 from pathlib import Path
 
 from bohnarena.bohnanza import play_match, ruleset
+from bohnarena.external.remote import remote_seat
 from bohnarena.league.file import BotEntry
 from bohnarena.referee.limits import Limits
-from bohnarena.sandbox.remote import remote_seat
 
 from .ending_bots import RaisesOnPlanting, ReportsItsEnd
 

@@ -12,8 +12,8 @@ import pyarrow.parquet as pq
 import pytest
 from click.testing import CliRunner
 
+from bohnarena.analysis.results import read_results
 from bohnarena.cli import cli
-from bohnarena.rating.results import read_results
 from bohnarena.rating.stats import league_stats
 from bohnarena.report.hero import hero_figures
 from bohnarena.report.html import build

@@ -5,7 +5,7 @@ the report picks a few per bot and per pairing, each once."""
 
 import pytest
 
-from bohnarena.rating.notable import Query, find, report_picks, scores
+from bohnarena.analysis.notable import Query, find, report_picks, scores
 from bohnarena.rating.skill import BotStanding, Ranking
 from bohnarena.rating.stats import collect
 

@@ -14,9 +14,9 @@ import shlex
 import pytest
 from click.testing import CliRunner
 
+from bohnarena.analysis.notable import MOST_WATCHED
+from bohnarena.analysis.results import read_results
 from bohnarena.cli import cli
-from bohnarena.rating.notable import MOST_WATCHED
-from bohnarena.rating.results import read_results
 from bohnarena.store.audited import open_run
 
 COLUMNS = ["deal", "seats", "coins", "ranks", "faults", "turns"]

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
+from bohnarena.external.remote import remote_seat
 from bohnarena.league.file import BotEntry
 from bohnarena.referee.limits import Limits
 from bohnarena.referee.seats import BotSeat
-from bohnarena.sandbox.remote import remote_seat
 from bohnarena.wuerfel.game import _REPLAYER
 from bohnarena.wuerfel.match import Match
 from bohnarena.wuerfel.rules import ruleset

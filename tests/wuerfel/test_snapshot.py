@@ -15,10 +15,10 @@ from typing import Any
 import pytest
 
 from bohnarena.core.game import ASKED
+from bohnarena.external.remote import remote_seat
 from bohnarena.league.file import BotEntry
 from bohnarena.referee.limits import Limits
 from bohnarena.referee.seats import BotSeat
-from bohnarena.sandbox.remote import remote_seat
 from bohnarena.wuerfel import wire
 from bohnarena.wuerfel.bot import DiceView
 from bohnarena.wuerfel.match import Match

@@ -17,14 +17,14 @@ import time
 from collections.abc import Collection
 from typing import Any
 
-from ..core.errors import BotLoadError
-from ..core.faults import CRASH, PROTOCOL, START, TIMEOUT
-from ..core.textplay import Prompt, TextLayer, Unparsed
-from ..league.chat import Chat, read_system
-from ..league.services import Service, parse_url, token
-from ..referee.limits import Limits
-from ..referee.textseat import Exchange, TextSeat
-from ..sandbox.channel import BotFault
+from ...core.chat import Chat, read_system
+from ...core.errors import BotLoadError
+from ...core.faults import CRASH, PROTOCOL, START, TIMEOUT
+from ...core.services import Service, parse_url, token
+from ...core.textplay import Prompt, TextLayer, Unparsed
+from ...referee.limits import Limits
+from ...referee.textseat import Exchange, TextSeat
+from ..channel import BotFault
 from .seat import EXTRA, MAX_CONNECTION_FAULTS
 
 #: The system prompt where the league gives none.

@@ -19,8 +19,8 @@ import socket
 import threading
 import time
 
-from ..league.services import BotUrl
-from ..sandbox.channel import CRASH, TIMEOUT, BotFault
+from ...core.services import BotUrl
+from ..channel import CRASH, TIMEOUT, BotFault
 
 IP = ipaddress.IPv4Address | ipaddress.IPv6Address
 #: IPv6 prefixes whose last 32 bits are an IPv4 address, checked as that

@@ -10,8 +10,8 @@ from dataclasses import replace
 from pathlib import Path
 
 from ..core.errors import UsageError
+from ..core.services import HTTP, cli_service, is_url
 from ..league.file import BotEntry
-from ..league.services import HTTP, cli_service, is_url
 
 COMMAND_PREFIX = "cmd:"
 SANDBOXED = "sandbox"
@@ -24,7 +24,7 @@ def command_entry(line: str, isolation: str, where: str, own: str | None = None)
     import shlex
 
     from ..league.file import command_paths
-    from ..sandbox.botfiles import check_layout
+    from .botfiles import check_layout
 
     try:
         command = shlex.split(line)
@@ -62,5 +62,5 @@ def play_entries(bots: Sequence[str], isolation: str) -> list[BotEntry]:
 
 def url_entry(url: str) -> BotEntry:
     """A bot served at ``url``, given on the command line (see
-    :func:`~bohnarena.league.services.cli_service`)."""
+    :func:`~bohnarena.core.services.cli_service`)."""
     return BotEntry(url, isolation=HTTP, service=cli_service(url))

@@ -15,9 +15,9 @@ import numpy as np
 import numpy.typing as npt
 import pyarrow as pa
 
+from ..rating.stats import Matches
 from ..store import layout
 from ..store.parts import Listing, read_table
-from .stats import Matches
 
 #: Mantissa bits kept of a time as a float32: 2**5 bins per doubling.
 _BITS = 5

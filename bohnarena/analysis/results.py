@@ -13,14 +13,14 @@ from typing import Any, cast
 import numpy as np
 
 from ..league.file import League
+from ..rating.curvefile import NAME, Kept, kept_curve, read_curve
+from ..rating.skill import FRESH, RANK_COLUMNS, Curve, Ranking, Rater
+from ..rating.stats import COLUMNS as STATS_COLUMNS
+from ..rating.stats import Collector, Matches
 from ..store.audit import COLUMNS as AUDIT_COLUMNS
 from ..store.audited import open_run
 from ..store.logbook import RankedRow
 from ..store.parts import ResultsError, read_again
-from .curvefile import NAME, Kept, kept_curve, read_curve
-from .skill import FRESH, RANK_COLUMNS, Curve, Ranking, Rater
-from .stats import COLUMNS as STATS_COLUMNS
-from .stats import Collector, Matches
 from .thinking import Timings
 
 

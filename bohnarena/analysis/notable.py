@@ -19,8 +19,8 @@ import numpy as np
 import numpy.typing as npt
 
 from ..core.text import plural
-from .skill import Ranking
-from .stats import Floats, Ints, Matches
+from ..rating.skill import Ranking
+from ..rating.stats import Floats, Ints, Matches
 
 #: What `matches` sorts by: match id (ascending), else the largest first.
 SORTS = ("id", "upset", "longest", "faults", "margin")

@@ -1,7 +1,7 @@
 """A seat whose bot is a web service (any game with a wire module): the
 messages of the JSON-lines protocol, one HTTP POST each (docs/http-bots.md).
 
-The seat is a :class:`~bohnarena.sandbox.remote.RemoteSeat`: the same messages, deadlines
+The seat is a :class:`~bohnarena.external.remote.RemoteSeat`: the same messages, deadlines
 from the same time bank, the same default answer after a fault, think
 time kept the same way. What differs is what a fault costs. A process that
 faults is gone; a service is not: the match goes on asking it (on a fresh
@@ -27,14 +27,14 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..core.errors import BotLoadError
-from ..core.game import get_game
-from ..core.wire import wire_of
-from ..league.file import BotEntry
-from ..league.services import Service, parse_url, token
-from ..referee.limits import Limits
-from ..sandbox.channel import CRASH, START, BotFault, Conversation
-from ..sandbox.remote import RemoteSeat
+from ...core.errors import BotLoadError
+from ...core.game import get_game
+from ...core.services import Service, parse_url, token
+from ...core.wire import wire_of
+from ...league.file import BotEntry
+from ...referee.limits import Limits
+from ..channel import CRASH, START, BotFault, Conversation
+from ..remote import RemoteSeat
 
 if TYPE_CHECKING:
     from .transport import HttpChannel

@@ -28,9 +28,9 @@ from typing import Any
 
 import httpcore
 
-from .. import __version__
-from ..league.services import BotUrl
-from ..sandbox.channel import CRASH, OUTPUT, PROTOCOL, TIMEOUT, BotFault, parse_object
+from ... import __version__
+from ...core.services import BotUrl
+from ..channel import CRASH, OUTPUT, PROTOCOL, TIMEOUT, BotFault, parse_object
 from .netguard import Unreachable, addresses
 
 #: Connections to one service that failed in a row in this process before
@@ -234,8 +234,8 @@ class HttpChannel:
     """One seat's conversation with its service in one match: a POST per
     message on a kept-alive connection (a new one after a fault left the
     last in doubt), never retried. Stands where a process's
-    :class:`~bohnarena.sandbox.channel.Channel` stands for
-    :class:`~bohnarena.sandbox.remote.RemoteSeat`."""
+    :class:`~bohnarena.external.channel.Channel` stands for
+    :class:`~bohnarena.external.remote.RemoteSeat`."""
 
     framed = False  # the command protocol's JSON, never marshal frames
     reused = False

@@ -35,12 +35,12 @@ from ..core.plugins import locate
 from ..core.stopping import private_memory
 from ..league.file import DEFAULT_PACKAGES
 from ..referee.limits import Limits
-from . import jail, unroot
-from .cgroups import Groups
 from .channel import CRASH, START, BotFault, Channel, Conversation
 from .linkdirs import importable
 from .packages import allowed_code, shadowing
-from .zygote import JUNK, ask, describe_exit
+from .sandbox import jail, unroot
+from .sandbox.cgroups import Groups
+from .sandbox.zygote import JUNK, ask, describe_exit
 
 #: Starting an interpreter and bohnarena in it (the bot's import has its own
 #: limit, Limits.start_seconds) is not thinking time.
@@ -201,7 +201,7 @@ class Zygote:
             "-B",
             "-P",
             "-m",
-            "bohnarena.sandbox.zygote",
+            "bohnarena.external.sandbox.zygote",
             str(theirs.fileno()),
             json.dumps(caps),
             *self.target,
@@ -494,6 +494,6 @@ def process_python(
     # points: the bot goes by module:Class); bohnarena comes through
     # PYTHONPATH, what the bot may import is appended after the standard library.
     lib = str(importable(code))
-    argv = (sys.executable, "-P", "-S", "-s", "-m", "bohnarena.sandbox.host", wire, target, lib)
+    argv = (sys.executable, "-P", "-S", "-s", "-m", "bohnarena.external.host", wire, target, lib)
     env = {**os.environ, "PYTHONPATH": str(importable({}, jail.PACKAGE)), "PYTHONNOUSERSITE": "1"}
     return argv, MappingProxyType(env)

@@ -21,7 +21,7 @@ import sysconfig
 from collections.abc import Mapping, Sequence
 from pathlib import Path, PurePosixPath
 
-from ..core.errors import UsageError
+from ...core.errors import UsageError
 
 #: Where bohnarena appears inside the sandbox: the one directory on the
 #: interpreter's import path besides the standard library.
@@ -36,7 +36,7 @@ BOT_DIR = "/arena/bot"
 CMD = "/arena/cmd"
 #: Where the directory a command bot declares as its own appears.
 OWN_DIR = f"{CMD}/own"
-PACKAGE = Path(__file__).resolve().parent.parent  # bohnarena
+PACKAGE = Path(__file__).resolve().parents[2]  # bohnarena
 _SYSTEM = ("bin", "sbin", "lib", "lib32", "lib64")
 PROC_READ_ONLY = ("/proc/sys", "/proc/irq", "/proc/bus", "/proc/fs", "/proc/acpi", "/proc/scsi")
 PROC_HIDDEN = (

@@ -18,7 +18,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from ..core.errors import BotLoadError, UsageError
+from .errors import BotLoadError, UsageError
 from .services import HTTP, Service, service
 from .services import KEYS as SERVICE_KEYS
 

@@ -11,8 +11,8 @@ import math
 from typing import Any
 
 from ..core.text import plural
-from .compare import METRICS, Pairing
-from .paired import LEVEL, Sprt
+from ..rating.paired import LEVEL, Sprt
+from ..run.compare import METRICS, Pairing
 
 #: `compare --sprt`'s exit codes (1, 2 and 130 are taken: error, usage, interrupted).
 EXIT = {"H1": 0, "H0": 3, None: 4}

@@ -16,7 +16,7 @@ from pathlib import Path
 from ..core.errors import UsageError
 from ..league.file import BotEntry
 from ..store import layout
-from .jail import command_files
+from .sandbox.jail import command_files
 
 #: A league file has a [bots] table (every league has one); its key may be
 #: quoted (["bots"]). For a .toml file that does not parse as a whole.

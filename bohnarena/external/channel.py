@@ -50,7 +50,7 @@ class BotFault(BohnarenaError):
 class Conversation(Protocol):
     """What a seat out of process talks to its bot through: a
     :class:`Channel` (a process's pipes or socket), or an HTTP service's
-    (:class:`bohnarena.web.transport.HttpChannel`)."""
+    (:class:`bohnarena.external.http.transport.HttpChannel`)."""
 
     framed: bool
     reused: bool

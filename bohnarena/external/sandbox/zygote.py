@@ -2,7 +2,8 @@
 afresh (so a match never depends on which matches the worker played
 before), and a supervisor the bot's code never runs in.
 
-    python -m bohnarena.sandbox.zygote CONTROL_FD LIMITS_JSON (--spec GAME SPEC | --command ARG...)
+    python -m bohnarena.external.sandbox.zygote CONTROL_FD LIMITS_JSON
+        (--spec GAME SPEC | --command ARG...)
 
 Processes: the **supervisor** (pid 1, this module's ``main``: bubblewrap
 runs no init of its own, which a bot's process could trace), which alone
@@ -185,8 +186,8 @@ class _Python:
     filter); each child, once filtered and limited, imports the bot afresh."""
 
     def __init__(self, wire: str, spec: str) -> None:
-        from ..core.plugins import registered
-        from ..core.wire import wire_of
+        from ...core.plugins import registered
+        from ...core.wire import wire_of
         from .nochild import prepare
 
         self.wire, self.spec = wire_of(wire), spec
@@ -199,7 +200,7 @@ class _Python:
     def load(self) -> type:
         """In a child: no new process from here on (the bot's threads
         included), then the bot's code."""
-        from ..core.plugins import load_bot
+        from ...core.plugins import load_bot
         from .nochild import forbid_new_processes, prepare
 
         if not forbid_new_processes() and prepare() is not None:
@@ -247,7 +248,7 @@ class _Python:
         return error[:500] if isinstance(error, str) else repr(error)[:500]
 
     def serve(self, sock: int) -> None:
-        from .host import private_stdio, serve
+        from ..host import private_stdio, serve
 
         stdin, stdout = private_stdio(sock, sock)
         try:
@@ -260,8 +261,8 @@ class _Python:
 
 
 def _why(e: BaseException) -> str:
-    from ..core.errors import BotLoadError
-    from ..core.plugins import raised
+    from ...core.errors import BotLoadError
+    from ...core.plugins import raised
 
     return (str(e) if isinstance(e, BotLoadError) else raised(e))[:500]
 
@@ -269,7 +270,7 @@ def _why(e: BaseException) -> str:
 def _log_failure(e: BaseException) -> None:
     """Why the bot did not load, in its log: the traceback of what its own
     code raised (not of bohnarena's BotLoadError around it)."""
-    from ..core.errors import BotLoadError
+    from ...core.errors import BotLoadError
 
     try:
         if not isinstance(e, BotLoadError):
@@ -285,7 +286,7 @@ def _log_failure(e: BaseException) -> None:
 
 def _refuse(stdin: Any, stdout: Any, why: str) -> None:
     """Answer the match's start with why the bot does not load (a ``start`` fault)."""
-    from .channel import read_frame
+    from ..channel import read_frame
 
     if read_frame(stdin) is not None:
         stdout.write(json.dumps({"error": f"the bot does not load: {why}"}).encode() + b"\n")

@@ -3,7 +3,7 @@ front: http or https, a host, no credentials in it), whether it may be on a
 private address, and where its bearer token is kept (never the token
 itself: it is read where a match is played, and sent to that URL's origin
 alone). Where the URL's addresses may be reached is checked at each
-connection (bohnarena/web/netguard.py).
+connection (bohnarena/external/http/netguard.py).
 
 In a league file::
 
@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from ..core.errors import BotLoadError, UsageError
+from .errors import BotLoadError, UsageError
 
 SCHEMES = {"http": 80, "https": 443}
 

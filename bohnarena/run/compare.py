@@ -28,10 +28,10 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from ..core.services import cli_table, is_url
 from ..league.file import NAME, League, parse_league
-from ..league.services import cli_table, is_url
+from ..rating.paired import Estimate, Running, Sprt
 from ..store import layout
-from .paired import Estimate, Running, Sprt
 
 METRICS = ("coins", "place", "win")
 #: Stands for A or B in a pair's key.
@@ -295,7 +295,7 @@ def _key(name: str) -> str:
 
 def _bot_value(spec: str) -> str:
     """A bot's value in a comparison's league file: its spec, or the table
-    of a URL given on the command line (league/services.py)."""
+    of a URL given on the command line (core/services.py)."""
     if not is_url(spec):
         return json.dumps(spec)
     pairs = (f"{k} = {toml_value(v)}" for k, v in cli_table(spec).items())
