@@ -40,7 +40,7 @@ def timed(argv: list[str]) -> float:
 STARTS = """
 import statistics, sys, time
 from bohnarena.core.game import get_game
-from bohnarena.league.file import BotEntry
+from bohnarena.core.entry import BotEntry
 from bohnarena.external.remote import remote_seat
 from bohnarena.external.endpoint import close_sandboxes
 

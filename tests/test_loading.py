@@ -15,9 +15,10 @@ from click.testing import CliRunner
 from bohnarena import __version__
 from bohnarena.cli import cli
 from bohnarena.core import plugins
+from bohnarena.core.entry import BotEntry
 from bohnarena.core.errors import BotLoadError
 from bohnarena.core.plugins import load_bot, locate, registered
-from bohnarena.league.file import BotEntry, load_league
+from bohnarena.league.file import load_league
 from bohnarena.run.provenance import source_hash
 from tests.conftest import SANDBOX_MARKS, sandboxed
 
@@ -197,7 +198,7 @@ def test_bots_lists_each_bots_game_and_why_a_plugin_does_not_load(site, tmp_path
 def test_locating_the_shipped_planner_imports_nothing_of_it():
     code = textwrap.dedent("""\
         import sys
-        from bohnarena.league.file import BotEntry
+        from bohnarena.core.entry import BotEntry
         from bohnarena.core.plugins import locate
         from bohnarena.run.dispatch import source_hash
         found = locate("planner")

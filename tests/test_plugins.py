@@ -11,8 +11,8 @@ from click.testing import CliRunner
 
 from bohnarena.bohnanza import Bot
 from bohnarena.cli import cli
+from bohnarena.core.entry import BotEntry
 from bohnarena.core.game import get_game
-from bohnarena.league.file import BotEntry
 from bohnarena.referee.limits import Limits
 from bohnarena.tools.conformance import check_bot
 from tests.conftest import sandboxed

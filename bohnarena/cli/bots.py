@@ -11,12 +11,12 @@ from contextlib import contextmanager
 import click
 from tqdm import tqdm
 
+from ..core.entry import DEFAULT_PACKAGES, BotEntry
 from ..core.errors import BohnarenaError, UsageError
 from ..core.game import game_names, get_game, load_game
 from ..core.plugins import list_bots, load_bot
 from ..core.services import is_url
 from ..external.cmdline import SANDBOXED, command_entry, url_entry
-from ..league.file import DEFAULT_PACKAGES, BotEntry
 from .group import _isolation, cli, echo, game_option, isolation_choice, one, progress_option
 
 

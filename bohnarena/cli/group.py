@@ -13,11 +13,11 @@ import click
 
 from .. import __version__
 from ..core import untrusted
+from ..core.entry import ISOLATION_ALIASES, ISOLATIONS
 from ..core.errors import BohnarenaError, UsageError
 from ..core.game import get_game
 from ..core.plugins import load_bot
 from ..core.stopping import exit_code, interrupted, stop_on_signals
-from ..referee.limits import ISOLATION_ALIASES, ISOLATIONS
 
 #: The longest error message printed (a bot's stderr or text may be in it).
 ERROR_CHARS = 2000

@@ -9,13 +9,10 @@ from __future__ import annotations
 import random
 from collections import namedtuple
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, ClassVar, Protocol
+from typing import Any, ClassVar, Protocol
 
 from .faults import fault_type as fault_type  # (the games' record visibility: a seam helper)
 from .game import MatchResult
-
-if TYPE_CHECKING:  # (a table's referee, for its type only: core imports no referee)
-    from ..referee.seats import Referee
 
 
 #: The longest note (characters) a bot may attach to an answer; longer ones are cut.
@@ -70,6 +67,14 @@ class BotBase:
         )
 
 
+class SeatClock(Protocol):
+    """What a seat's view asks of the match's referee
+    (:class:`bohnarena.referee.seats.Referee` is one)."""
+
+    def time_left(self, seat: int) -> float | None: ...
+    def match_id(self, seat: int) -> int | None: ...
+
+
 class TableState(Protocol):
     """What every game's table tells every seat."""
 
@@ -89,7 +94,7 @@ class TableState(Protocol):
         ...
 
     @property
-    def referee(self) -> Referee | None:
+    def referee(self) -> SeatClock | None:
         """The match's referee (set by the match): what a seat's view tells
         of its own seat (time bank, match id). None: a bare table."""
         ...

@@ -13,8 +13,8 @@ import tomllib
 from collections.abc import Iterator
 from pathlib import Path
 
+from ..core.entry import BotEntry
 from ..core.errors import UsageError
-from ..league.file import BotEntry
 from ..store import layout
 from .sandbox.jail import command_files
 

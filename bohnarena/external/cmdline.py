@@ -9,9 +9,9 @@ from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
+from ..core.entry import BotEntry
 from ..core.errors import UsageError
 from ..core.services import HTTP, cli_service, is_url
-from ..league.file import BotEntry
 
 COMMAND_PREFIX = "cmd:"
 SANDBOXED = "sandbox"
@@ -23,7 +23,7 @@ def command_entry(line: str, isolation: str, where: str, own: str | None = None)
     against its file's, and checked as a league's (:func:`.botfiles.check_layout`)."""
     import shlex
 
-    from ..league.file import command_paths
+    from ..core.entry import command_paths
     from .botfiles import check_layout
 
     try:

@@ -30,10 +30,10 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import IO, Any, Protocol
 
+from ..core.entry import DEFAULT_PACKAGES
 from ..core.errors import BohnarenaError, BotLoadError
 from ..core.plugins import locate
 from ..core.stopping import private_memory
-from ..league.file import DEFAULT_PACKAGES
 from ..referee.limits import Limits
 from .channel import CRASH, START, BotFault, Channel, Conversation
 from .linkdirs import importable

@@ -16,11 +16,11 @@ from pathlib import Path
 from typing import Any
 
 from ..core.botapi import Clock, PairAnswers
+from ..core.entry import BotEntry
 from ..core.errors import BotLoadError
 from ..core.faults import reported
 from ..core.game import PROTOCOL_VERSION, STATE, MatchResult, get_game
 from ..core.wire import Wire, wire_of
-from ..league.file import BotEntry
 from ..referee.limits import Limits
 from .channel import CRASH, MEMORY, PROTOCOL, START, BotFault, Conversation
 from .endpoint import Endpoint, endpoint

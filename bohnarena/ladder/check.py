@@ -9,10 +9,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..core.entry import BotEntry
 from ..core.errors import BohnarenaError
 from ..core.game import get_game
 from ..external.endpoint import close_sandboxes
-from ..league.file import BotEntry, League
+from ..league.file import League
 from ..run.provenance import preflight, stderr_tail
 from ..tools.conformance import Report, check_bot
 

@@ -8,8 +8,9 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from ..core.entry import NAME, LeagueError
 from ..core.errors import UsageError
-from ..league.file import NAME, SECRET, League, LeagueError, parse_league, with_secrets_dir
+from ..league.file import SECRET, League, parse_league, with_secrets_dir
 
 SETTINGS = "ladder.toml"
 #: The league of the active versions, written by each ``ladder run``, and its results.

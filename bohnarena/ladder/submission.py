@@ -22,12 +22,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
+from ..core.entry import BotEntry
 from ..core.errors import BotLoadError
 from ..core.plugins import locate
 from ..core.services import is_url
 from ..external.botfiles import ExposedError, check_layout
 from ..external.packages import shadowing
-from ..league.file import BotEntry, League
+from ..league.file import League
 from .catalog import STATES, Catalog, Version
 from .check import Verdict
 from .metadata import Declared, check_requirements, chosen_bot, project, wheel

@@ -14,9 +14,6 @@ from typing import Any
 from ..core.errors import UsageError
 from .pulse import BEAT, Pulse
 
-ISOLATIONS = ("inprocess", "process", "sandbox")
-#: Older names: "subprocess" was the sandbox's name before it had namespaces.
-ISOLATION_ALIASES = {"subprocess": "sandbox"}
 LOG_CAP_FACTOR = 16
 #: Below these no bot can work (a Python interpreter alone maps ~100 MB).
 MINIMUM = {"memory_mb": 256, "output_kb": 4, "disk_mb": 1, "max_processes": 1}

@@ -28,8 +28,9 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from ..core.entry import NAME
 from ..core.services import cli_table, is_url
-from ..league.file import NAME, League, parse_league
+from ..league.file import League, parse_league
 from ..rating.paired import Estimate, Running, Sprt
 from ..store import layout
 

@@ -20,12 +20,13 @@ from pathlib import Path
 from typing import Any
 
 from .. import __version__
+from ..core.entry import BotEntry
 from ..core.errors import BohnarenaError, BotLoadError, UsageError
 from ..core.game import Game, get_game
 from ..core.plugins import load_bot, locate
 from ..external.botfiles import shown, tree
 from ..external.packages import not_allowed
-from ..league.file import BotEntry, League
+from ..league.file import League
 from ..referee.limits import Limits
 from ..store import layout
 from .execution import Backend

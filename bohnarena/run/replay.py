@@ -23,9 +23,10 @@ import pyarrow.compute as pc
 from tqdm import tqdm
 
 from ..analysis.results import curve_problem
+from ..core.entry import BotEntry
 from ..core.errors import BohnarenaError, UsageError
 from ..core.game import Game, get_game
-from ..league.file import BotEntry, League, load_league
+from ..league.file import League, load_league
 from ..store import layout
 from ..store.audit import COLUMNS as AUDIT_COLUMNS
 from ..store.audit import Auditor

@@ -6,11 +6,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..core.botapi import Seat
+from ..core.entry import BotEntry
 from ..core.game import Game
 from ..core.plugins import load_bot
 from ..core.textplay import text_layer
 from ..external.remote import RemoteSeat, remote_seat
-from ..league.file import BotEntry
 from ..referee.limits import Limits, Watchdog
 from ..referee.seats import BotSeat
 

@@ -28,9 +28,9 @@ import pyarrow as pa
 
 from ..analysis.thinking import Timed, batch_timed
 from ..core.botapi import Clock
+from ..core.entry import BotEntry
 from ..core.game import get_game
 from ..core.stopping import die_with_parent, private_memory
-from ..league.file import BotEntry
 from ..league.schedule import MatchSpec
 from ..referee import pulse
 from ..referee.limits import Limits, Watchdog

@@ -14,10 +14,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..core.entry import BotEntry
 from ..core.faults import fault_type
 from ..core.game import Config, Game, sparring_bots
 from ..core.seeding import derive_seed
-from ..league.file import BotEntry
 from ..referee.limits import Limits, Watchdog
 from ..run.seating import make_seat
 

@@ -12,8 +12,8 @@ import pytest
 from bohnarena.bohnanza import Bot, play_match, ruleset
 from bohnarena.bohnanza.replay import REPLAYER, verify
 from bohnarena.core.botapi import NOTE_CHARS
+from bohnarena.core.entry import BotEntry
 from bohnarena.external.remote import remote_seat
-from bohnarena.league.file import BotEntry
 from bohnarena.referee.limits import Limits
 
 from .noting_bots import Forger, LongNoter, NotingBot, Spy

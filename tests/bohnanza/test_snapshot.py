@@ -23,10 +23,10 @@ from bohnarena.bohnanza.decisions import DECISIONS
 from bohnarena.bohnanza.snapshot import decode, encode, restore, snapshot
 from bohnarena.bohnanza.state import State
 from bohnarena.bohnanza.view import SeatView
+from bohnarena.core.entry import BotEntry
 from bohnarena.core.game import ASKED
 from bohnarena.external.host import Host
 from bohnarena.external.remote import remote_seat
-from bohnarena.league.file import BotEntry
 from bohnarena.referee.limits import Limits
 from bohnarena.referee.seats import BotSeat
 from bohnarena_bots.planner import PlannerBot

@@ -10,9 +10,10 @@ import pytest
 from click.testing import CliRunner
 
 from bohnarena.cli import cli
+from bohnarena.core.entry import BotEntry
 from bohnarena.external.botfiles import check_layout
 from bohnarena.external.sandbox.jail import CMD, OWN_DIR, command_files
-from bohnarena.league.file import BotEntry, load_league
+from bohnarena.league.file import load_league
 from bohnarena.run.dispatch import run_league
 from bohnarena.run.provenance import source_hash
 from tests.conftest import sandboxed

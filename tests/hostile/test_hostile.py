@@ -9,8 +9,8 @@ import pyarrow.parquet as pq
 import pytest
 
 from bohnarena.bohnanza import Bot, play_match, ruleset
+from bohnarena.core.entry import BotEntry
 from bohnarena.external.remote import remote_seat
-from bohnarena.league.file import BotEntry
 from bohnarena.run.dispatch import run_league
 from bohnarena_bots.planner import PlannerBot
 from tests.conftest import SANDBOX_MARKS, faults_by_bot, sandboxed

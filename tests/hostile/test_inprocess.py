@@ -391,7 +391,7 @@ def test_a_late_answer_is_void_even_without_the_watchdog():
 
 
 def test_the_dice_game_builds_bots_under_the_limits_too():
-    from bohnarena.league.file import BotEntry
+    from bohnarena.core.entry import BotEntry
 
     game = get_game("wuerfel")
     entries = [

@@ -17,8 +17,9 @@ import pytest
 from click.testing import CliRunner
 
 from bohnarena.cli import cli
+from bohnarena.core.entry import DEFAULT_PACKAGES
 from bohnarena.external.packages import PackageError, allowed_code, not_allowed
-from bohnarena.league.file import DEFAULT_PACKAGES, parse_league
+from bohnarena.league.file import parse_league
 from bohnarena.run.provenance import telling
 from tests.conftest import SANDBOX_MARKS, sandboxed
 

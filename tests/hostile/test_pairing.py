@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from bohnarena.bohnanza import play_match, ruleset
+from bohnarena.core.entry import BotEntry
 from bohnarena.external.remote import RemoteSeat, remote_seat
-from bohnarena.league.file import BotEntry
 from bohnarena_bots.planner import PlannerBot
 from tests.hostile.pairing_bots import Unruly
 

@@ -176,8 +176,8 @@ def test_malformed_start_replies_are_the_bots_fault(tmp_path, answer):
     (tmp_path / "reply").write_text(answer + "\n")
     script.write_text('read line\ncat "$1"\nwhile read line; do :; done\n')
     from bohnarena.bohnanza import ruleset
+    from bohnarena.core.entry import BotEntry
     from bohnarena.external.remote import remote_seat
-    from bohnarena.league.file import BotEntry
 
     seat = remote_seat(
         "bohnanza",
@@ -240,8 +240,8 @@ def test_a_command_bot_has_a_process_cap(tmp_path, monkeypatch, cgroup):
     import bohnarena.external.sandbox.cgroups as cgroups
     from bohnarena.bohnanza import ruleset
     from bohnarena.bohnanza.state import State
+    from bohnarena.core.entry import BotEntry
     from bohnarena.external.remote import remote_seat
-    from bohnarena.league.file import BotEntry
     from bohnarena.referee.limits import Limits
 
     if not cgroup:
@@ -569,9 +569,9 @@ def test_a_match_cannot_rewrite_the_template_that_makes_the_next_match(tmp_path)
 def start_file_bot(tmp_path, source, cls="B"):
     """A sandboxed seat of the bot written from ``source``: its start's fault, and its log."""
     from bohnarena.bohnanza import ruleset
+    from bohnarena.core.entry import BotEntry
     from bohnarena.external.endpoint import close_sandboxes
     from bohnarena.external.remote import remote_seat
-    from bohnarena.league.file import BotEntry
 
     bot = tmp_path / "b.py"
     bot.write_text(source)
@@ -672,9 +672,9 @@ def test_no_process_outside_the_filter_can_be_traced_or_written_by_the_bot(tmp_p
 
 def test_the_sandbox_is_never_the_hosts_root_and_proc_sys_is_read_only(tmp_path):
     from bohnarena.bohnanza import ruleset
+    from bohnarena.core.entry import BotEntry
     from bohnarena.external.endpoint import close_sandboxes
     from bohnarena.external.remote import remote_seat
-    from bohnarena.league.file import BotEntry
 
     script = tmp_path / "who4247.sh"
     script.write_text(

@@ -148,8 +148,8 @@ def test_a_sandbox_killed_beside_a_busy_core_dies_at_once(tmp_path):
     busy on their core, their death signals waited for seconds."""
     import bohnarena.external.endpoint as endpoint
     from bohnarena.bohnanza import ruleset
+    from bohnarena.core.entry import BotEntry
     from bohnarena.external.remote import remote_seat
-    from bohnarena.league.file import BotEntry
 
     cpus = os.sched_getaffinity(0)
     os.sched_setaffinity(0, {min(cpus)})  # the sandbox and the busy process share this core
@@ -230,8 +230,8 @@ def test_a_command_bot_cannot_leave_its_workers_core(tmp_path):
     but its sandbox's cpuset holds it on the worker's core."""
     import bohnarena.external.endpoint as endpoint
     from bohnarena.bohnanza import ruleset
+    from bohnarena.core.entry import BotEntry
     from bohnarena.external.remote import remote_seat
-    from bohnarena.league.file import BotEntry
 
     script = tmp_path / "widens.py"
     script.write_text(WIDENS)

@@ -12,8 +12,9 @@ from math import ceil, floor
 import pytest
 
 from bohnarena.analysis.results import read_results
+from bohnarena.core.entry import LeagueError
 from bohnarena.league.drawn import drawn_tables
-from bohnarena.league.file import LeagueError, parse_league
+from bohnarena.league.file import parse_league
 from bohnarena.league.growth import Generation, GrowthError, check_growth, schedule_of
 from bohnarena.run import dispatch
 

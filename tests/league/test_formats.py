@@ -10,7 +10,8 @@ import pytest
 from click.testing import CliRunner
 
 from bohnarena.cli import cli
-from bohnarena.league.file import LeagueError, load_league, parse_league
+from bohnarena.core.entry import LeagueError
+from bohnarena.league.file import load_league, parse_league
 from bohnarena.league.schedule import Schedule, format_tables, nth_permutation
 from bohnarena.run.dispatch import run_league
 

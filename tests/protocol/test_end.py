@@ -7,8 +7,8 @@ from functools import partial
 from pathlib import Path
 
 from bohnarena.bohnanza import play_match, ruleset
+from bohnarena.core.entry import BotEntry
 from bohnarena.external.remote import remote_seat
-from bohnarena.league.file import BotEntry
 from bohnarena.referee.limits import Limits
 
 from .ending_bots import RaisesOnPlanting, ReportsItsEnd

@@ -16,9 +16,9 @@ from click.testing import CliRunner
 from bohnarena.bohnanza import play_match, ruleset
 from bohnarena.bohnanza import schema as card_schema
 from bohnarena.cli import cli
+from bohnarena.core.entry import BotEntry
 from bohnarena.core.protocol_schema import schema, schema_text
 from bohnarena.external.remote import remote_seat
-from bohnarena.league.file import BotEntry
 from bohnarena.referee.limits import Limits
 from bohnarena.wuerfel import schema as dice_schema
 from bohnarena.wuerfel.match import Match as DiceMatch

@@ -117,7 +117,7 @@ def test_a_value_no_int32_holds_is_refused(value, error):
 def test_a_batch_logs_the_records_its_matches_made():
     """play_batch's moves table holds every match's records, in log order:
     the records the same match gives when played again."""
-    from bohnarena.league.file import BotEntry
+    from bohnarena.core.entry import BotEntry
     from bohnarena.league.schedule import Schedule
     from bohnarena.run.seating import make_seat
     from bohnarena.run.worker import BatchTask, play_batch

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from bohnarena.core.entry import BotEntry
 from bohnarena.external.remote import remote_seat
-from bohnarena.league.file import BotEntry
 from bohnarena.referee.limits import Limits
 from bohnarena.referee.seats import BotSeat
 from bohnarena.wuerfel.game import _REPLAYER

@@ -14,9 +14,9 @@ from typing import Any
 
 import pytest
 
+from bohnarena.core.entry import BotEntry
 from bohnarena.core.game import ASKED
 from bohnarena.external.remote import remote_seat
-from bohnarena.league.file import BotEntry
 from bohnarena.referee.limits import Limits
 from bohnarena.referee.seats import BotSeat
 from bohnarena.wuerfel import wire

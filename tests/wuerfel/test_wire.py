@@ -10,8 +10,8 @@ import pytest
 from click.testing import CliRunner
 
 from bohnarena.cli import cli
+from bohnarena.core.entry import BotEntry
 from bohnarena.core.game import get_game
-from bohnarena.league.file import BotEntry
 from bohnarena.run.dispatch import run_league
 from bohnarena.run.seating import make_seat
 from bohnarena.wuerfel import wire

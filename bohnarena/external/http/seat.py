@@ -27,11 +27,11 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ...core.entry import BotEntry
 from ...core.errors import BotLoadError
 from ...core.game import get_game
 from ...core.services import Service, parse_url, token
 from ...core.wire import wire_of
-from ...league.file import BotEntry
 from ...referee.limits import Limits
 from ..channel import CRASH, START, BotFault, Conversation
 from ..remote import RemoteSeat
