@@ -7,6 +7,8 @@ import signal
 import pyarrow.parquet as pq
 import pytest
 
+from tests.support.leagues import league, long_league  # noqa: F401 (fixtures for every folder)
+
 # A suite started where Ctrl-C is ignored (a shell's background job: bash
 # starts those with SIGINT ignored, and exec keeps it so) still tests
 # Ctrl-C as a terminal delivers it, here and in what the tests start.

@@ -34,12 +34,16 @@ def runtime_imports(path, typing=False):
     also those under ``if TYPE_CHECKING:``, which name types only), as paths
     under bohnarena/."""
     tree = ast.parse(path.read_text())
-    typing_only = set() if typing else {
-        id(n)
-        for node in ast.walk(tree)
-        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test)
-        for n in ast.walk(node)
-    }
+    typing_only = (
+        set()
+        if typing
+        else {
+            id(n)
+            for node in ast.walk(tree)
+            if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test)
+            for n in ast.walk(node)
+        }
+    )
     here = path.relative_to(ROOT).with_suffix("").parts[:-1]
     for node in ast.walk(tree):
         if id(node) in typing_only:
@@ -191,3 +195,20 @@ def test_every_data_file_is_installed():
         if not any(rel.match(g) for g in globs.get(package, [])):
             missing.append(str(path.relative_to(PACKAGE)))
     assert not missing, f"pyproject.toml's package-data leaves out {missing}"
+
+
+#: Test folders that mirror no package folder, each for a reason CONTRIBUTING.md gives.
+TEST_ONLY = {"hostile", "golden", "docs", "plugin_game", "support"}
+
+
+def test_tests_mirror_the_package():
+    folders = {p.name for p in PACKAGE.iterdir() if (p / "__init__.py").is_file()}
+    for path in (ROOT / "tests").rglob("test_*.py"):
+        rel = path.relative_to(ROOT / "tests")
+        if len(rel.parts) == 1:
+            continue  # the package as a whole
+        top = rel.parts[0]
+        assert top in folders or top in TEST_ONLY, f"tests/{top}/ mirrors no folder of bohnarena/"
+        if len(rel.parts) > 2 and top in folders:
+            inner = PACKAGE.joinpath(*rel.parts[:-1])
+            assert (inner / "__init__.py").is_file(), f"tests/{rel.parent}/ mirrors no folder"

@@ -3,7 +3,7 @@
 Every exception bohnarena defines is a :class:`BohnarenaError`, some also a
 built-in where that helps a caller (``IllegalAnswer`` is a ``ValueError``),
 and each lives beside the code that raises it or here. Outside the
-hierarchy on purpose (``tests/test_errors.py`` lists them): the control-flow
+hierarchy on purpose (``tests/core/test_errors.py`` lists them): the control-flow
 signals a step or a replay raises to stop early (``MatchOver`` and the
 card game's ``GameOver``, ``gamestate._Pause``, ``replaylog.Stop``), and
 two BaseExceptions no ``except Exception`` may swallow: ``DecisionTimeout``

@@ -8,7 +8,7 @@ workers' results. This is the library's
 message schedule on flat lists of (precision, precision-adjusted mean) pairs,
 with the library's own draw margin and V and W functions: every sum, product
 and quotient is the library's, in its order, so no rating moves.
-tests/stats/test_freeforall.py holds it to the library over thousands of
+tests/rating/test_freeforall.py holds it to the library over thousands of
 tables, ties included.
 
 Variables, by seat in rank order: a seat's skill (``r``), its performance

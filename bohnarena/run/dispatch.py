@@ -314,7 +314,7 @@ def _run(
     summary = RunSummary(store.path, len(ids), len(done))
     # Matches are rated as they finish, in id order, merged with those the
     # directory held: the ranking is ready with the last match, and it is
-    # what rating the finished directory gives (tests/league/test_streaming.py).
+    # what rating the finished directory gives (tests/run/test_streaming.py).
     # A grown league's (or a resumed run's) first matches were rated by the
     # run that kept their curve: rating goes on from there.
     results = Results(list(league.bots), rated_before(store, plan, done, ids))

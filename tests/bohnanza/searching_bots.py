@@ -1,5 +1,5 @@
 """A quick bean counter that notes what it did (tests/bohnanza/test_snapshot.py,
-tests/protocol/test_schema.py): its notes reach the move log from any
+tests/external/test_protocol_schema.py): its notes reach the move log from any
 process, so a test sees whether a bot out of process searched."""
 
 from __future__ import annotations

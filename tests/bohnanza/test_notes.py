@@ -20,7 +20,7 @@ from .noting_bots import Forger, LongNoter, NotingBot, Spy
 
 RULES = ruleset("classic", 4)
 SPEC = f"{Path(__file__).parent / 'noting_bots.py'}:NotingBot"
-RECORDER = Path(__file__).parents[1] / "protocol" / "recorder.py"
+RECORDER = Path(__file__).parents[1] / "external" / "recorder.py"
 
 
 def others() -> list[Bot]:

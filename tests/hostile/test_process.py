@@ -14,7 +14,7 @@ import pytest
 from bohnarena.run.dispatch import run_league
 from bohnarena.run.execution import DaskBackend
 from tests.hostile.test_sandbox import still_running
-from tests.league.test_worker_death import charged
+from tests.run.test_worker_death import charged
 
 HERE = Path(__file__).parent
 BOTS = HERE / "process_bots.py"

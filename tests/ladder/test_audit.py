@@ -8,8 +8,8 @@ import pyarrow.parquet as pq
 import pytest
 
 from bohnarena.store.audit import Auditor
+from tests.support.leagues import reseal
 
-from ..league.conftest import reseal
 from .builders import file_bot
 from .conftest import join, run, run_ok
 

@@ -6,7 +6,8 @@ import shutil
 
 import pytest
 
-from ..league.test_run import content
+from tests.run.test_run import content
+
 from .builders import file_bot
 from .conftest import join, run_ok
 

@@ -19,8 +19,8 @@ from bohnarena.ladder.check import Verdict
 from bohnarena.ladder.settings import load_settings
 from bohnarena.ladder.submission import submit
 from bohnarena.store.directory import RunDir
+from tests.support.leagues import kill_9_when
 
-from ..league.conftest import kill_9_when
 from .builders import file_bot
 from .conftest import run
 

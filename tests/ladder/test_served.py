@@ -13,7 +13,7 @@ import pytest
 
 from bohnarena.ladder.catalog import Catalog
 from bohnarena.ladder.served import url_entry, url_hash
-from tests.http.conftest import serve  # noqa: F401 (the fixture)
+from tests.external.http.conftest import serve  # noqa: F401 (the fixture)
 
 from ..conftest import faults_by_bot, sandboxed
 from .builders import file_bot

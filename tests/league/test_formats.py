@@ -14,8 +14,7 @@ from bohnarena.core.entry import LeagueError
 from bohnarena.league.file import load_league, parse_league
 from bohnarena.league.schedule import Schedule, format_tables, nth_permutation
 from bohnarena.run.dispatch import run_league
-
-from .conftest import reseal
+from tests.support.leagues import reseal
 
 BOTS = ["h", "a", "b", "c", "d"]
 FORMATS = [("round-robin", None, None), ("gauntlet", "h", None), ("paired", "h", "a")]

@@ -24,8 +24,7 @@ from bohnarena.run.compare import compare_results
 from bohnarena.run.dispatch import run_league
 from bohnarena.store.audit import Auditor
 from bohnarena.store.directory import RunDir
-
-from .conftest import kill_9_when, run_until
+from tests.support.leagues import kill_9_when, run_until
 
 BOTS = {"a": "planner", "b": "random", "c": "planner", "d": "planner"}
 

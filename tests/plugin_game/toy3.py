@@ -1,4 +1,4 @@
-"""Three cards: a toy game installed as a plugin (tests/test_games.py).
+"""Three cards: a toy game installed as a plugin (tests/core/test_games.py).
 
 Cards 1, 2 and 3 lie face up in a shuffled row; players take one in turn
 until the row is empty, and score its value in coins. It implements

@@ -23,7 +23,7 @@ from tests.conftest import SANDBOX_MARKS
 
 HERE = Path(__file__).parent
 PROBE = f"{HERE / 'probe_bots.py'}:Probe"
-RECORDER = HERE.parent / "protocol" / "recorder.py"
+RECORDER = HERE.parent / "external" / "recorder.py"
 
 
 def test_a_spec_sets_declared_parameters():

@@ -191,7 +191,7 @@ def test_view_refuses_bad_requests_in_one_line(run_dir, args, code, message):
 
 
 def test_view_refuses_a_log_the_rules_do_not_replay(run_dir, tmp_path):
-    from tests.league.test_replay import edit, tamper
+    from tests.run.test_replay import edit, tamper
 
     out = tamper(run_dir, tmp_path, lambda t: edit(t, 1, "harvested", 0, "coins", lambda c: c + 1))
     r = CliRunner().invoke(cli, ["view", str(out), "-m", "1"])

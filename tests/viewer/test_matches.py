@@ -4,7 +4,7 @@ commands that work when pasted into a shell; the report links the notable
 matches to their viewer pages, written beside it.
 
 The selection itself is tested on matches made by hand in
-tests/stats/test_notable.py; here the expectations are worked out from the
+tests/analysis/test_notable.py; here the expectations are worked out from the
 league's rows in plain Python."""
 
 import json
@@ -254,7 +254,7 @@ def test_json_says_each_match_with_what_it_was_sorted_by(league_dir, rows, score
 @pytest.mark.slow
 def test_a_match_the_rules_do_not_replay_gets_no_page_and_says_why(run_dir, tmp_path):
     from bohnarena.run.replay import write_pages_all
-    from tests.league.test_replay import edit, tamper
+    from tests.run.test_replay import edit, tamper
 
     out = tamper(run_dir, tmp_path, lambda t: edit(t, 1, "harvested", 0, "coins", lambda c: c + 1))
     pages = [(mid, str(tmp_path / f"{mid}.html")) for mid in (0, 1, 2)]

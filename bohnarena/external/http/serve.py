@@ -7,7 +7,7 @@ serves the bot class SPEC (as ``play`` takes it) at ``http://HOST:PORT/``:
 a POST per message, the bot's answer as JSON, a fresh bot for every
 ``session`` (the engine's key for a seat in a match), so one service plays
 many matches at once. The same bot served this way and played in process
-plays the same moves (tests/http). The tests and benchmarks/http_bench.py
+plays the same moves (tests/external/http). The tests and benchmarks/http_bench.py
 serve bots with it; an author can host a Python bot with it as it is.
 """
 
