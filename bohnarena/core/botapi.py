@@ -14,7 +14,6 @@ from typing import Any, ClassVar, Protocol
 from .faults import fault_type as fault_type  # (the games' record visibility: a seam helper)
 from .game import MatchResult
 
-
 #: The longest note (characters) a bot may attach to an answer; longer ones are cut.
 NOTE_CHARS = 200
 FAULT_CHARS = 600  # longer than any reason the engine writes: it cuts them itself
