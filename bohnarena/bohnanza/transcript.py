@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ..core.botapi import FAULT_CHARS, NOTE_CHARS
+from ..core.botapi import FAULT_CHARS, NOTE_CHARS, SAY_CHARS
 from ..core.untrusted import one_line
 from .records import as_dict
 from .rules import varieties
@@ -60,6 +60,8 @@ class Narrator:
                 f"  {who(r['seat'])} offers {beans(r['cards'])} for "
                 f"{beans(r['want'])} to {who(r['to'])}"
             ),
+            # table talk: a bot's text, escaped again (a log may come from anywhere)
+            "said": lambda r: f'  {who(r["seat"])} says: "{one_line(r["text"], SAY_CHARS)}"',
             "declined": lambda r: f"    {who(r['seat'])} declines",
             "traded": lambda r: (
                 f"    TRADE: {who(r['seat'])} gives {beans(r['cards'])}, "
