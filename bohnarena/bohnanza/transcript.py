@@ -97,7 +97,8 @@ class Narrator:
         given: a check of the log); -1 is everyone."""
         if seat < 0:
             return "everyone"
-        return f"seat {seat} ({self.names[seat]})" if seat < len(self.names) else f"seat {seat}"
+        named = seat < len(self.names) and self.names[seat]
+        return f"seat {seat} ({self.names[seat]})" if named else f"seat {seat}"
 
     def describe(self, rec: Sequence[Any]) -> str | None:
         fmt = self.say.get(rec[0])
