@@ -146,3 +146,19 @@ def test_a_bot_out_of_process_hears_and_talks_as_in_process():
         remote_seat("bohnanza", BotEntry("e", spec=f"{spec}:Echo", isolation="process")),
     ]
     assert play_match(RULES, SEED, seats) == alone
+
+
+class NotingTalker(Talker):
+    def propose(self, view):  # type: ignore[no-untyped-def]
+        self.note("my reasons")
+        return super().propose(view)
+
+
+def test_a_message_and_a_note_on_one_answer_replay_in_their_order():
+    result, records = play_match(RULES, SEED, [NotingTalker(), TraderBot(), Bot(), TraderBot()])
+    at = next(i for i, r in enumerate(records) if r[0] == "said")
+    assert [r[0] for r in records[at - 2 : at + 2]] == ["propose", "note", "said", "offered"]
+    assert verify(RULES, SEED, records) == (result, None)
+    # the note is the log's alone: no other seat sees it, every seat the message
+    assert records[at - 1] not in public_history(records, 1)
+    assert records[at] in public_history(records, 1)
