@@ -42,6 +42,7 @@ def talk(text: str, limit: int) -> str:
     (control characters, terminal escapes, bidirectional controls, lone
     surrogates) removed, cut to ``limit`` characters, trimmed. Applying it
     twice changes nothing (a logged message replays as it was said)."""
+    text = text[: 8 * limit]  # (a bot's megabytes are not read: what is kept is near the start)
     if not text.isprintable():
         text = "".join(c if c.isprintable() else " " if c.isspace() else "" for c in text)
     return text.strip()[:limit].rstrip()

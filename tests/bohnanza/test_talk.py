@@ -37,6 +37,7 @@ def test_a_message_is_cut_and_cleaned_once_and_for_all():
     assert "\x1b" not in said and "\n" not in said and said.startswith("<b>deal?</b>")
     assert talk(said, SAY_CHARS) == said  # canonical: a logged message replays as said
     assert talk(" \t\u202e \x00", SAY_CHARS) == ""
+    assert talk("\x00" * 10**7 + "late", SAY_CHARS) == ""  # (not read to its end)
 
 
 def test_a_message_is_checked_with_its_offer():
