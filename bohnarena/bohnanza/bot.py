@@ -27,23 +27,29 @@ class Offer:
     for in return; an empty ``want`` is a gift, an empty ``give`` asks for a
     gift. ``to`` is the seat addressed by the active player (``None``: every
     other player); offers from other players always go to the active player.
+    ``say`` is table talk: a short public message every seat is shown with
+    the offer (optional; at most ``SAY_CHARS`` = 200 characters are kept,
+    control characters removed).
     """
 
     give: tuple[int, ...] = ()
     want: tuple[int, ...] = ()
     to: int | None = None
+    say: str = ""
 
 
 @dataclass(frozen=True, slots=True)
 class Proposal:
     """An offer as the players asked to answer it see it: seat ``by`` gives
     cards of the varieties ``cards`` and wants ``want`` in return. ``to`` is
-    the seat addressed, ``None`` for everyone."""
+    the seat addressed, ``None`` for everyone; ``say`` the message it came
+    with ("" for none: untrusted text, shown to every seat)."""
 
     by: int
     to: int | None
     cards: tuple[int, ...]
     want: tuple[int, ...]
+    say: str = ""
 
 
 @dataclass(frozen=True, slots=True)

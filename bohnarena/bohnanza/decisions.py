@@ -12,10 +12,13 @@ built of plain values, so recording it cannot fail.
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import replace
 from typing import Any
 
+from ..core.botapi import SAY_CHARS
 from ..core.errors import IllegalAnswer
 from ..core.game import Decision
+from ..core.untrusted import talk
 from .bot import (
     DECISION_METHODS,
     Accept,
@@ -147,7 +150,10 @@ def _offer_from(t: Table, seat: int, x: Any, active: bool) -> Offer | None:
             _index(to, [s for s in range(t.players) if s != seat], "addressee")
     else:
         to = t.active  # whatever it said: offers from other players go to the active player
-    return Offer(give, want, to)
+    say = x.say
+    if type(say) is not str:
+        raise IllegalAnswer(f"say must be a str, got {type(say).__name__}")
+    return Offer(give, want, to, talk(say, SAY_CHARS) if say else "")
 
 
 def _propose(t: Table, seat: int, x: Any) -> Offer | None:
@@ -183,6 +189,14 @@ def _without_to(values: tuple[Any, ...]) -> tuple[Any, ...]:
     return made, give, want
 
 
+def _says(o: Offer | None) -> str:
+    return "" if o is None else o.say
+
+
+def _saying(o: Offer | None, text: str) -> Offer | None:
+    return None if o is None else replace(o, say=text)
+
+
 def _opt_offer(o: Offer | None) -> tuple[Any, ...]:
     return (0, -1, (), ()) if o is None else (1, -1 if o.to is None else o.to, o.give, o.want)
 
@@ -211,6 +225,8 @@ DECISIONS: dict[str, Decision] = {
             lambda a, args: _opt_offer(a),
             lambda v: Offer(tuple(v[2]), tuple(v[3]), None if v[1] < 0 else v[1]) if v[0] else None,
             default_none,
+            _says,
+            _saying,
         ),
         Decision(
             "offer",
@@ -218,6 +234,8 @@ DECISIONS: dict[str, Decision] = {
             lambda a, args: _without_to(_opt_offer(a)),
             lambda v: Offer(tuple(v[1]), tuple(v[2])) if v[0] else None,
             default_none,
+            _says,
+            _saying,
         ),
         Decision(
             "respond",

@@ -45,6 +45,7 @@ EVENTS: dict[str, tuple[str, ...]] = {
     "harvested": ("field", "card", "n", "coins"),  # n cards of variety `card` paid `coins`
     "bought_field": ("coins", "cards"),  # cards: the coin cards paid (varieties)
     "offered": ("to", "cards", "want"),  # to -1: every other player; cards/want: varieties
+    "said": ("text",),  # table talk: the public message of the seat's offer, before it
     "declined": ("to",),  # seat declined the offer made by seat `to`
     "traded": ("to", "cards", "want"),  # seat (active) gives `cards`, seat `to` gives `want`
     "kept": ("cards",),  # revealed cards the active player keeps to plant

@@ -19,6 +19,13 @@ from . import wire
 from .records import COLUMNS, LAYOUT
 from .rules import RuleSet
 
+#: Table talk's type: an answer's ``say``, a proposal's.
+SAY: dict[str, Any] = {
+    "description": "table talk: a public message every seat is shown (untrusted text; "
+    "control characters removed, cut to 200 characters); absent or empty: nothing said",
+    "type": "string",
+}
+
 #: The card game's own types in the tables of :mod:`.wire` and :mod:`.records`.
 TYPES: dict[str, dict[str, Any]] = {
     "fields_by_seat": {
@@ -34,9 +41,16 @@ TYPES: dict[str, dict[str, Any]] = {
             },
         },
     },
+    "say": SAY,
     "proposal": {
         "type": "object",
-        "properties": {"by": INT, "to": {"type": ["integer", "null"]}, "cards": INTS, "want": INTS},
+        "properties": {
+            "by": INT,
+            "to": {"type": ["integer", "null"]},
+            "cards": INTS,
+            "want": INTS,
+            "say": SAY,
+        },
         "required": ["by", "to", "cards", "want"],
         "additionalProperties": False,
     },

@@ -85,7 +85,7 @@ class Trading(GameState):
         t = self.table
         give = ref_cards(t, by, offer.give)
         t.record(("offered", by, -1 if offer.to is None else offer.to, give, offer.want))
-        proposal = Proposal(by, offer.to, give, offer.want)
+        proposal = Proposal(by, offer.to, give, offer.want, offer.say)
         self._respond((Trading._respond, by, offer, proposal, responders, 0))
 
     def _respond(self, f: Frame) -> None:

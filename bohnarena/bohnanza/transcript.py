@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ..core.botapi import FAULT_CHARS, NOTE_CHARS
+from ..core.botapi import FAULT_CHARS, NOTE_CHARS, SAY_CHARS
 from ..core.untrusted import one_line
 from .records import as_dict
 from .rules import varieties
@@ -60,6 +60,8 @@ class Narrator:
                 f"  {who(r['seat'])} offers {beans(r['cards'])} for "
                 f"{beans(r['want'])} to {who(r['to'])}"
             ),
+            # table talk: a bot's text, escaped again (a log may come from anywhere)
+            "said": lambda r: f'  {who(r["seat"])} says: "{one_line(r["text"], SAY_CHARS)}"',
             "declined": lambda r: f"    {who(r['seat'])} declines",
             "traded": lambda r: (
                 f"    TRADE: {who(r['seat'])} gives {beans(r['cards'])}, "
@@ -95,7 +97,8 @@ class Narrator:
         given: a check of the log); -1 is everyone."""
         if seat < 0:
             return "everyone"
-        return f"seat {seat} ({self.names[seat]})" if seat < len(self.names) else f"seat {seat}"
+        named = seat < len(self.names) and self.names[seat]
+        return f"seat {seat} ({self.names[seat]})" if named else f"seat {seat}"
 
     def describe(self, rec: Sequence[Any]) -> str | None:
         fmt = self.say.get(rec[0])

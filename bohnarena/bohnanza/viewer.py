@@ -29,6 +29,7 @@ TAGS = {
     "harvested": "harvest",
     "bought_field": "harvest",
     "offered": "offer",
+    "said": "talk",
     "declined": "offer",
     "traded": "trade",
     "exhausted": "shuffle",
@@ -42,7 +43,7 @@ TAGS = {
     "final_harvest": "end",
     "ended": "end",
 }
-#: Offers and trades shown on the table (the latest of the turn).
+#: Offers, what was said with them, and trades shown on the table (the latest of the turn).
 RECENT = 8
 #: Decision values that name a variety (the others are fields, counts or
 #: card references: positions in a hand).
@@ -92,7 +93,7 @@ class Painter:
             self.phase = rec[2]
         elif kind == "final_harvest":
             self.phase = FINAL_PHASE
-        elif kind in ("offered", "declined", "traded"):
+        elif kind in ("said", "offered", "declined", "traded"):
             self.trading.append(i)
         self.referee.see(i, rec)
         who = [rec[1]] if rec[1] >= 0 else []

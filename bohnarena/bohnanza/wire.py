@@ -90,8 +90,8 @@ ANSWERS: dict[str, tuple[str | dict[str, str], bool]] = {
     "plant_second": ("bool", False),
     "plant_next": ("int", False),
     "anytime": ({"harvest": "ints", "buy_field": "bool"}, True),
-    "propose": ({"give": "ints", "want": "ints", "to": "int?"}, True),
-    "offer": ({"give": "ints", "want": "ints", "to": "int?"}, True),
+    "propose": ({"give": "ints", "want": "ints", "to": "int?", "say": "say"}, True),
+    "offer": ({"give": "ints", "want": "ints", "to": "int?", "say": "say"}, True),
     "respond": ({"give": "ints"}, True),
     "draft": ({"index": "int", "field": "int?"}, False),
 }
@@ -138,7 +138,10 @@ def args_json(kind: str, view: SeatView, args: tuple[Any, ...]) -> dict[str, Any
 
 
 def proposal_json(p: Proposal) -> dict[str, Any]:
-    return {"by": p.by, "to": p.to, "cards": p.cards, "want": p.want}
+    out: dict[str, Any] = {"by": p.by, "to": p.to, "cards": p.cards, "want": p.want}
+    if p.say:  # (table talk: absent when nothing was said)
+        out["say"] = p.say
+    return out
 
 
 def state_json(view: SeatView) -> dict[str, Any] | None:
@@ -155,7 +158,14 @@ def answer_json(answer: Any) -> Any:
     if isinstance(answer, Anytime):
         return {"harvest": list(answer.harvest), "buy_field": answer.buy_field}
     if isinstance(answer, Offer):
-        return {"give": list(answer.give), "want": list(answer.want), "to": answer.to}
+        out: dict[str, Any] = {
+            "give": list(answer.give),
+            "want": list(answer.want),
+            "to": answer.to,
+        }
+        if answer.say:
+            out["say"] = answer.say
+        return out
     if isinstance(answer, Accept):
         return {"give": list(answer.give)}
     if isinstance(answer, DraftPick):
@@ -176,7 +186,13 @@ def answer_from_json(kind: str, data: Any) -> Any:
     if kind == "anytime":
         return Anytime(_ints(data.get("harvest", [])), data.get("buy_field", False))
     if kind in ("propose", "offer"):
-        return Offer(_ints(data.get("give", [])), _ints(data.get("want", [])), data.get("to"))
+        say = data.get("say")  # (checked as the rest of the answer is)
+        return Offer(
+            _ints(data.get("give", [])),
+            _ints(data.get("want", [])),
+            data.get("to"),
+            "" if say is None else say,
+        )
     if kind == "respond":
         return Accept(_ints(data.get("give", [])))
     if kind == "draft":
@@ -308,7 +324,7 @@ def args_from_json(kind: str, args: dict[str, Any]) -> tuple[Any, ...]:
         return (tuple(args["cards"]),)
     if kind == "respond":
         o = args["offer"]
-        return (Proposal(o["by"], o["to"], tuple(o["cards"]), tuple(o["want"])),)
+        return (Proposal(o["by"], o["to"], tuple(o["cards"]), tuple(o["want"]), o.get("say", "")),)
     return ()
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
-from typing import Any
 
 from ..core.botapi import Seat
 from ..core.errors import UsageError
@@ -34,25 +33,17 @@ def seated(bots: Sequence[str], humans: Sequence[int]) -> tuple[str, ...]:
 
 def human_seat(game: Game, names: Sequence[str], seconds: float | None) -> Seat:
     """A person reading this terminal, told what the seat saw happen
-    between decisions in the game's transcript's words."""
+    between decisions, the seats by number and bot."""
     layer = text_layer(game)
     if layer is None:
         raise UsageError(f"game {game.name!r} has no text seats: a person cannot play it")
     if seconds is not None and seconds <= 0:
         raise UsageError(f"--human-seconds must be above 0, not {seconds:g}")
-    seen = 0
-
-    def narrate(view: Any) -> list[str]:
-        nonlocal seen
-        history = getattr(view, "history", ())
-        new, seen = history[seen:], len(history)
-        return [line for line in game.transcript(new, names) if line.strip()]
-
     return HumanSeat(
         layer,
         game.decisions,
         write=echo,
         reader=LineReader(sys.stdin.fileno()),
         seconds=seconds,
-        narrate=narrate,
+        names=names,
     )

@@ -16,6 +16,8 @@ from .game import MatchResult
 
 #: The longest note (characters) a bot may attach to an answer; longer ones are cut.
 NOTE_CHARS = 200
+#: The longest public message (table talk) an answer may carry; longer ones are cut.
+SAY_CHARS = 200
 FAULT_CHARS = 600  # longer than any reason the engine writes: it cuts them itself
 
 #: What a seat sees of a record: the record, a masked copy, or None (nothing).

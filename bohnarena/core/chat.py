@@ -8,18 +8,23 @@ In a league file::
     [bots]
     llama = { chat = "http://127.0.0.1:8080/v1", model = "qwen2.5-7b", allow_private = true,
               temperature = 0.2, max_tokens = 200, system = "prompt.md", retries = 2 }
+
+On ``play``'s command line, the same keys after the URL (:func:`cli_chat`)::
+
+    'chat:http://127.0.0.1:8080/v1?model=qwen2.5-7b&temperature=0.2&max_tokens=200'
 """
 
 from __future__ import annotations
 
 import json
 import math
+import os
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
 from .errors import BotLoadError, UsageError
-from .services import HTTP, Service, service
+from .services import CLI_TOKEN_ENV, HTTP, Service, service, with_secrets
 from .services import KEYS as SERVICE_KEYS
 
 #: The keys of a chat bot's table.
@@ -102,6 +107,70 @@ def chat_entry(
     return svc, Chat(model, temp, tokens, system, retries, structured, chosen)
 
 
+#: A model given on the command line: ``chat:URL?model=NAME&KEY=VALUE...``.
+CHAT_PREFIX = "chat:"
+_NUMBERS = {"temperature": float, "max_tokens": int, "retries": int}
+_FLAGS = {"structured", "allow_private"}
+_WORDS = {"true": True, "yes": True, "1": True, "false": False, "no": False, "0": False}
+
+
+def cli_chat(spec: str, where: str) -> tuple[Service, Chat]:
+    """The service and settings of a model given on the command line as
+    ``chat:URL?model=NAME&KEY=VALUE...``: the keys of a league's chat bot
+    (:data:`KEYS`), read and checked as a league's (:func:`chat_entry`;
+    ``decisions`` comma-separated, ``system`` a file below the working
+    directory). Typed by the operator, so a private address is allowed, as
+    for a URL bot on the command line (``allow_private=false`` refuses one);
+    its token only from an environment variable, :data:`CLI_TOKEN_ENV` or
+    ``token_env=BOHNARENA_TOKEN_<KEY>``: never in the spec (it would be in
+    the shell's history and the process list). Raises UsageError in one line."""
+    from urllib.parse import parse_qsl, urlsplit, urlunsplit
+
+    url = spec[len(CHAT_PREFIX) :] if spec.startswith(CHAT_PREFIX) else spec
+    form = f"{CHAT_PREFIX}URL?model=NAME&KEY=VALUE..."
+    try:
+        parts = urlsplit(url)
+        pairs = parse_qsl(parts.query, keep_blank_values=True, strict_parsing=bool(parts.query))
+    except ValueError:
+        raise UsageError(f"{where}: cannot read {url[:80]!r} as {form}") from None
+    value: dict[str, Any] = {"allow_private": True}
+    given: set[str] = set()
+    for key, raw in pairs:
+        if key in given:
+            raise UsageError(f"{where}: {key} is given twice")
+        given.add(key)
+        if key in ("token", "api_key", "key", "token_file"):
+            raise UsageError(
+                f"{where}: a token is never given on the command line (the shell's history "
+                f"and the process list keep it): put it in {CLI_TOKEN_ENV}, or in a "
+                f"{CLI_TOKEN_ENV}_<KEY> variable named by token_env="
+            )
+        value[key] = _cli_value(key, raw, where)
+    if "token_env" not in value and os.environ.get(CLI_TOKEN_ENV, "").strip():
+        value["token_env"] = CLI_TOKEN_ENV
+    value["chat"] = urlunsplit(parts._replace(query="", fragment=""))
+    if "model" not in value:
+        raise UsageError(f"{where}: name the model the endpoint serves: {form}")
+    svc, chat = chat_entry(str(value["model"]), value, where, Path.cwd())
+    return with_secrets(svc, None, f"{where}: bot {chat.model!r}"), chat
+
+
+def _cli_value(key: str, raw: str, where: str) -> Any:
+    """A setting's value typed as a league file gives it."""
+    if key in _NUMBERS:
+        try:
+            return _NUMBERS[key](raw)
+        except ValueError:
+            raise UsageError(f"{where}: {key} must be a number, not {raw[:40]!r}") from None
+    if key in _FLAGS:
+        if raw.lower() not in _WORDS:
+            raise UsageError(f"{where}: {key} must be true or false, not {raw[:40]!r}")
+        return _WORDS[raw.lower()]
+    if key == "decisions":
+        return [d.strip() for d in raw.split(",") if d.strip()]
+    return raw
+
+
 def _system(file: Any, said: str, base: Path | None) -> str | None:
     """The system prompt file: beside the league file or below it, never
     elsewhere (a league file can come from anyone, and the prompt goes to
@@ -150,4 +219,4 @@ def _known() -> str:
     return ", ".join(sorted(KEYS))
 
 
-__all__ = ["HTTP", "KEYS", "Chat", "chat_entry", "read_system"]
+__all__ = ["CHAT_PREFIX", "HTTP", "KEYS", "Chat", "chat_entry", "cli_chat", "read_system"]

@@ -22,7 +22,8 @@ from .plugins import clash_message, load_module, registered, short_error
 GROUP = "bohnarena.games"
 
 #: The JSON-lines bot protocol's version (the ``start`` message's ``protocol``).
-PROTOCOL_VERSION = 1
+#: 2: an offer may carry a public message (``say``: table talk).
+PROTOCOL_VERSION = 2
 
 #: The key of the decision being asked in the view data bohnarena's host
 #: gives a game's ``json_view`` (a view may need it: the second decision of
@@ -61,6 +62,13 @@ class Decision:
     #: (view, *args) -> the answer played for a seat that does not answer
     #: this decision, or whose answer was a fault (the bot base class's answer).
     default: Callable[..., Any]
+    #: Table talk: answer -> the public message it carries ("" for none),
+    #: recorded as a ``("said", seat, text)`` record after the decision's
+    #: (and its note). None: this decision's answers carry none.
+    says: Callable[[Any], str] | None = None
+    #: (answer, text) -> the answer carrying the logged message (replay
+    #: puts a ``said`` record back into the answer it came with).
+    saying: Callable[[Any, str], Any] | None = None
 
 
 @dataclass(frozen=True)

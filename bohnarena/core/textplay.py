@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -65,6 +65,14 @@ class TextLayer(Protocol):
         ...
 
     def prompt(self, kind: str, view: Any, args: tuple[Any, ...]) -> Prompt: ...
+
+    def events(
+        self, view: Any, records: Sequence[tuple[Any, ...]], names: Sequence[str] = ()
+    ) -> list[str]:
+        """Records of the seat's history (``view.history``: what it saw, no
+        more) in words, a line each: what happened since its last decision
+        (``names``: the seats' names, where a seat is told them)."""
+        ...
 
     def answer_text(self, kind: str, view: Any, args: tuple[Any, ...], answer: Any) -> str:
         """The text of ``answer`` (one that :meth:`parse` reads back as it)."""

@@ -36,6 +36,18 @@ def lines(text: str) -> str:
     return "\n".join(out)
 
 
+def talk(text: str, limit: int) -> str:
+    """A seat's public message (table talk) as every seat is shown it: each
+    white space a plain space, every other character that is not printable
+    (control characters, terminal escapes, bidirectional controls, lone
+    surrogates) removed, cut to ``limit`` characters, trimmed. Applying it
+    twice changes nothing (a logged message replays as it was said)."""
+    text = text[: 8 * limit]  # (a bot's megabytes are not read: what is kept is near the start)
+    if not text.isprintable():
+        text = "".join(c if c.isprintable() else " " if c.isspace() else "" for c in text)
+    return text.strip()[:limit].rstrip()
+
+
 class LogFormatter(logging.Formatter):
     """The run log's format, safe whatever a record holds (a bot's
     traceback, its exception's text, a library's message): every character

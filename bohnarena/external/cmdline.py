@@ -1,7 +1,8 @@
 """Bots given as command lines (``cmd:COMMAND`` in ``play``, ``--command``
 in ``check-bot``): league-style entries, their paths resolved against
-the working directory and checked as a league's; and bots given as URLs
-(``http://``, ``https://``): served over HTTP."""
+the working directory and checked as a league's; bots given as URLs
+(``http://``, ``https://``): served over HTTP; and language models
+(``chat:URL?model=NAME...`` in ``play``: docs/text-seats.md)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from pathlib import Path
 
 from ..core.entry import BotEntry
 from ..core.errors import UsageError
+from ..core.chat import CHAT_PREFIX, cli_chat
 from ..core.services import HTTP, cli_service, is_url
 
 COMMAND_PREFIX = "cmd:"
@@ -45,7 +47,8 @@ def command_entry(line: str, isolation: str, where: str, own: str | None = None)
 
 def play_entries(bots: Sequence[str], isolation: str) -> list[BotEntry]:
     """League-style entries for `play`'s BOTS: ``cmd:COMMAND LINE`` is a
-    program speaking JSON lines, anything else a spec run with ``isolation``."""
+    program speaking JSON lines, ``chat:URL?model=NAME`` a language model,
+    a URL a bot served over HTTP, anything else a spec run with ``isolation``."""
     entries = []
     for i, bot in enumerate(bots):
         if bot.startswith(COMMAND_PREFIX):
@@ -53,6 +56,9 @@ def play_entries(bots: Sequence[str], isolation: str) -> list[BotEntry]:
                 bot[len(COMMAND_PREFIX) :], isolation, f"seat {i}: {COMMAND_PREFIX}"
             )
             entries.append(replace(entry, name=Path(entry.command[-1]).name))  # type: ignore[index]
+        elif bot.startswith(CHAT_PREFIX):
+            svc, chat = cli_chat(bot, f"seat {i}")
+            entries.append(BotEntry(chat.model, isolation=HTTP, service=svc, chat=chat))
         elif is_url(bot):
             entries.append(url_entry(bot))
         else:

@@ -294,10 +294,14 @@ class GameState:
         self, seat: int, kind: str, args: tuple[Any, ...], answer: Any, how: str, note: Any
     ) -> None:
         t = self.table
-        values = self.DECISIONS[kind].encode(answer, args)
+        decision = self.DECISIONS[kind]
+        values = decision.encode(answer, args)
         t.record((kind, seat, *values, how) if self.RECORDS_HOW else (kind, seat, *values))
         if note:
             t.record(("note", seat, note))
+        says = decision.says
+        if says is not None and (said := says(answer)):
+            t.record(("said", seat, said))
 
     def _decide(self, seat: int, kind: str, args: tuple[Any, ...], then: Frame) -> Any:
         """``seat``'s answer to ``kind`` (recorded), or :data:`STOPPED` when
@@ -318,10 +322,14 @@ class GameState:
             self.pending = None
             # self._record(), inlined: the hottest path of a match in process
             t = self.table
-            values = self.DECISIONS[kind].encode(answer, args)
+            decision = self.DECISIONS[kind]
+            values = decision.encode(answer, args)
             t.record((kind, seat, *values, how) if self.RECORDS_HOW else (kind, seat, *values))
             if note:
                 t.record(("note", seat, note))
+            says = decision.says  # (table talk)
+            if says is not None and (said := says(answer)):
+                t.record(("said", seat, said))
             return answer
         answer = self.DECISIONS[kind].default(self._views[seat], *args)
         if self.RECORDS_HOW and self._policy is None:

@@ -127,11 +127,18 @@ def apply_log(
                 raise Divergence(at, rec, f"(seat {seat} answers {kind})")
             note = log[at + 1] if at + 1 < len(log) else None
             text = note[2] if note is not None and note[:2] == ("note", seat) else None
+            decision = decisions[kind]
             if fault:  # the default is played, whatever the log says
-                state.resume(decisions[kind].default(state.view(seat), *args), BY_DEFAULT, text)
+                state.resume(decision.default(state.view(seat), *args), BY_DEFAULT, text)
                 continue
             try:
-                answer = state.check(decisions[kind].decode(rec[2:]))
+                answer = decision.decode(rec[2:])
+                said = at + 1 + (text is not None)  # table talk follows the answer and its note
+                if decision.saying is not None and said < len(log):
+                    talk = log[said]
+                    if talk[:2] == ("said", seat) and len(talk) == 3 and type(talk[2]) is str:
+                        answer = decision.saying(answer, talk[2])
+                answer = state.check(answer)
             except IllegalAnswer as e:
                 raise Divergence(at, rec, f"(illegal: {e})") from None
             state.resume(answer, BY_BOT, text)

@@ -9,7 +9,7 @@ import os
 import select
 import time
 from collections.abc import Callable, Collection, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..core.botapi import Clock, PairAnswers
@@ -42,15 +42,25 @@ class TextSeat:
     """A seat whose answers are text read by the game's :class:`TextLayer`.
     A subclass says how a prompt is put and a reply got (:meth:`answer`).
     ``exchanges`` keeps every decision's prompt and replies this match,
-    ``tokens_in``/``tokens_out`` its totals (a model's; 0 for a person)."""
+    ``tokens_in``/``tokens_out`` its totals (a model's; 0 for a person).
+    Each prompt begins with what the seat saw happen since its last
+    decision (the layer's :meth:`~bohnarena.core.textplay.TextLayer.events`
+    of its view's history: its view only); ``names``: the seats' names it
+    is told (none: seats by number)."""
 
     #: One decision a request: a window and the next are two prompts.
     pairs = False
 
     def __init__(
-        self, layer: TextLayer, decisions: Collection[str], limits: Limits | None = None
+        self,
+        layer: TextLayer,
+        decisions: Collection[str],
+        limits: Limits | None = None,
+        names: Sequence[str] = (),
     ) -> None:
         self.layer = layer
+        self.names = names  # (read when told: a table may name its seats as it fills)
+        self.seen = 0  # records of the seat's history told so far
         self.known = frozenset(decisions)
         self.limits = limits
         self.asks: frozenset[str] = frozenset()
@@ -66,7 +76,7 @@ class TextSeat:
         self.tokens_in = self.tokens_out = 0
 
     def start(self, seat: int, rules: Any, seed: int) -> str | None:
-        self.seat, self.spent, self.lost = seat, 0.0, False
+        self.seat, self.spent, self.lost, self.seen = seat, 0.0, False, 0
         self.exchanges = []
         self.tokens_in = self.tokens_out = 0
         self.briefing = self.layer.briefing(rules, seat)
@@ -81,6 +91,9 @@ class TextSeat:
         prompt = self.layer.prompt(kind, view, args)
         if prompt.complete and len(prompt.answers) == 1:  # nothing to choose: not asked
             return self.layer.parse(kind, view, args, prompt.answers[0]), None
+        told = self.since(view)
+        if told:
+            prompt = replace(prompt, text=f"{told}\n\n{prompt.text}")
         exchange = Exchange(kind, prompt.text, len(view._table.records))
         self.exchanges.append(exchange)
         began = time.monotonic()
@@ -91,6 +104,18 @@ class TextSeat:
             self.spent += exchange.seconds
         exchange.fault = fault
         return answer, fault
+
+    def since(self, view: Any) -> str:
+        """What the seat saw happen since it was last asked (since the match
+        began, the first time), as text; "" for nothing."""
+        history = getattr(view, "history", ())
+        new, first = history[self.seen :], self.seen == 0
+        self.seen = len(history)
+        lines = self.layer.events(view, new, self.names)
+        if not lines:
+            return ""
+        head = "Since the match began:" if first else "Since your last decision:"
+        return "\n".join([head, *(f"  {line}" for line in lines)])
 
     def answer(
         self, exchange: Exchange, prompt: Prompt, kind: str, view: Any, args: tuple[Any, ...]
@@ -157,9 +182,7 @@ class HumanSeat(TextSeat):
     happened since their last decision, the table and the question; a line
     read for each answer (an empty one plays the default), a bad one
     explained and asked again. ``seconds``: the time for each decision
-    (None: no deadline); ``narrate``: what the seat saw happen since the
-    last call, as lines, from its view (e.g. the game's transcript of the
-    view's history)."""
+    (None: no deadline); ``names``: the seats' names (the bots at the table)."""
 
     def __init__(
         self,
@@ -168,10 +191,10 @@ class HumanSeat(TextSeat):
         write: Callable[[str], None],
         reader: LineReader,
         seconds: float | None = None,
-        narrate: Callable[[Any], Sequence[str]] | None = None,
+        names: Sequence[str] = (),
     ) -> None:
-        super().__init__(layer, decisions)
-        self.write, self.reader, self.seconds, self.narrate = write, reader, seconds, narrate
+        super().__init__(layer, decisions, names=names)
+        self.write, self.reader, self.seconds = write, reader, seconds
 
     def begin(self) -> str | None:
         self.write(self.briefing)
@@ -180,9 +203,6 @@ class HumanSeat(TextSeat):
     def answer(
         self, exchange: Exchange, prompt: Prompt, kind: str, view: Any, args: tuple[Any, ...]
     ) -> tuple[Any, str | None]:
-        if self.narrate is not None:
-            for said in self.narrate(view):
-                self.write(said)
         self.write(f"\n{prompt.text}")
         until = None if self.seconds is None else time.monotonic() + self.seconds
         while True:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from bohnarena.bohnanza import SeatView
+from dataclasses import replace
+
+from bohnarena.bohnanza import Offer, SeatView
 from bohnarena_bots.trader import TraderBot
 
 #: Markup that would close the page's data block, add an image that calls
@@ -17,3 +19,11 @@ class MarkupNoter(TraderBot):
     def plant(self, view: SeatView, card: int) -> int:
         self.note(ESCAPE)
         return super().plant(view, card)
+
+
+class MarkupTalker(TraderBot):
+    """Says the markup with every offer it makes (table talk)."""
+
+    def propose(self, view: SeatView) -> Offer | None:
+        offer = super().propose(view)
+        return None if offer is None else replace(offer, say=ESCAPE)

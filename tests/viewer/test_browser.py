@@ -208,6 +208,22 @@ def test_a_bots_markup_stays_text_and_calls_nowhere(browser, tmp_path, shots):
     w.left_alone()
 
 
+def test_what_a_bot_says_with_an_offer_stays_text(browser, tmp_path, shots):
+    html = tmp_path / "talk.html"
+    bot = f"{HERE / 'hostile_notes.py'}:MarkupTalker"
+    invoke("play", "-s", 3, "-q", bot, "planner", "trader", "--html", html)
+    w = Watched(browser, html)
+    title = w.page.title()
+    w.press("ArrowRight", lambda: "says:" in w.page.inner_text("#move-text"))
+    said = w.page.inner_text("#move-text")
+    assert ESCAPE.split(" \u2028")[0] in said  # the markup, as text
+    assert w.page.inner_text("#move-tag") == "talk"
+    assert ESCAPE.split(" \u2028")[0] in w.page.inner_text('[data-zone="trading"]')
+    assert w.page.locator("img").count() == 0 and w.page.title() == title
+    w.page.screenshot(path=shots / "hostile-talk.png")
+    w.left_alone()
+
+
 def test_the_dice_game_steps_too(browser, tmp_path):
     html = tmp_path / "dice.html"
     invoke(

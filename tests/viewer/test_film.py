@@ -163,6 +163,24 @@ def test_play_html_writes_the_viewer_and_a_bots_note_stays_text(tmp_path):
     assert film["meta"]["seats"] == ["MarkupNoter", "planner", "random"]
 
 
+def test_what_a_bot_says_shows_on_the_page_as_text(tmp_path):
+    out = tmp_path / "m.html"
+    bot = f"{HERE / 'hostile_notes.py'}:MarkupTalker"
+    r = CliRunner().invoke(
+        cli, ["play", "-s", "3", "-q", bot, "planner", "trader", "--html", str(out)]
+    )
+    assert r.exit_code == 0, r.output
+    html = out.read_text()
+    assert "<img" not in html and html.count("</script>") == 2 and "<!--" not in html
+    block = re.search(r'<script type="application/json" id="film">(.*?)</script>', html, re.S)
+    film = json.loads(block.group(1))
+    said = [t for t in film["texts"] if "says:" in t]
+    # the markup whole, as text (its line separator a space: a message is one line)
+    assert said and all(ESCAPE.replace("\u2028", " ") in t for t in said)
+    talk = [m for m in film["moves"] if film["texts"][m[0]] in said]
+    assert talk and {m[1] for m in talk} == {"talk"}
+
+
 @pytest.mark.slow
 def test_view_writes_a_matchs_page_beside_its_results_or_where_asked(run_dir, tmp_path):
     r = CliRunner().invoke(cli, ["view", str(run_dir), "--match", "2"])

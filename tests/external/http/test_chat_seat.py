@@ -17,6 +17,7 @@ import pytest
 from bohnarena.bohnanza.game import GAME
 from bohnarena.bohnanza.rules import ruleset
 from bohnarena.bohnanza.state import State
+from bohnarena.bohnanza.textlayer import TEXT_VERSION
 from bohnarena.core.errors import BotLoadError, UsageError
 from bohnarena.external.http.chat import ChatSeat
 from bohnarena.league.file import load_league
@@ -258,7 +259,7 @@ def test_a_league_with_a_model_seat_runs_and_records_its_text_version(tmp_path: 
         summary = run_league(path, out, workers=1, progress=False)
     assert summary.complete
     meta = json.loads((out / "run.json").read_text())
-    assert meta["text_version"] == 1 and "llm" in meta["bots"]
+    assert meta["text_version"] == TEXT_VERSION and "llm" in meta["bots"]
     assert len([r for r in server.requests if r["path"].endswith("/chat/completions")]) > 10
 
 
@@ -268,3 +269,19 @@ def test_a_spent_time_bank_forfeits_the_match(tmp_path: Path) -> None:
     assert not seat.forfeits(1)
     seat.spent = LIMITS.match_seconds  # (the exchanges' seconds add up here)
     assert seat.forfeits(1)
+
+
+def test_each_prompt_tells_the_model_what_happened_since_what_was_said_included(
+    tmp_path: Path,
+) -> None:
+    from bohnarena_bots.trader import TraderBot
+    from tests.bohnanza.talking_bots import Talker
+
+    with chat_server() as server:
+        model = _seat(tmp_path, server)
+        GAME.play(ruleset("classic", 3), 5, [model, Talker(), TraderBot()])
+    asked = [r["body"]["messages"][1]["content"] for r in server.requests if "body" in r]
+    assert len(asked) > 20 and "Since the match began:" in asked[0]
+    assert sum("Since your last decision:" in a for a in asked) > 10
+    assert any('  seat 1 says: "turn ' in a for a in asked)
+    assert isinstance(model, ChatSeat) and any("says:" in e.prompt for e in model.exchanges)
