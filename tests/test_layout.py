@@ -152,8 +152,17 @@ def test_bot_authors_old_paths_still_work():
 
     from bohnarena.bohnanza.state import State, random_policy  # noqa: F401
 
-    r = subprocess.run([sys.executable, "-m", "bohnarena.host"], capture_output=True, text=True)
-    assert r.returncode != 0 and "WIRE SPEC" in r.stderr
+    for old in ("bohnarena.host", "bohnarena.sandbox.host"):  # (docs/writing-a-bot.md)
+        r = subprocess.run([sys.executable, "-m", old], capture_output=True, text=True)
+        assert r.returncode != 0 and "WIRE SPEC" in r.stderr, old
+    r = subprocess.run(  # (docs/http-bots.md)
+        [sys.executable, "-m", "bohnarena.web.serve", "--help"], capture_output=True, text=True
+    )
+    assert r.returncode == 0 and "--port" in r.stdout
+    from bohnarena.external.http import serve
+    from bohnarena.web import serve as old_serve
+
+    assert old_serve.serve is serve.serve
     pytest.importorskip("pettingzoo")
     from bohnarena.bohnanza import pettingzoo_env as old
     from bohnarena.rl import pettingzoo_env as new

@@ -106,11 +106,11 @@ def play(
       bohnarena play --human 0 planner trader random
       bohnarena play 'chat:http://127.0.0.1:8080/v1?model=qwen2.5-7b' planner trader
     """
+    from ..external.http.chat import ChatSeat
     from ..referee.limits import Limits
     from ..run.provenance import preflight
     from ..run.seating import make_seat
     from ..viewer.info import MatchInfo
-    from ..web.chat import ChatSeat
 
     if not model_seconds > 0:
         raise UsageError(f"--model-seconds must be above 0, not {model_seconds:g}")

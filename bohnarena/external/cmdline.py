@@ -10,9 +10,9 @@ from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
+from ..core.chat import CHAT_PREFIX, cli_chat
 from ..core.entry import BotEntry
 from ..core.errors import UsageError
-from ..core.chat import CHAT_PREFIX, cli_chat
 from ..core.services import HTTP, cli_service, is_url
 
 COMMAND_PREFIX = "cmd:"

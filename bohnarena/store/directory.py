@@ -122,7 +122,7 @@ class RunDir(RunReader):
         try:
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.rmtree(aside, ignore_errors=True)
-            for table in self.TABLES:
+            for table in layout.UP_FRONT:
                 (aside / table).mkdir(parents=True)
         except OSError:
             shutil.rmtree(aside, ignore_errors=True)
@@ -176,7 +176,7 @@ class RunDir(RunReader):
                 else:
                     entry.unlink()
         try:
-            for table in self.TABLES:
+            for table in layout.UP_FRONT:
                 self.table_dir(table).mkdir(exist_ok=True)
         except OSError as e:
             raise ResultsError(f"cannot write results to {self.path}: {e.strerror or e}") from None

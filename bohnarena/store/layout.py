@@ -30,3 +30,6 @@ EXCHANGES = "exchanges"
 #: Every table, the match table first; the side tables that hang off it.
 TABLES = (MATCHES, MOVES, TIMING, EXCHANGES)
 SIDES = (MOVES, TIMING, EXCHANGES)
+#: The tables every run has, made when it starts; the exchanges appear
+#: with the first seat that plays in words.
+UP_FRONT = (MATCHES, MOVES, TIMING)

@@ -72,6 +72,7 @@ def merge(out: str | Path, sources: list[str | Path]) -> RunDir:
                 for table, source in held.items():
                     if source is not None:
                         copies[table] = aside.table_dir(table) / f".tmp-copy-{part_name(*span)}"
+                        copies[table].parent.mkdir(exist_ok=True)  # (exchanges/: not up front)
                         shutil.copyfile(source, copies[table])
                 aside.commit(*span, *(copies.get(t) for t in TABLES))
         aside.close()

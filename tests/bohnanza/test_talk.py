@@ -135,8 +135,8 @@ def test_a_message_round_trips_through_the_wire_and_is_absent_when_none():
 
 @pytest.mark.slow
 def test_a_bot_out_of_process_hears_and_talks_as_in_process():
-    from bohnarena.league.file import BotEntry
-    from bohnarena.sandbox.remote import remote_seat
+    from bohnarena.core.entry import BotEntry
+    from bohnarena.external.remote import remote_seat
 
     spec = f"{Path(__file__).parent / 'talking_bots.py'}"
     alone = play_match(RULES, SEED, [Talker(), TraderBot(), Bot(), Echo()])

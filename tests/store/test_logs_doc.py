@@ -29,6 +29,7 @@ ROOT = Path(__file__).parents[2]
 DOC = ROOT / "docs" / "logs.md"
 KEYS = ("match_id", "seq", "kind", "seat")
 
+TALKER = f"{ROOT / 'tests' / 'bohnanza' / 'talking_bots.py'}:Talker"
 LEAGUES: dict[str, dict[str, Any]] = {
     # faults and a forfeit: a bot that raises, with few faults allowed
     "classic": {
@@ -48,6 +49,8 @@ LEAGUES: dict[str, dict[str, Any]] = {
         "edition": "anniversary",
         "players": 3,
         "deals": 4,
+        # table talk: the said kind
+        "bots": {"trader": "trader", "planner": "planner", "talker": TALKER},
         "extra": '[rules]\nextra_bean = "jumping"\n[run]\nbatch_size = 3\n',
     },
     "third_field": {
