@@ -27,7 +27,6 @@ from ..ladder.tokens import Holder, TokenError
 from ..rating.notable import SORTS
 from . import auth, shown
 from .limits import RateLimit, Submissions
-from .upload import sweep
 
 #: Every page of the site: nothing but its own style sheet, no script, no
 #: frame, forms only to itself. (The viewer pages send their own policy.)
@@ -329,7 +328,6 @@ def make_app(ladder: Path, *, rate: RateLimit | None = None) -> Starlette:
 
     ladder = Path(ladder)
     Catalog(ladder).close()  # (not a ladder: refused here, in one line)
-    sweep(ladder)
     routes = [
         Route("/", standings_page),
         Route("/entries/{name}", entry_page),

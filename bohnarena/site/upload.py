@@ -1,25 +1,30 @@
 """An upload read as it streams: its one file written under the ladder's
 ``incoming/`` area (never a path the client named), its size counted as it
 arrives and the reading stopped at the ladder's limit, its short fields
-kept; the form's CSRF field checked before any file byte is written."""
+kept; the form's CSRF field checked before any file byte is written.
+
+Its directory, ``incoming/<token>.upload/``, is held as a submitter holds
+its staging tree (``incoming/<token>.lock``), so a ``submit`` that recovers
+what killed submitters left never takes it, and removes it once a killed
+server has let go of it."""
 
 from __future__ import annotations
 
-import os
 import re
 import secrets
 from collections.abc import AsyncIterator, Callable
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
 
 from python_multipart.multipart import MultipartParser, parse_options_header
 
-from ..ladder.submission import INCOMING, SDIST
+from ..ladder.submission import INCOMING, SDIST, held
 from ..ladder.unpack import SubmissionError, check_name
 
-#: Under ``incoming/``: one private directory per upload, removed after it.
-UPLOADS = ".uploads"
+#: Under ``incoming/``: one private directory per upload (``<token>.upload``).
+UPLOAD = ".upload"
 #: The submissions a file can be (a ``.py`` names its class in the ``bot`` field).
 KINDS = (".whl", *SDIST, ".py")
 #: The most a field other than the file may hold, and the most fields.
@@ -60,15 +65,17 @@ class Upload:
     """What a multipart body held: its fields and its one file's path."""
 
     home: Path  # the upload's private directory (removed by :meth:`discard`)
+    lock: ExitStack  # its lock, held until then
     fields: dict[str, str] = field(default_factory=dict)
     file: Path | None = None
     size: int = 0  # the file's bytes as written
     read: int = 0  # the body's bytes read
 
     def discard(self) -> None:
-        for path in self.home.iterdir():
-            path.unlink()
-        self.home.rmdir()
+        with self.lock:
+            for path in self.home.iterdir():
+                path.unlink()
+            self.home.rmdir()
 
 
 class _Parts:
@@ -155,11 +162,15 @@ async def receive(
     when anything fails. ``before_file``: called with the fields read so far
     when the file begins (a form's CSRF check)."""
     boundary = boundary_of(content_type)
-    area = ladder / INCOMING / UPLOADS
-    area.mkdir(parents=True, exist_ok=True)
-    home = area / secrets.token_hex(8)
-    home.mkdir(mode=0o700)
-    up = Upload(home)
+    token, lock = secrets.token_hex(8), ExitStack()
+    lock.enter_context(held(ladder / INCOMING / f"{token}.lock"))
+    home = ladder / INCOMING / f"{token}{UPLOAD}"
+    try:
+        home.mkdir(mode=0o700)
+    except BaseException:
+        lock.close()
+        raise
+    up = Upload(home, lock)
     parts = _Parts(up, limit, before_file)
     parser = MultipartParser(
         boundary,
@@ -186,15 +197,3 @@ async def receive(
         up.discard()
         raise
     return up
-
-
-def sweep(ladder: Path) -> None:
-    """Remove uploads a killed server left (none is in use when it starts)."""
-    area = ladder / INCOMING / UPLOADS
-    if not area.is_dir():
-        return
-    for home in area.iterdir():
-        if home.is_dir() and not home.is_symlink():
-            for path in home.iterdir():
-                os.unlink(path)
-            home.rmdir()

@@ -118,9 +118,22 @@ def serve(ladder, **options):
         sock.close()
 
 
-def small_ladder(path, tmp, mb=None):
+#: What the played ladder's bots say as they plant: a line of stderr with
+#: markup and a terminal escape in it, and a note; each names its own class.
+TALKING = """
+    def plant(self, view, card):
+        import sys
+        name = type(self).__name__
+        print("<script>alert('" + name + "')</script>\\x1b[31m", file=sys.stderr, flush=True)
+        self.note("note of " + name)
+        return super().plant(view, card)
+"""
+
+
+def small_ladder(path, tmp, mb=None, extra=""):
     """A fresh ladder of four file bots (their check passed unplayed) run as
-    processes: one table, 2 deals, 8 matches once played."""
+    processes: one table, 2 deals, 8 matches once played; ``extra``: more
+    of each bot's class."""
     from bohnarena.ladder.catalog import Catalog
     from bohnarena.ladder.check import Verdict
     from bohnarena.ladder.settings import load_settings
@@ -135,7 +148,7 @@ def small_ladder(path, tmp, mb=None):
     (path / "ladder.toml").write_text(text)
     settings, catalog = load_settings(path), Catalog(path)
     for i, name in enumerate(["ann", "bob", "cy", "dee"]):
-        bot = file_bot(tmp, f"Bot{i}")
+        bot = file_bot(tmp, f"Bot{i}", extra)
         submit(path, settings, catalog, name, bot, None, None, lambda *_: Verdict())
     catalog.close()
     return path
@@ -145,7 +158,7 @@ def small_ladder(path, tmp, mb=None):
 def played(tmp_path_factory):
     """A small ladder after one run (8 matches), built once: copy it."""
     tmp = tmp_path_factory.mktemp("played")
-    ladder = small_ladder(tmp / "spring", tmp)
+    ladder = small_ladder(tmp / "spring", tmp, extra=TALKING)
     r = run("ladder", "run", ladder, "--no-progress")
     assert r.exit_code == 0, r.output
     return ladder
