@@ -6,6 +6,7 @@ answers every request with a strict Content-Security-Policy."""
 
 from __future__ import annotations
 
+import logging
 import time
 from functools import cache
 from importlib import resources
@@ -14,10 +15,11 @@ from typing import Any
 
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, JSONResponse, Response
+from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from ..core.errors import BohnarenaError
 from ..core.pages import render
 from ..ladder import live
 from ..ladder.catalog import Catalog
@@ -39,6 +41,9 @@ HEADERS = {
     "cross-origin-opener-policy": "same-origin",
     "cross-origin-resource-policy": "same-origin",
 }
+
+
+log = logging.getLogger(__name__)
 
 
 def header_policy(policy: str) -> str:
@@ -321,6 +326,25 @@ def stylesheet(request: Request) -> Response:
     return Response(_css(), media_type="text/css", headers={"cache-control": "max-age=3600"})
 
 
+class SiteApp(Starlette):
+    """Starlette with :class:`Guard` outside everything, its error pages too."""
+
+    def build_middleware_stack(self) -> ASGIApp:
+        return Guard(super().build_middleware_stack())
+
+
+async def trouble(request: Request, exc: Exception) -> Response:
+    """A ladder whose files cannot be read now (being replaced, or broken by
+    hand), or a fault of the site: one line in the log, none of it shown."""
+    if isinstance(exc, BohnarenaError):
+        log.error("%s %s: %s", request.method, request.url.path, exc)
+        return PlainTextResponse(
+            "The ladder cannot be read just now; the server's log says why.", 503
+        )
+    log.error("%s %s failed", request.method, request.url.path, exc_info=exc)
+    return PlainTextResponse("Internal Server Error", 500)
+
+
 def make_app(ladder: Path, *, rate: RateLimit | None = None) -> Starlette:
     """The site of ``ladder`` (``rate``: each holder's submissions a window,
     10 an hour unless given)."""
@@ -341,7 +365,6 @@ def make_app(ladder: Path, *, rate: RateLimit | None = None) -> Starlette:
         *forms.routes(),
         *api.routes(),
     ]
-    app = Starlette(routes=routes)
+    app = SiteApp(routes=routes, exception_handlers={BohnarenaError: trouble, 500: trouble})
     app.state.site = Site(ladder, rate or RateLimit())
-    app.add_middleware(Guard)
     return app

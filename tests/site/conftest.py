@@ -3,9 +3,15 @@ ladders built here; requests made with httpcore. Reusable: ``serve(ladder)``
 is a context manager (a second server over the same ladder is a restart),
 ``site`` a fixture serving a played ladder with two participants.
 
-    def test_x(site):
-        r = site.get("/")                           # httpcore.Response
-        r = site.api("POST", "/api/...", site.tokens["ann"], files=...)
+    pytestmark = SITE_MARKS                     # slow; skipped without the extra
+
+    def test_x(site):                           # the played ladder, ann's and bob's tokens
+        r = site.get("/")                       # an httpcore.Response
+        r = site.api("POST", "/api/entries/ann/retire", site.tokens["ann"])
+
+    def test_y(tmp_path):
+        ladder = small_ladder(tmp_path / "l", tmp_path)   # unplayed; ladder run plays it
+        with serve(ladder) as site: ...
 """
 
 import contextlib
@@ -14,20 +20,23 @@ import socket
 import threading
 import time
 from dataclasses import dataclass, field
+from importlib.util import find_spec
 from pathlib import Path
 
 import pytest
 
-pytest.importorskip("starlette", reason="the site extra is not installed (pip install '.[site]')")
-pytest.importorskip("uvicorn", reason="the site extra is not installed (pip install '.[site]')")
-pytest.importorskip(
-    "python_multipart", reason="the site extra is not installed (pip install '.[site]')"
-)
-httpcore = pytest.importorskip("httpcore", reason="needs httpcore (the test or http extra)")
+from tests.ladder.conftest import run
 
-import uvicorn  # noqa: E402
-
-from tests.ladder.conftest import run  # noqa: E402
+#: What the site's tests need: the `site` extra and httpcore (the test extra's).
+MISSING = [m for m in ("starlette", "uvicorn", "python_multipart", "httpcore") if not find_spec(m)]
+#: Every site test's marks: slow (a ladder played, a server started), and
+#: skipped, saying why, without the extra.
+SITE_MARKS = [
+    pytest.mark.slow,
+    pytest.mark.skipif(
+        bool(MISSING), reason=f"needs the site extra: pip install '.[site]' ({', '.join(MISSING)})"
+    ),
+]
 
 #: The most a server may take to answer its first request.
 START_DEADLINE = 20.0
@@ -65,6 +74,8 @@ class Server:
         return f"http://127.0.0.1:{self.port}"
 
     def request(self, method, path, headers=None, content=None):
+        import httpcore
+
         return httpcore.request(
             method,
             self.url + path,
@@ -87,15 +98,22 @@ class Server:
 
 
 @contextlib.contextmanager
-def serve(ladder, **options):
+def serve(ladder, log_level="warning", access_log=False, **options):
     """``make_app(ladder, **options)`` served by uvicorn on a free loopback
-    port, in a thread, until the block ends."""
+    port, in a thread, until the block ends (its log records go to the
+    logging module as they are: pytest's caplog sees them)."""
+    import httpcore
+    import uvicorn
+
     from bohnarena.site.app import make_app
 
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
-    config = uvicorn.Config(make_app(ladder, **options), log_level="warning", lifespan="off")
+    app = make_app(ladder, **options)
+    config = uvicorn.Config(
+        app, log_level=log_level, access_log=access_log, log_config=None, lifespan="off"
+    )
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()

@@ -6,8 +6,6 @@ kept across a restart."""
 import json
 import threading
 
-import pytest
-
 from bohnarena.ladder.catalog import Catalog
 from bohnarena.ladder.check import Verdict
 from bohnarena.ladder.settings import load_settings
@@ -17,9 +15,9 @@ from bohnarena.run.verify import reveal
 from bohnarena.site.limits import RateLimit
 from tests.ladder.builders import BOT
 
-from .conftest import serve, tokens_for
+from .conftest import SITE_MARKS, serve, tokens_for
 
-pytestmark = pytest.mark.slow  # (a ladder played, a server started)
+pytestmark = SITE_MARKS
 
 
 def body(r):

@@ -5,15 +5,13 @@ its CSRF field, a login ended at once by a revoke."""
 import re
 from urllib.parse import urlencode
 
-import pytest
-
 from bohnarena.ladder.catalog import Catalog
 from bohnarena.ladder.tokens import TokenBook
 from tests.ladder.builders import BOT
 
-from .conftest import multipart
+from .conftest import SITE_MARKS, multipart
 
-pytestmark = pytest.mark.slow  # (a ladder played, a server started)
+pytestmark = SITE_MARKS
 
 FORM = "application/x-www-form-urlencoded"
 

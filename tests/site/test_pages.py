@@ -4,11 +4,11 @@ the strict policy on every response, bot text escaped."""
 
 import json
 
-import pytest
-
 from bohnarena.run.verify import reveal
 
-pytestmark = pytest.mark.slow  # (a ladder played, a server started)
+from .conftest import SITE_MARKS
+
+pytestmark = SITE_MARKS
 
 PATHS = [
     "/",

@@ -14,9 +14,9 @@ import pytest
 from bohnarena.ladder.catalog import Catalog
 from tests.ladder.builders import BOT
 
-from .conftest import BOUNDARY, multipart, serve, small_ladder, tokens_for
+from .conftest import BOUNDARY, SITE_MARKS, multipart, serve, small_ladder, tokens_for
 
-pytestmark = pytest.mark.slow  # (servers started)
+pytestmark = SITE_MARKS
 
 MB = 1 << 20
 CHUNK = 64 * 1024
