@@ -126,8 +126,6 @@ def stderr(request: Request) -> Response:
 
 def notes(request: Request) -> Response:
     """The notes the caller's own bots wrote in a match (never another's)."""
-    from ..run.replay import Run
-
     site, match_id = site_of(request), request.path_params["match_id"]
     holder = site.holder(request)
     try:
@@ -137,7 +135,7 @@ def notes(request: Request) -> Response:
         if hidden is not None:
             raise Refused(403, f"a match's notes are {hidden}")
         try:
-            run = Run.open(shown.results_of(site.ladder))
+            run = site.matches.run(site.ladder)
             row, _ = run.match(match_id)
             moves = run.moves(match_id, match_id).to_pylist()
         except ResultsError:

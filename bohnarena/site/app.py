@@ -244,7 +244,6 @@ def entry_page(request: Request) -> Response:
 
 def match_page(request: Request) -> Response:
     """A finished match in the viewer, its own policy sent as the header."""
-    from ..run.replay import Run
     from ..store.parts import ResultsError
     from ..viewer.match import viewer_page
     from ..viewer.page import policy
@@ -254,7 +253,7 @@ def match_page(request: Request) -> Response:
     if hidden is not None:
         return site.message(request, f"Match {match_id}", f"A match is {hidden}.", 403)
     try:
-        run = Run.open(shown.results_of(site.ladder))
+        run = site.matches.run(site.ladder)
         row, log = run.match(match_id)
         html = viewer_page(run.game, run.rules, log, run.info(row, len(log)), run.replies(match_id))
     except ResultsError as e:

@@ -24,8 +24,10 @@ from ..ladder.catalog import Catalog, Version
 from ..ladder.settings import RESULTS
 from ..rating.notable import SORTS, Found, Query, find, scores
 from ..rating.results import LeagueResults, read_results
+from ..run.replay import Run
 from ..run.verify import REVEAL, public_meta
 from ..store import layout
+from ..store.parts import ResultsError
 from ..store.reading import RunReader
 
 #: The Parquet tables offered for download.
@@ -132,25 +134,43 @@ def download_path(ladder: Path, table: str, name: str) -> Path | None:
 
 
 class MatchCache:
-    """The results read once per change of the manifest (a run commits a
-    part: the next page reads them again), shared by the site's threads."""
+    """The results read, and opened for replay, once per change of the
+    manifest (a run commits a part: the next page reads them again), shared
+    by the site's threads."""
 
     def __init__(self) -> None:
         self.lock = threading.Lock()
         self.key: tuple[int, int] | None = None
         self.results: LeagueResults | None = None
+        self.opened: Run | None = None
+
+    def _fresh(self, ladder: Path) -> bool:
+        """Whether there are results; what was read of older ones forgotten."""
+        try:
+            stat = (results_of(ladder) / layout.MANIFEST).stat()
+        except FileNotFoundError:
+            return False
+        if (stat.st_mtime_ns, stat.st_size) != self.key:
+            self.key, self.results, self.opened = (stat.st_mtime_ns, stat.st_size), None, None
+        return True
 
     def get(self, ladder: Path) -> LeagueResults | None:
-        path = results_of(ladder)
-        try:
-            stat = (path / layout.MANIFEST).stat()
-        except FileNotFoundError:
-            return None
-        key = (stat.st_mtime_ns, stat.st_size)
+        """The standings' matches rated and collected (None: no run yet)."""
         with self.lock:
-            if key != self.key:
-                self.results, self.key = read_results(path), key
+            if not self._fresh(ladder):
+                return None
+            if self.results is None:
+                self.results = read_results(results_of(ladder))
             return self.results
+
+    def run(self, ladder: Path) -> Run:
+        """The results opened for replay (a viewer page, a match's notes)."""
+        with self.lock:
+            if not self._fresh(ladder):
+                raise ResultsError("no match has been played yet")
+            if self.opened is None:
+                self.opened = Run.open(results_of(ladder))
+            return self.opened
 
 
 class BadQuery(ValueError):

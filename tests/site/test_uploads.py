@@ -139,3 +139,23 @@ def test_a_slow_upload_is_taken_while_the_site_answers(small):
         thread.join(30)
     assert reply["r"].status == 202, reply["r"].content
     assert json.loads(reply["r"].content)["state"] == "pending"
+
+
+def test_what_a_killed_server_left_is_removed_by_the_next_submission(small):
+    """An upload cut short by a kill holds no lock any more: the next
+    submission's recovery removes it, as it removes a killed submitter's tree."""
+    ladder, ann = small
+    left = ladder / "incoming" / "0123456789abcdef.upload"
+    left.mkdir(parents=True)
+    (left / "half.whl").write_bytes(b"PK\3\4" + b"\0" * 1000)
+    with serve(ladder) as site:
+        r = site.api(
+            "POST",
+            "/api/entries/ann/versions",
+            ann,
+            [("bot", "Next")],
+            ("next.py", BOT.format(name="Next").encode()),
+        )
+        assert r.status == 202
+    assert not left.exists()
+    assert not list((ladder / "incoming").glob("*.upload"))
