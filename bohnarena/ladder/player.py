@@ -20,6 +20,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from ..core.errors import BohnarenaError
+from ..core.stopping import exit_code
 from ..league.file import BotEntry, League
 from ..run.dispatch import RunSummary
 from ..run.execution import Backend
@@ -60,11 +61,14 @@ class Player:
     def forever(self, poll: float = POLL_SECONDS) -> int:
         """Check and play until stopped (SIGTERM, SIGINT: a KeyboardInterrupt
         raised where it waits, or a run that ends interrupted): its exit code."""
-        while True:
-            summary = self.step()
-            if summary is not None and summary.interrupted:
-                return summary.exit_code
-            time.sleep(poll)
+        try:
+            while True:
+                summary = self.step()
+                if summary is not None and summary.interrupted:
+                    return summary.exit_code
+                time.sleep(poll)
+        except KeyboardInterrupt as stop:  # (a check cut short is pending again: submission.py)
+            return exit_code(stop)
 
     def step(self) -> RunSummary | None:
         """The pending versions checked, then a run if one is due (its summary)."""

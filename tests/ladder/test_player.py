@@ -20,7 +20,7 @@ from bohnarena.ladder.submission import DEFERRED, INCOMING, recover, submit
 
 from ..league.conftest import kill_9_when
 from .builders import file_bot
-from .conftest import LADDER, match_ids, passed
+from .conftest import LADDER, match_ids, passed, run
 
 
 @pytest.fixture
@@ -180,3 +180,38 @@ def test_sigterm_stops_the_player_and_its_run_resumes(trio, tmp_path):
     r = subprocess.run([*LADDER, "run", str(trio)], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     assert sorted(match_ids(trio)) == list(range(12))
+
+
+def test_run_every_minutes_starts_a_run_when_nothing_changed(trio, tmp_path, monkeypatch):
+    stage(trio, tmp_path, "ann", "bob", check=passed)
+    catalog = Catalog(trio)  # as if a run played them 90 s ago
+    (trio / "league.toml").write_text("".join(f'[bots."{v.bot}"]\n' for v in catalog.active()))
+    catalog.record_run(time.time() - 100, 0, 0, [])
+    with catalog.transaction() as db:
+        db.execute("UPDATE runs SET finished = finished - 90")
+    catalog.close()
+    runs = []
+
+    def stub(*args, **kwargs):
+        runs.append(1)
+        raise LadderError("not played here")
+
+    monkeypatch.setattr(player, "run_ladder", stub)
+    lines, text = [], (trio / "ladder.toml").read_text()
+    for minutes, ran in [("0", 0), ("2", 0), ("1.5", 1)]:  # (0: none; 90 s is not 2 minutes)
+        every = text.replace("run_every_minutes = 0 ", f"run_every_minutes = {minutes} ")
+        (trio / "ladder.toml").write_text(every)
+        assert a_player(trio, lines).step() is None
+        assert len(runs) == ran, minutes
+    assert lines == ["run: 1.5 minutes passed", "the run failed: not played here"]
+
+
+@pytest.mark.parametrize("value", ["-1", "true", '"daily"', "600000"])
+def test_a_bad_run_every_minutes_is_one_line_exit_2(ladder, value):
+    text = (ladder / "ladder.toml").read_text()
+    (ladder / "ladder.toml").write_text(
+        text.replace("run_every_minutes = 0 ", f"run_every_minutes = {value} ")
+    )
+    r = run("ladder", "play", ladder)
+    assert r.exit_code == 2 and r.output.count("\n") == 1, r.output
+    assert "run_every_minutes must be a number from 0 to 525600" in r.output
