@@ -30,6 +30,8 @@ if TYPE_CHECKING:
 STOP_SECONDS = 30.0
 #: A player that ended by itself is started again after this long.
 RESTART_SECONDS = 5.0
+#: ... twice as long each time it ended within a minute of its start, up to this.
+RESTART_MOST = 300.0
 SITE_EXTRA = "the site needs the site extra: pip install 'bohnarena[site]'"
 
 
@@ -221,16 +223,22 @@ class Keeper:
         self.watcher.start()
 
     def _watch(self) -> None:
+        delay, started = RESTART_SECONDS, time.monotonic()
         while True:
             assert self.process is not None
             code = self.process.wait()
-            if self.stopping.wait(RESTART_SECONDS):
+            if self.stopping.is_set():
+                return
+            if time.monotonic() - started >= 60:  # it ran a while: not a crash loop
+                delay = RESTART_SECONDS
+            _say(f"the player ended (exit code {code}): started again in {delay:g} s")
+            if self.stopping.wait(delay):
                 return
             with self.lock:
                 if self.stopping.is_set():
                     return
-                _say(f"the player ended (exit code {code}): started again")
                 self.process = subprocess.Popen(self.argv, start_new_session=True)
+            delay, started = min(RESTART_MOST, delay * 2), time.monotonic()
 
     def stop(self) -> None:
         with self.lock:

@@ -152,3 +152,24 @@ def test_the_site_serves_and_its_player_stops_with_it(ladder, stop):
         if proc.poll() is None:
             proc.kill()
         proc.wait()
+
+
+def test_a_player_that_ends_is_started_again_and_a_stubborn_one_is_killed(monkeypatch):
+    monkeypatch.setattr(serve, "RESTART_SECONDS", 0.05)
+    monkeypatch.setattr(serve, "STOP_SECONDS", 0.5)
+    keeper = serve.Keeper([sys.executable, "-c", "pass"])
+    keeper.start()
+    first = keeper.process
+    deadline = time.time() + 30
+    while time.time() < deadline and keeper.process is first:
+        time.sleep(0.05)
+    assert keeper.process is not first  # ended, started again
+    keeper.stop()
+    stubborn = "import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); time.sleep(60)"
+    keeper = serve.Keeper([sys.executable, "-c", stubborn])
+    keeper.start()
+    time.sleep(0.5)  # (its handler set)
+    begun = time.time()
+    keeper.stop()
+    assert keeper.process.returncode == -signal.SIGKILL and time.time() - begun < 10
+    assert not keeper.watcher.is_alive()
