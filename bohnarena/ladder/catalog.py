@@ -282,6 +282,11 @@ class Catalog:
             )
             return cur.lastrowid
 
+    def last_run(self) -> float | None:
+        """When the last ``ladder run`` ended (None: none has)."""
+        row = self.db.execute("SELECT MAX(finished) FROM runs").fetchone()
+        return None if row is None else row[0]
+
     def history(self, name: str | None = None) -> list[Snapshot]:
         """Each version's rating after each run, oldest run first."""
         query = (

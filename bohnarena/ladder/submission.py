@@ -375,6 +375,9 @@ def _judge(
         check_layout(entry, ladder / LEAGUE, ladder / RESULTS)  # it shows nothing of ours
         verdict = check(league, entry)
     except BaseException as e:
+        if version.reason == DEFERRED and not isinstance(e, Exception):  # a stop: checked anew
+            catalog.set_state(version.id, "pending", DEFERRED)
+            raise
         reason = str(e) if isinstance(e, ExposedError) else INTERRUPTED
         catalog.set_state(version.id, "rejected", reason)
         _drop_files(ladder, catalog, version.hash)
