@@ -166,6 +166,29 @@ def standings(request: Request) -> Response:
     )
 
 
+def entry_matches(request: Request) -> Response:
+    """An entry's matches, found as ``bohnarena matches`` finds them (its
+    query's words: version, against, seat, deal, faults, sort, limit)."""
+    site, name = site_of(request), request.path_params["name"]
+    catalog = site.catalog()
+    try:
+        bots = [v.bot for v in catalog.versions(name)]
+    finally:
+        catalog.close()
+    if not bots:
+        return error(404, f"no entry {name!r}")
+    results = site.matches.get(site.ladder)
+    if results is None:
+        return JSONResponse({"version": None, "total": 0, "matches": []})
+    try:
+        version, found, total = shown.entry_matches(results, bots, dict(request.query_params))
+    except shown.BadQuery as e:
+        return error(400, str(e))
+    if shown.contents_hidden(site.ladder) is None:
+        found = [{**m, "view": f"/matches/{m['match_id']}"} for m in found]
+    return JSONResponse({"version": version, "total": total, "matches": found})
+
+
 def live_run(request: Request) -> Response:
     now = live.read(site_of(request).ladder)
     if now is None:
@@ -197,6 +220,7 @@ def routes() -> list[Route]:
         Route("/api/openapi.json", description),
         Route("/api/standings", standings),
         Route("/api/live", live_run),
+        Route("/api/entries/{name}/matches", entry_matches),
         Route("/api/entries/{name}/versions", submit_version, methods=["POST"]),
         Route("/api/entries/{name}/retire", retire, methods=["POST"]),
         Route("/api/versions/{id:int}", version_state),

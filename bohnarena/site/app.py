@@ -79,8 +79,8 @@ class Guard:
 
 
 @cache
-def _css() -> str:
-    return resources.files(__package__).joinpath("static", "site.css").read_text("utf-8")
+def _static(name: str) -> str:
+    return resources.files(__package__).joinpath("static", name).read_text("utf-8")
 
 
 def _when(t: float) -> str:
@@ -321,8 +321,14 @@ def live_page(request: Request) -> Response:
     )
 
 
-def stylesheet(request: Request) -> Response:
-    return Response(_css(), media_type="text/css", headers={"cache-control": "max-age=3600"})
+def static(request: Request) -> Response:
+    """The site's style sheet and icon (the icon at /favicon.ico too, where
+    a browser looks for it on a page that names none: the viewer's)."""
+    name = request.path_params.get("name", "icon.svg")
+    kind = {"site.css": "text/css", "icon.svg": "image/svg+xml"}.get(name)
+    if kind is None:
+        return PlainTextResponse("Not Found", 404)
+    return Response(_static(name), media_type=kind, headers={"cache-control": "max-age=3600"})
 
 
 class SiteApp(Starlette):
@@ -360,7 +366,8 @@ def make_app(ladder: Path, *, rate: RateLimit | None = None) -> Starlette:
         Route("/downloads/run.json", run_json),
         Route("/downloads/{table}/{name}", download),
         Route("/live", live_page),
-        Route("/static/site.css", stylesheet),
+        Route("/static/{name}", static),
+        Route("/favicon.ico", static),
         *forms.routes(),
         *api.routes(),
     ]

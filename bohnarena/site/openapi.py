@@ -113,6 +113,20 @@ CALLS: list[tuple[str, str, str, dict[str, Any]]] = [
         {"responses": {"200": ("the standings", {"type": "object"})}},
     ),
     (
+        "/api/entries/{name}/matches",
+        "get",
+        "An entry's matches, as `bohnarena matches` finds them: query version (NAME.hash8; "
+        "the newest that played), against, seat, deal, faults=1, sort (id, upset, longest, "
+        "faults, margin), limit (50; at most 500).",
+        {
+            "responses": {
+                "200": ("the matches, the version and how many in all", {"type": "object"}),
+                "400": ("a query it cannot answer", _ERROR),
+                "404": ("no such entry", _ERROR),
+            }
+        },
+    ),
+    (
         "/api/live",
         "get",
         "The run in progress: matches played of planned, its standings as it plays.",

@@ -4,6 +4,8 @@ the strict policy on every response, bot text escaped."""
 
 import json
 
+import pytest
+
 from bohnarena.run.verify import reveal
 
 from .conftest import SITE_MARKS
@@ -29,6 +31,10 @@ PATHS = [
     "/matches/0",
     "/no/such/page",
     "/static/site.css",
+    "/static/icon.svg",
+    "/favicon.ico",
+    "/static/..%2Fapp.py",
+    "/api/entries/ann/matches",
 ]
 
 
@@ -143,3 +149,32 @@ def test_bot_text_is_escaped(site, ladder):
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page and "\\x1b[31m" in page
     r = site.get("/entries/%3Cscript%3Ealert(1)%3C%2Fscript%3E")
     assert r.status == 404 and b"<script>alert" not in r.content
+
+
+@pytest.mark.parametrize(
+    "query, options",
+    [
+        ("", ()),
+        ("sort=longest&limit=3", ("--sort", "longest", "-n", "3")),
+        ("sort=margin&deal=1", ("--sort", "margin", "--deal", "1")),
+        ("sort=upset", ("--sort", "upset")),
+        ("seat=2&against={bob}", ("--seat", "2", "--against", "{bob}")),
+        ("faults=1", ("--faults",)),
+    ],
+)
+def test_an_entrys_matches_are_those_matches_finds(site, query, options):
+    from bohnarena.ladder.catalog import Catalog
+    from tests.ladder.conftest import run
+
+    catalog = Catalog(site.ladder)
+    ann, bob = (catalog.versions(n)[0].bot for n in ("ann", "bob"))
+    catalog.close()
+    options = [o.format(bob=bob) for o in options]
+    found = json.loads(site.get(f"/api/entries/ann/matches?{query.format(bob=bob)}").content)
+    r = run("matches", site.ladder / "results", "--bot", ann, "--json", "-n", "50", *options)
+    assert r.exit_code == 0, r.output
+    expected = json.loads(r.output)
+    assert found["version"] == ann and found["total"] == expected["total"]
+    assert [m["match_id"] for m in found["matches"]] == [m["match_id"] for m in expected["matches"]]
+    page = text(site.get(f"/entries/ann?{query.format(bob=bob)}"))
+    assert f"<p>{expected['total']} matches" in page
