@@ -18,6 +18,7 @@ from ..core.untrusted import lines
 from ..ladder import live
 from ..ladder.catalog import Version
 from ..ladder.settings import LadderError
+from ..store import layout
 from ..store.parts import ResultsError
 from . import shown
 from .app import error, site_of
@@ -106,7 +107,7 @@ def stderr(request: Request) -> Response:
             raise Refused(403, f"a bot's stderr is {hidden}")
     except Refused as e:
         return refused(e)
-    path = shown.results_of(site.ladder) / "bots" / f"{version.bot}.log"
+    path = shown.results_of(site.ladder) / layout.BOT_LOGS / f"{version.bot}.log"
     try:
         with open(path, "rb") as f:
             size = f.seek(0, 2)
