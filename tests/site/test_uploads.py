@@ -114,13 +114,18 @@ def test_an_upload_declared_over_the_limit_is_refused_unread(small):
 
 
 def test_a_slow_upload_is_taken_while_the_site_answers(small):
+    """The upload's last bytes wait until a page was served meanwhile: a
+    server that read uploads before answering anything else never serves it."""
     ladder, ann = small
     content_type, body = multipart([("bot", "Slow")], ("slow.py", BOT.format(name="Slow").encode()))
     pieces = [body[i : i + 40] for i in range(0, len(body), 40)]
+    answered = threading.Event()
 
     def slowly():
-        for piece in pieces:
-            time.sleep(2.0 / len(pieces))
+        for i, piece in enumerate(pieces):
+            if i == len(pieces) - 1:
+                answered.wait(60)
+            time.sleep(0.05)
             yield piece
 
     with serve(ladder) as site:
@@ -132,11 +137,14 @@ def test_a_slow_upload_is_taken_while_the_site_answers(small):
 
         thread = threading.Thread(target=upload)
         thread.start()
-        time.sleep(0.5)
-        start = time.monotonic()
+        deadline = time.monotonic() + 30
+        while not list((ladder / "incoming").glob("*.upload")):  # (its reading begun)
+            assert time.monotonic() < deadline and thread.is_alive()
+            time.sleep(0.05)
         assert site.get("/").status == 200
-        assert time.monotonic() - start < 1.5 and thread.is_alive()  # not served after it
-        thread.join(30)
+        assert "r" not in reply  # (served while the upload was still coming)
+        answered.set()
+        thread.join(60)
     assert reply["r"].status == 202, reply["r"].content
     assert json.loads(reply["r"].content)["state"] == "pending"
 
