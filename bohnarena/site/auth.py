@@ -4,8 +4,9 @@ read afresh from the ladder's token book on every request so that a revoke
 takes effect at once; the forms' CSRF tokens; the site's signing key.
 
 A token is never logged, stored (the book keeps its hash) or sent back:
-the cookie is the token signed, and the key that signs it stays in the
-ladder directory (``site.key``, 0600), where no bot's sandbox shows it."""
+the cookie holds it encrypted (XORed with HMAC-SHA256 in counter mode
+under a fresh nonce) and signed, by a key that stays in the ladder
+directory (``site.key``, 0600), where no bot's sandbox shows it."""
 
 from __future__ import annotations
 
@@ -47,6 +48,19 @@ def _mac(key: bytes, *parts: str) -> str:
     return base64.urlsafe_b64encode(hmac.new(key, text, hashlib.sha256).digest()).decode()
 
 
+def _keystream(key: bytes, nonce: bytes, size: int) -> bytes:
+    """``size`` bytes of HMAC-SHA256 (a pseudorandom function) in counter mode."""
+    blocks = (size + 31) // 32
+    return b"".join(
+        hmac.new(key, b"stream\0" + nonce + i.to_bytes(4, "big"), hashlib.sha256).digest()
+        for i in range(blocks)
+    )[:size]
+
+
+def _xor(data: bytes, stream: bytes) -> bytes:
+    return bytes(a ^ b for a, b in zip(data, stream, strict=True))
+
+
 def bearer(header: str | None) -> str | None:
     """The token of an ``Authorization: Bearer`` header (None: none sent)."""
     if not header:
@@ -65,9 +79,11 @@ def holder_of(ladder: Path, token: str | None) -> Holder | None:
 
 
 def session_cookie(key: bytes, token: str, now: float | None = None) -> str:
-    """The cookie a login sets: the token, when it expires, and their MAC."""
+    """The cookie a login sets: the token encrypted, when it expires, and their MAC."""
     until = str(int((now or time.time()) + SESSION_SECONDS))
-    encoded = base64.urlsafe_b64encode(token.encode()).decode()
+    nonce, data = secrets.token_bytes(16), token.encode()
+    sealed = nonce + _xor(data, _keystream(key, nonce, len(data)))
+    encoded = base64.urlsafe_b64encode(sealed).decode()
     return f"{encoded}.{until}.{_mac(key, 'session', encoded, until)}"
 
 
@@ -81,7 +97,9 @@ def session_token(key: bytes, cookie: str | None, now: float | None = None) -> s
     if not until.isdigit() or int(until) < (now or time.time()):
         return None
     try:
-        return base64.urlsafe_b64decode(encoded.encode()).decode()
+        sealed = base64.urlsafe_b64decode(encoded.encode())
+        nonce, data = sealed[:16], sealed[16:]
+        return _xor(data, _keystream(key, nonce, len(data))).decode()
     except ValueError:
         return None
 

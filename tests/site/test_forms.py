@@ -2,6 +2,7 @@
 cookie), submit a file and retire one's entry; every form refused without
 its CSRF field, a login ended at once by a revoke."""
 
+import base64
 import re
 from urllib.parse import urlencode
 
@@ -83,6 +84,8 @@ def test_log_in_and_the_cookies(site):
     r = browser.log_in(ann)
     session = cookies_set(r)["bohnarena_session"]
     assert "HttpOnly" in session and "SameSite=strict" in session
+    for shown in (ann, base64.urlsafe_b64encode(ann.encode()).decode()[:20]):
+        assert shown not in session  # the token is in it encrypted
     assert ann not in r.content.decode()
     page = browser.get("/").content.decode()
     assert "log out ann" in page and ann not in page
