@@ -82,24 +82,38 @@ def test_the_same_version_twice_is_refused_while_it_waits(staged, tmp_path):
 def test_a_version_whose_check_was_killed_is_pending_again(staged):
     ladder, settings, catalog, version = staged
 
-    def killed(league, entry):  # what a kill leaves: validating, its lock free
+    def stopped(league, entry):  # a stop (SIGTERM, Ctrl-C) while it is checked
         assert catalog.get(version.id).state == "validating"
         lock = ladder / INCOMING / f"{version.token}.lock"
         with open(lock) as f, pytest.raises(BlockingIOError):  # the checker holds it
             fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        raise SystemExit
+        raise KeyboardInterrupt
 
-    with pytest.raises(SystemExit):
-        validate(ladder, settings, catalog, version, killed)
-    # the handler rejected it; a kill -9 would not have: forge what it leaves
+    with pytest.raises(KeyboardInterrupt):
+        validate(ladder, settings, catalog, version, stopped)
+    assert (catalog.get(version.id).state, catalog.get(version.id).reason) == ("pending", DEFERRED)
+    assert (ladder / "bots" / version.hash / "mine.py").is_file()
+    # a kill -9 runs no handler: what it leaves is validating, its lock free
     catalog.set_state(version.id, "validating", DEFERRED)
-    (ladder / "bots" / version.hash).mkdir(parents=True, exist_ok=True)
     with open(ladder / INCOMING / f"{version.token}.lock", "a") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # a checker at work: left alone
         recover(ladder, catalog)
         assert catalog.get(version.id).state == "validating"
     assert recover(ladder, catalog) == []
     assert (catalog.get(version.id).state, catalog.get(version.id).reason) == ("pending", DEFERRED)
+
+
+def test_a_check_that_breaks_rejects_it_as_interrupted(staged):
+    ladder, settings, catalog, version = staged
+
+    def broken(league, entry):
+        raise OSError("no space left")
+
+    with pytest.raises(OSError, match="no space left"):
+        validate(ladder, settings, catalog, version, broken)
+    assert catalog.get(version.id).state == "rejected"
+    assert "interrupted" in catalog.get(version.id).reason
+    assert not (ladder / "bots" / version.hash).exists()
 
 
 def test_recover_changes_no_version_its_holder_just_ended(staged):

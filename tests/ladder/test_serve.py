@@ -173,3 +173,18 @@ def test_a_player_that_ends_is_started_again_and_a_stubborn_one_is_killed(monkey
     keeper.stop()
     assert keeper.process.returncode == -signal.SIGKILL and time.time() - begun < 10
     assert not keeper.watcher.is_alive()
+
+
+@pytest.mark.parametrize("backend", ["local", "dask"])
+def test_play_hands_its_backend_to_each_run(ladder, monkeypatch, backend):
+    from bohnarena.ladder import player
+    from bohnarena.run import execution
+
+    if backend == "dask":
+        pytest.importorskip("distributed", reason="needs the dask extra")
+    made = []
+    monkeypatch.setattr(execution, "DaskBackend", lambda *a: made.append(a) or "a cluster")
+    monkeypatch.setattr(player.Player, "forever", lambda self: made.append(self.backend()) or 0)
+    r = run("ladder", "play", ladder, "--backend", backend, "-j", "3")
+    assert r.exit_code == 0, r.output
+    assert made == ([(None, 3, None), "a cluster"] if backend == "dask" else [None])
