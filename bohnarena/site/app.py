@@ -244,6 +244,7 @@ def entry_page(request: Request) -> Response:
 
 def match_page(request: Request) -> Response:
     """A finished match in the viewer, its own policy sent as the header."""
+    from ..run.replay import Run
     from ..store.parts import ResultsError
     from ..viewer.match import viewer_page
     from ..viewer.page import policy
@@ -252,10 +253,14 @@ def match_page(request: Request) -> Response:
     hidden = shown.contents_hidden(site.ladder)
     if hidden is not None:
         return site.message(request, f"Match {match_id}", f"A match is {hidden}.", 403)
-    try:
-        run = site.matches.run(site.ladder)
+
+    def make(run: Run) -> str:
         row, log = run.match(match_id)
-        html = viewer_page(run.game, run.rules, log, run.info(row, len(log)), run.replies(match_id))
+        info = run.info(row, len(log))
+        return viewer_page(run.game, run.rules, log, info, run.replies(match_id))
+
+    try:
+        html = site.matches.page(site.ladder, match_id, make)
     except ResultsError as e:
         return site.message(request, f"Match {match_id}", str(e), 404)
     return HTMLResponse(html, headers={"content-security-policy": header_policy(policy())})

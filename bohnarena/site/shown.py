@@ -15,7 +15,8 @@ from __future__ import annotations
 import json
 import math
 import threading
-from collections.abc import Mapping
+from collections import OrderedDict
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -34,6 +35,8 @@ from ..store.reading import RunReader
 TABLES = (layout.MATCHES, layout.MOVES, layout.TIMING, layout.EXCHANGES)
 #: The results' other files offered (run.json only as its public part).
 FILES = (layout.MANIFEST, layout.NAMES)
+#: Viewer pages kept made (each some hundreds of kB).
+PAGES = 32
 HIDDEN = (
     "shown when the season's seed is revealed: every match of a deal is dealt from "
     "the same deck all season, so a finished match would show the deck of the "
@@ -143,6 +146,8 @@ class MatchCache:
         self.key: tuple[int, int] | None = None
         self.results: LeagueResults | None = None
         self.opened: Run | None = None
+        #: The last viewer pages made (a match's page is a replay: a second or so).
+        self.pages: OrderedDict[int, str] = OrderedDict()
 
     def _fresh(self, ladder: Path) -> bool:
         """Whether there are results; what was read of older ones forgotten."""
@@ -152,6 +157,7 @@ class MatchCache:
             return False
         if (stat.st_mtime_ns, stat.st_size) != self.key:
             self.key, self.results, self.opened = (stat.st_mtime_ns, stat.st_size), None, None
+            self.pages.clear()
         return True
 
     def get(self, ladder: Path) -> LeagueResults | None:
@@ -171,6 +177,20 @@ class MatchCache:
             if self.opened is None:
                 self.opened = Run.open(results_of(ladder))
             return self.opened
+
+    def page(self, ladder: Path, match_id: int, make: Callable[[Run], str]) -> str:
+        """Match ``match_id``'s viewer page, made by ``make`` unless it is
+        among the last :data:`PAGES` made."""
+        with self.lock:
+            if self._fresh(ladder) and match_id in self.pages:
+                self.pages.move_to_end(match_id)
+                return self.pages[match_id]
+        made = make(self.run(ladder))  # (outside the lock: other pages go on meanwhile)
+        with self.lock:
+            self.pages[match_id] = made
+            while len(self.pages) > PAGES:
+                self.pages.popitem(last=False)
+        return made
 
 
 class BadQuery(ValueError):
