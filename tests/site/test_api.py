@@ -13,7 +13,7 @@ from bohnarena.ladder.submission import validate
 from bohnarena.ladder.tokens import TokenBook
 from bohnarena.run.verify import reveal
 from bohnarena.site.limits import RateLimit
-from tests.ladder.builders import BOT
+from tests.ladder.builders import BOT, wheel
 
 from .conftest import SITE_MARKS, serve, tokens_for
 
@@ -35,7 +35,7 @@ def submit(site, token, entry, name="Mine", filename=None):
     return site.api("POST", f"/api/entries/{entry}/versions", token, [("bot", name)], file)
 
 
-def test_submit_poll_retire(site):
+def test_submit_poll_retire(site, tmp_path):
     ann = site.tokens["ann"]
     r = submit(site, ann, "ann")
     assert r.status == 202, r.content
@@ -60,8 +60,11 @@ def test_submit_poll_retire(site):
     assert r.status == 200 and body(r)["state"] == "retired" and body(r)["id"] == version["id"]
     assert "retired by its holder ann" in body(site.api("GET", version["poll"], ann))["reason"]
     assert site.api("POST", "/api/entries/ann/retire", ann).status == 409
-    # a new entry the holder's pattern names
-    assert submit(site, ann, "ann", "Other").status == 202
+    # a wheel, as `curl -F source=@wheelbot-1.0-py3-none-any.whl` sends it
+    path = wheel(tmp_path, tmp_path / "marker")
+    r = site.api("POST", "/api/entries/ann/versions", ann, file=(path.name, path.read_bytes()))
+    assert r.status == 202 and body(r)["kind"] == "wheel" and body(r)["source"] == path.name
+    assert not (tmp_path / "marker").exists()
 
 
 def test_wrong_token_and_someone_elses_entry(site):
