@@ -15,6 +15,7 @@ from . import (
     replay,
     run,
     schema,
+    serve,
     tune,
     verify,
 )
@@ -33,6 +34,7 @@ __all__ = [
     "replay",
     "run",
     "schema",
+    "serve",
     "tune",
     "verify",
 ]

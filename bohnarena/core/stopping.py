@@ -115,12 +115,13 @@ def noting_stops() -> Iterator[Noted]:
                 signal.signal(s, handler)
 
 
-def die_with_parent() -> None:
-    """In a worker: be killed when the process that started it dies, however
-    it dies (SIGKILL included), so no worker outlives its run."""
-    parent = os.getppid()
+def die_with_parent(signum: int = signal.SIGKILL, parent: int | None = None) -> None:
+    """In a worker: be killed (sent ``signum``) when the process that started
+    it (``parent``, if known) dies, however it dies (SIGKILL included), so no
+    worker outlives its run."""
+    parent = os.getppid() if parent is None else parent
     try:
-        ctypes.CDLL(None).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        ctypes.CDLL(None).prctl(_PR_SET_PDEATHSIG, signum, 0, 0, 0)
     except (OSError, AttributeError):  # not Linux: the pool's own checks remain
         return
     if os.getppid() != parent:  # the parent died before the request took hold

@@ -159,32 +159,42 @@ class Catalog:
         self.db.execute("COMMIT")
 
     def add(
-        self, name: str, digest: str, kind: str, entry: dict[str, Any], source: str, token: str
+        self,
+        name: str,
+        digest: str,
+        kind: str,
+        entry: dict[str, Any],
+        source: str,
+        token: str,
+        reason: str = "",
     ) -> int:
         """A new version of ``name`` (the entry made if new), pending;
         ``token``: its submitter's, whose lock says it still runs (submission.py)."""
-        now = time.time()
+        now, text = time.time(), json.dumps(entry, sort_keys=True)
         with self.transaction() as db:
             db.execute("INSERT OR IGNORE INTO entries VALUES (?, ?)", (name, now))
             cur = db.execute(
                 "INSERT INTO versions"
-                " (name, hash, kind, entry, source, state, submitted, changed, token)"
-                " VALUES (?, ?, ?, ?, ?, 'pending', ?, ?, ?)",
-                (name, digest, kind, json.dumps(entry, sort_keys=True), source, now, now, token),
+                " (name, hash, kind, entry, source, state, reason, submitted, changed, token)"
+                " VALUES (?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?)",
+                (name, digest, kind, text, source, reason, now, now, token),
             )
             assert cur.lastrowid is not None
             return cur.lastrowid
 
-    def set_state(self, version: int, state: str, reason: str = "") -> None:
+    def set_state(self, version: int, state: str, reason: str = "", was: str = "") -> bool:
+        """``was``: only if the version is in that state. Whether it changed."""
         with self.transaction() as db:
-            self._set(db, version, state, reason)
+            return self._set(db, version, state, reason, was)
 
     @staticmethod
-    def _set(db: sqlite3.Connection, version: int, state: str, reason: str) -> None:
-        db.execute(
-            "UPDATE versions SET state = ?, reason = ?, changed = ? WHERE id = ?",
-            (state, reason, time.time(), version),
+    def _set(db: sqlite3.Connection, version: int, state: str, reason: str, was: str = "") -> bool:
+        cur = db.execute(
+            "UPDATE versions SET state = ?, reason = ?, changed = ? WHERE id = ?"
+            + (" AND state = ?" if was else ""),
+            (state, reason, time.time(), version, *([was] if was else [])),
         )
+        return cur.rowcount > 0
 
     def activate(self, version: int) -> Version | None:
         """``version`` active and its entry's active version (returned) retired,
@@ -271,6 +281,11 @@ class Catalog:
                 [(cur.lastrowid, v, s.mu, s.sigma, s.score, s.matches, s.wins) for v, s in ratings],
             )
             return cur.lastrowid
+
+    def last_run(self) -> float | None:
+        """When the last ``ladder run`` ended (None: none has)."""
+        row = self.db.execute("SELECT MAX(finished) FROM runs").fetchone()
+        return None if row is None else row[0]
 
     def history(self, name: str | None = None) -> list[Snapshot]:
         """Each version's rating after each run, oldest run first."""

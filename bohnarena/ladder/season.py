@@ -28,6 +28,7 @@ from ..store import layout
 from ..store.directory import RunDir
 from ..store.reading import RunReader
 from .catalog import Catalog
+from .live import Writer
 from .ratings import season_ranking
 from .served import KIND as URL
 from .settings import LEAGUE, RESULTS, LadderError, Settings
@@ -78,6 +79,7 @@ def run_ladder(
     keeper.lock()  # one ladder run at a time; a submit takes no such lock
     try:
         catalog = Catalog(ladder)
+        live = Writer(ladder)  # (removed once the run's ratings are kept)
         try:
             recover(ladder, catalog)
             started = time.time()
@@ -93,6 +95,7 @@ def run_ladder(
                 home=ladder.resolve(),  # moved, its bots keep their hashes
                 secrets_dir=settings.secrets,
                 follow=conduct.follow,
+                watch=live.update,
             )
             if summary.ranking is not None and not summary.interrupted:
                 # the season's ratings, not the league's: every match it played
@@ -110,6 +113,7 @@ def run_ladder(
                 summary = replace(summary, ranking=season)
             return summary
         finally:
+            live.close()
             catalog.close()
     finally:
         keeper.close()

@@ -18,6 +18,7 @@ LEAGUE = "league.toml"
 RESULTS = "results"
 #: Keys of the ladder's own; every other key is the league's (docs/leagues.md).
 OWN_KEYS = {"isolation", "max_submission_mb", "allow_private", "secrets", "suspend_fault_share"}
+OWN_KEYS |= {"run_every_minutes"}
 #: What a submission may hold besides bytes: key -> (default, most allowed).
 #: Depth stays far below the interpreter's recursion limit: whatever walks
 #: a bot's tree later (os.walk recurses once a level) never meets it.
@@ -35,7 +36,7 @@ DEFAULT_MAX_MB = 50
 DEFAULT_FAULT_SHARE = 0.2
 
 TEMPLATE = """\
-# A ladder (docs/ladder.md). Every key but the last seven is a league file's.
+# A ladder (docs/ladder.md). Every key but the last eight is a league file's.
 name = "{name}"
 game = "bohnanza"
 edition = "classic"
@@ -52,6 +53,7 @@ max_dirs = 2000         #     of nesting it may hold
 max_depth = 32
 allow_private = false   # may a bot submitted as a URL be on a loopback/private address
 suspend_fault_share = 0.2  # a version faulting in more of its matches of a run is suspended
+run_every_minutes = 0   # ladder serve: a run this often besides a new version's (0: none)
 
 [run]
 workers = 0             # 0: all cores
@@ -78,6 +80,9 @@ class Settings:
     max_files: int = COUNTS["max_files"][0]
     max_dirs: int = COUNTS["max_dirs"][0]
     max_depth: int = COUNTS["max_depth"][0]
+    #: ``ladder serve``'s player runs the ladder this often (seconds) even
+    #: when no version became active; 0: only when one did.
+    run_every: float = 0.0
 
     def with_secrets(self, secrets: Path | None) -> Settings:
         """These settings with the secrets directory given on the command line, if any."""
@@ -146,13 +151,18 @@ def parse_settings(data: dict[str, Any], default_name: str, ladder: Path = Path(
     share = data.get("suspend_fault_share", DEFAULT_FAULT_SHARE)
     if not isinstance(share, int | float) or isinstance(share, bool) or not 0 <= share <= 1:
         raise LadderError("ladder.toml: suspend_fault_share must be a number from 0 to 1")
+    every = data.get("run_every_minutes", 0)
+    if not isinstance(every, int | float) or isinstance(every, bool) or not 0 <= every <= 525_600:
+        raise LadderError("ladder.toml: run_every_minutes must be a number from 0 to 525600")
     counts = {}
     for key, (default, most) in COUNTS.items():
         value = data.get(key, default)
         if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= most:
             raise LadderError(f"ladder.toml: {key} must be a whole number from 1 to {most}")
         counts[key] = value
-    settings = Settings(league, isolation, size << 20, allow, home, float(share), **counts)
+    settings = Settings(
+        league, isolation, size << 20, allow, home, float(share), **counts, run_every=every * 60.0
+    )
     try:
         settings.league({"check": {"command": ["true"]}})  # every league key checked
     except LeagueError as e:

@@ -9,7 +9,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from ..core.pages import render
+from ..core.pages import Markup, render
 from ..report.svg import legend, lines
 from ..store.parts import write_text
 from .catalog import Catalog, Snapshot, Version
@@ -66,6 +66,22 @@ def history_page(snapshots: list[Snapshot], title: str, suspended: Sequence[Vers
     score of its newest version that run rated (a dot at each; the table
     names the versions), entries by their last score; the ``suspended``
     versions first, each with why."""
+    chart, entries = history_chart(snapshots)
+    return render(
+        __package__,
+        "history.html",
+        title=title,
+        chart=chart,
+        legend=legend(entries),
+        snapshots=snapshots,
+        when=_when,
+        suspended=suspended,
+    )
+
+
+def history_chart(snapshots: list[Snapshot]) -> tuple[Markup, list[str]]:
+    """The history's plot (each entry's line, in the order of the returned
+    entries: by their last score), as the history page and the site draw it."""
     runs = sorted({s.run for s in snapshots})
     score: dict[tuple[int, str], float] = {}
     for s in snapshots:  # (in id order within a run: the newest version last)
@@ -83,16 +99,7 @@ def history_page(snapshots: list[Snapshot], title: str, suspended: Sequence[Vers
         xinteger=True,
         dots=True,
     )
-    return render(
-        __package__,
-        "history.html",
-        title=title,
-        chart=chart,
-        legend=legend(entries),
-        snapshots=snapshots,
-        when=_when,
-        suspended=suspended,
-    )
+    return chart, entries
 
 
 def write_history(ladder: Path, catalog: Catalog, title: str) -> Path:

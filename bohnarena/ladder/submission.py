@@ -7,7 +7,12 @@ version all there or not at all; a ``ladder run`` plays only active ones.
 
 A submitter holds a lock (``incoming/<token>.lock``) from staging to its
 verdict: a pending or validating version whose lock is free was left by a
-submitter that was killed, and is rejected by whoever finds it next."""
+submitter that was killed, and is rejected by whoever finds it next.
+
+A submission may instead be left pending (``check=None``: the site's
+upload), marked DEFERRED, for :func:`validate` to check later under the
+same lock (``ladder serve``'s player): one whose checker was killed is
+pending again, not rejected."""
 
 from __future__ import annotations
 
@@ -55,6 +60,8 @@ QUARANTINE = ".quarantine"
 ENTRY_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
 SDIST = (".tar.gz", ".tgz", ".tar", ".zip")
 INTERRUPTED = "its submission was interrupted: submit it again"
+#: The reason a version staged now and checked later carries until its verdict.
+DEFERRED = "waiting for its check"
 
 
 @dataclass
@@ -218,12 +225,18 @@ def _free(path: Path, drop: bool = False) -> bool:
 
 def recover(ladder: Path, catalog: Catalog) -> list[Version]:
     """Versions whose submitter was killed before their verdict, rejected
-    (their files removed), and staging directories nobody holds, removed."""
+    (their files removed; returned), a DEFERRED one whose check was cut
+    short pending again, and staging directories nobody holds, removed."""
     incoming = ladder / INCOMING
     left = []
     for version in catalog.versions(states=("pending", "validating")):
-        if _free(incoming / f"{version.token}.lock"):
-            catalog.set_state(version.id, "rejected", INTERRUPTED)
+        if not _free(incoming / f"{version.token}.lock"):
+            continue
+        # (each change only if the version is as it was read: its holder may have just ended)
+        if version.reason == DEFERRED:  # its files all there: checked again
+            if version.state == "validating":
+                catalog.set_state(version.id, "pending", DEFERRED, was="validating")
+        elif catalog.set_state(version.id, "rejected", INTERRUPTED, was=version.state):
             _drop_files(ladder, catalog, version.hash)
             left.append(version)
     if incoming.is_dir():
@@ -273,14 +286,16 @@ def submit(
     source: str,
     bot: str | None,
     command: str | None,
-    check: Callable[[League, BotEntry], Verdict],
+    check: Callable[[League, BotEntry], Verdict] | None,
     token_env: str | None = None,
     token_file: str | None = None,
 ) -> tuple[Version, Version | None]:
     """Take ``source`` (files, or the URL of a bot served over HTTP, whose
     token is in ``token_env`` or ``token_file``) as the new version of
     ``name``: (it, the version it retired). Raises SubmissionError
-    (Rejected after its check)."""
+    (Rejected after its check). ``check`` None: the version is left
+    pending (staged, hashed and recorded, nothing of it run) for a later
+    :func:`validate`."""
     if not ENTRY_NAME.match(name):
         raise SubmissionError(
             f"entry name {name!r} must be letters, digits, '_' or '-' (at most 64; "
@@ -310,44 +325,96 @@ def submit(
                 staged = stage(source, bot, command, settings, tree)
                 how = f"{staged.kind} {sorted(staged.entry.items())}"
                 digest, shown = tree_hash(tree, how), Path(source).name
-            same = [v for v in catalog.versions(name, ("active",)) if v.hash == digest]
-            if same:
-                raise SubmissionError(f"{name} already has this version active: {same[0].bot}")
-            if served:
-                _served_once(catalog, name, staged.entry["url"])
+            why = _taken(catalog, name, digest, staged.entry.get("url") if served else None)
+            if why:
+                raise SubmissionError(why)
             if not served:
                 _keep(tree, bot_dir(ladder, digest))
         finally:
             discard(tree)
-        vid = catalog.add(name, digest, staged.kind, staged.entry, shown, token)
-        version = catalog.get(vid)
-        try:
-            catalog.set_state(vid, "validating")
-            league = settings.league({version.bot: bot_table(ladder, version, settings)}, ladder)
-            entry = league.bots[version.bot]
-            check_layout(entry, ladder / LEAGUE, ladder / RESULTS)  # it shows nothing of ours
-            verdict = check(league, entry)
-        except BaseException as e:
-            reason = str(e) if isinstance(e, ExposedError) else INTERRUPTED
-            catalog.set_state(vid, "rejected", reason)
-            _drop_files(ladder, catalog, digest)
+        queued = DEFERRED if check is None else ""
+        vid = catalog.add(name, digest, staged.kind, staged.entry, shown, token, queued)
+        if check is None:
+            return catalog.get(vid), None
+        return _judge(ladder, settings, catalog, catalog.get(vid), check)
+
+
+def validate(
+    ladder: Path,
+    settings: Settings,
+    catalog: Catalog,
+    version: Version,
+    check: Callable[[League, BotEntry], Verdict],
+) -> tuple[Version, Version | None]:
+    """A version :func:`submit` left pending checked now, as ``ladder
+    submit`` checks one: pending -> validating -> active (returned, with the
+    version it retired) or rejected (Rejected raised). Raises
+    SubmissionError if it is pending no more (another validate took it)."""
+    with held(ladder / INCOMING / f"{version.token}.lock"):
+        version = catalog.get(version.id)
+        if version.state != "pending":
+            raise SubmissionError(f"{version.bot} is {version.state}, not pending")
+        why = _taken(catalog, version.name, version.hash, version.entry.get("url"), version.id)
+        if why:  # (since it was staged, an earlier submission was accepted)
+            return _verdict(ladder, catalog, version, Verdict(why))
+        return _judge(ladder, settings, catalog, version, check)
+
+
+def _judge(
+    ladder: Path,
+    settings: Settings,
+    catalog: Catalog,
+    version: Version,
+    check: Callable[[League, BotEntry], Verdict],
+) -> tuple[Version, Version | None]:
+    """A pending ``version`` (its lock held) checked and its verdict kept."""
+    try:
+        # (a deferred one keeps its mark: a killed checker's is pending again, see recover)
+        catalog.set_state(version.id, "validating", version.reason)
+        league = settings.league({version.bot: bot_table(ladder, version, settings)}, ladder)
+        entry = league.bots[version.bot]
+        check_layout(entry, ladder / LEAGUE, ladder / RESULTS)  # it shows nothing of ours
+        verdict = check(league, entry)
+    except BaseException as e:
+        if version.reason == DEFERRED and not isinstance(e, Exception):  # a stop: checked anew
+            catalog.set_state(version.id, "pending", DEFERRED)
             raise
-        if verdict.reason:
-            catalog.set_state(vid, "rejected", verdict.reason)
-            _drop_files(ladder, catalog, digest)
-            raise Rejected(catalog.get(vid), verdict)
-        old = catalog.activate(vid)
-        return catalog.get(vid), old
+        reason = str(e) if isinstance(e, ExposedError) else INTERRUPTED
+        catalog.set_state(version.id, "rejected", reason)
+        _drop_files(ladder, catalog, version.hash)
+        raise
+    return _verdict(ladder, catalog, version, verdict)
 
 
-def _served_once(catalog: Catalog, name: str, url: str) -> None:
+def _verdict(
+    ladder: Path, catalog: Catalog, version: Version, verdict: Verdict
+) -> tuple[Version, Version | None]:
+    if verdict.reason:
+        catalog.set_state(version.id, "rejected", verdict.reason)
+        _drop_files(ladder, catalog, version.hash)
+        raise Rejected(catalog.get(version.id), verdict)
+    old = catalog.activate(version.id)
+    return catalog.get(version.id), old
+
+
+def _taken(catalog: Catalog, name: str, digest: str, url: str | None, other_than: int = 0) -> str:
+    """Why a version (of ``name``, ``digest``; served from ``url``) cannot
+    be taken: the same already active or waiting for its check, or its
+    service another entry's; empty if it can."""
+    for v in catalog.versions(name, ("active", "pending", "validating")):
+        if v.hash == digest and v.id != other_than:
+            return f"{name} already has this version {v.state}: {v.bot}"
+    return "" if url is None else _served_once(catalog, name, url)
+
+
+def _served_once(catalog: Catalog, name: str, url: str) -> str:
     """A service is one entry: under two it would be rated twice and play
     itself. Its own entry may take it again (with its token kept elsewhere)."""
     for v in catalog.versions(states=("active", "validating")):
         if v.kind == URL and v.name != name and v.entry["url"] == url:
-            raise SubmissionError(
-                f"{url} is served as {v.bot} already: submit it as {v.name}, or retire that first"
-            )
+            instead = f"submit it as {v.name}, or retire that first"
+            return f"{url} is served as {v.bot} already: {instead}"
+    return ""
 
 
 def _keep(tree: Path, home: Path) -> None:

@@ -30,6 +30,7 @@ from ..rating.stats import (
 )
 from ..rating.stats import per_bot_matches as by_match
 from ..rating.statstables import elo_table
+from ..run.verify import public_meta
 from ..store import layout
 from ..store.faultlog import described, fault_reasons
 from ..store.parts import write_text
@@ -340,8 +341,7 @@ def fault_lines(r: LeagueResults, order: list[str]) -> list[tuple[str, list[str]
 
 
 def settings(r: LeagueResults) -> dict[str, Any]:
-    # a secret seed and its salt stay secret (until `reveal`)
-    meta = {k: v for k, v in r.meta.items() if k not in ("seed", "seed_salt")}
+    meta = public_meta(r.meta)  # a secret seed and its salt stay secret (until `reveal`)
     league_text = (r.path / layout.LEAGUE).read_text("utf-8")
     facts = [
         ["bohnarena", str(meta.get("bohnarena", "?"))],

@@ -51,7 +51,7 @@ from .inorder import COLUMNS as FOLLOW_COLUMNS
 from .inorder import InOrder, Row
 from .provenance import check_workers, preflight, run_facts, source_hash, started_before
 from .rankfiles import _try_write_errors, errors_json, keep_curve, rated_before, write_ranking
-from .standings import Standings
+from .standings import Standings, Watch
 from .supervise import BatchLost
 from .worker import BatchTask, built, play_batch
 
@@ -192,6 +192,7 @@ def run_league(
     home: Path | None = None,
     secrets_dir: Path | None = None,
     note: Callable[[str], None] | None = None,
+    watch: Watch | None = None,
 ) -> RunSummary:
     """Run (or resume) the league of ``path`` (a file, or a parsed league).
 
@@ -202,7 +203,8 @@ def run_league(
     matches (None: standings.every; 0: none). ``home``: where the bots' paths
     are hashed from (a ladder's directory: moved, its bots are the same).
     ``secrets_dir``: the directory of the served bots' token files. ``note``
-    gets the secret seed's commitment before any match is played."""
+    gets the secret seed's commitment before any match is played. ``watch``
+    is told the standings as the run rates its matches (standings.Watch)."""
     league = path if isinstance(path, League) else load_league(path)
     league = with_secrets_dir(league, secrets_dir)
     if moves is not None:
@@ -280,7 +282,15 @@ def run_league(
                         note(f"seed commitment: {kept['seed_commitment']}")
                 check_workers(backend, league)
                 return _run(
-                    league, store, backend, progress, shard, follow, stop_when, standings_every
+                    league,
+                    store,
+                    backend,
+                    progress,
+                    shard,
+                    follow,
+                    stop_when,
+                    standings_every,
+                    watch,
                 )
             finally:
                 backend.close()
@@ -297,6 +307,7 @@ def _run(
     follow: Callable[[Row], None] | None = None,
     stop_when: Callable[[], bool] | None = None,
     standings_every: int | None = None,
+    watch: Watch | None = None,
 ) -> RunSummary:
     for part in store.drop_damaged(league.moves):
         log.warning("part %s does not read: its matches are played again", part)
@@ -318,7 +329,7 @@ def _run(
     # A grown league's (or a resumed run's) first matches were rated by the
     # run that kept their curve: rating goes on from there.
     results = Results(list(league.bots), rated_before(store, plan, done, ids))
-    standings = Standings(results.rater, summary.total, standings_every)
+    standings = Standings(results.rater, summary.total, standings_every, watch)
 
     def rate_and_follow(row: Row) -> None:
         if not plan.stands(row["table"], row["deal"]):  # a removed bot's: out of the standings
@@ -370,6 +381,7 @@ def _run(
         dynamic_ncols=True,
     )
     standings.under(bar)
+    standings.tell()
     timings = Timings(list(league.bots))  # the workers' summaries: the report reads no timing file
     try:
         Dispatcher(backend, store, summary, bar, inorder, stop_when, timings).run(tasks)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 import os
 import time
+from collections.abc import Callable
 from typing import IO
 
 from tqdm import tqdm
@@ -25,6 +26,10 @@ TOP = 8
 REFRESH_SECONDS = 0.5
 #: The clock is read once per this many matches rated.
 CHECK_EVERY = 8
+#: A watcher is told at most this often (and after the last match).
+WATCH_SECONDS = 1.0
+#: A watcher of the standings: (matches rated, matches planned, the standings, best first).
+Watch = Callable[[int, int, list[BotStanding]], None]
 
 
 def every(total: int) -> int:
@@ -67,11 +72,14 @@ def room(fp: IO[str]) -> int:
 class Standings:
     """Told of each match the run's rater rates (:meth:`rated`)."""
 
-    def __init__(self, rater: Rater, total: int, log_every: int | None = None) -> None:
+    def __init__(
+        self, rater: Rater, total: int, log_every: int | None = None, watch: Watch | None = None
+    ) -> None:
         self.rater, self.total = rater, total
         self.log_every = every(total) if log_every is None else log_every
         self.lines: list[tqdm] = []
         self.due = 0.0
+        self.watch, self.watch_due = watch, 0.0
 
     def under(self, bar: tqdm) -> None:
         """Show the table under ``bar`` when it shows (a terminal, or asked)
@@ -100,6 +108,16 @@ class Standings:
             log.info("%s", line(self.rater, self.total))
         if self.lines and count % CHECK_EVERY == 0 and time.monotonic() >= self.due:
             self.draw()
+        if self.watch is not None and (count == self.total or time.monotonic() >= self.watch_due):
+            self.tell()
+
+    def tell(self) -> None:
+        """The watcher told the standings now (none before the rater is ready)."""
+        if self.watch is None:
+            return
+        self.watch_due = time.monotonic() + WATCH_SECONDS
+        ranked = self.rater.ranking().standings if self.rater.ready else []
+        self.watch(self.rater.count if self.rater.ready else 0, self.total, ranked)
 
     def draw(self) -> None:
         self.due = time.monotonic() + REFRESH_SECONDS

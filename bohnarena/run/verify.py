@@ -25,6 +25,13 @@ from .replay import verify_all
 
 #: The public file that reveals a secret seed, beside run.json.
 REVEAL = "reveal.json"
+#: What of run.json stays secret until `reveal`: the seed and its salt.
+SECRET = ("seed", "seed_salt")
+
+
+def public_meta(meta: dict[str, Any]) -> dict[str, Any]:
+    """run.json as it may be shown before `reveal`: without the seed and its salt."""
+    return {k: v for k, v in meta.items() if k not in SECRET}
 
 
 def _run_meta(path: Path) -> dict[str, Any]:

@@ -34,6 +34,7 @@ from ..core.stopping import die_with_parent, private_memory
 from ..league.schedule import MatchSpec
 from ..referee import pulse
 from ..referee.limits import Limits, Watchdog
+from ..store import layout
 from ..store.directory import RunDir
 from ..store.logbook import (
     MatchRow,
@@ -354,7 +355,7 @@ class _Batch:
         self.task = task
         self.game = get_game(task.game)
         self.rules = self.game.rules(task.edition, task.players, task.rules)
-        self.logs_dir = Path(task.spool) / "bots" if task.spool else None
+        self.logs_dir = Path(task.spool) / layout.BOT_LOGS if task.spool else None
         self.rows: list[MatchRow] = []
         #: The moves, column by column: each match's records go in as it ends.
         self.moves = MovesLog(self.game.layout, self.game.columns)

@@ -21,6 +21,8 @@ RUN_LOG = "run.log"
 RANKING_CSV = "ranking.csv"
 RANKING_JSON = "ranking.json"
 RANKING_MD = "ranking.md"
+#: Each bot's stderr over a run's matches (``<bot>.log``), as its processes write it.
+BOT_LOGS = "bots"
 #: The folders of Parquet parts: one row per match, per record, per timed
 #: decision, per decision put to a seat that plays in words.
 MATCHES = "matches"

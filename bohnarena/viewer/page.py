@@ -42,20 +42,26 @@ def script_json(data: Any) -> str:
     return text
 
 
-def page(title: str, film: dict[str, Any]) -> str:
-    """The viewer page of a film (:meth:`.film.Film.as_json`)."""
+@cache
+def policy() -> str:
+    """The page's Content-Security-Policy (a site serving it sends it as a header too)."""
     css, js = _static("viewer.css"), _static("viewer.js")
-    policy = (
+    return (
         f"default-src 'none'; style-src {_sha256(css)}; script-src {_sha256(js)}; "
         "base-uri 'none'; form-action 'none'"
     )
+
+
+def page(title: str, film: dict[str, Any]) -> str:
+    """The viewer page of a film (:meth:`.film.Film.as_json`)."""
+    css, js = _static("viewer.css"), _static("viewer.js")
     # Markup as it is: the policy and the static files are ours, and the film
     # is JSON made safe inside a script element (which takes no HTML escape).
     return render(
         __package__,
         "viewer.html",
         title=title,
-        policy=Markup(policy),
+        policy=Markup(policy()),
         css=Markup(css),
         js=Markup(js),
         film=Markup(script_json(film)),

@@ -1,7 +1,15 @@
+import sys
+
+import pyarrow.parquet as pq
 import pytest
 from click.testing import CliRunner
 
 from bohnarena.cli import cli
+from bohnarena.ladder.catalog import Catalog
+from bohnarena.ladder.settings import load_settings
+from bohnarena.ladder.submission import submit
+
+from .builders import file_bot
 
 
 def run(*args):
@@ -38,6 +46,40 @@ def processes(ladder, tmp_path):
         submit(ladder, settings, catalog, name, bot, None, None, lambda *_: Verdict())
     catalog.close()
     return ladder
+
+
+LADDER = [sys.executable, "-m", "bohnarena", "ladder"]
+
+
+@pytest.fixture
+def field(ladder, tmp_path):
+    """A ladder of four accepted file bots run as processes, one match a batch."""
+    text = (
+        (ladder / "ladder.toml")
+        .read_text()
+        .replace('isolation = "sandbox"', 'isolation = "process"')
+    )
+    (ladder / "ladder.toml").write_text(
+        text.replace("deals = 2 ", "deals = 6 ") + "batch_size = 1\n"
+    )
+    settings, catalog = load_settings(ladder), Catalog(ladder)
+    for i, name in enumerate(["ann", "bob", "cy", "dee"]):
+        submit(ladder, settings, catalog, name, file_bot(tmp_path, f"Bot{i}"), None, None, passed)
+    catalog.close()
+    return ladder
+
+
+def match_ids(ladder):
+    return pq.read_table(ladder / "results" / "matches", columns=["match_id"])[
+        "match_id"
+    ].to_pylist()
+
+
+def passed(league, entry):
+    """A check passed unplayed."""
+    from bohnarena.ladder.check import Verdict
+
+    return Verdict()
 
 
 def join(ladder, name, spec, command=None):

@@ -8,51 +8,16 @@ tests/ladder/test_season.py plays the sandbox)."""
 import os
 import signal
 import subprocess
-import sys
 import time
 
-import pyarrow.parquet as pq
 import pytest
 
 from bohnarena.ladder.catalog import Catalog
-from bohnarena.ladder.check import Verdict
-from bohnarena.ladder.settings import load_settings
-from bohnarena.ladder.submission import submit
 from bohnarena.store.directory import RunDir
 from tests.support.leagues import kill_9_when
 
 from .builders import file_bot
-from .conftest import run
-
-LADDER = [sys.executable, "-m", "bohnarena", "ladder"]
-
-
-def passed(league, entry):
-    return Verdict()
-
-
-@pytest.fixture
-def field(ladder, tmp_path):
-    """A ladder of four accepted file bots run as processes, one match a batch."""
-    text = (
-        (ladder / "ladder.toml")
-        .read_text()
-        .replace('isolation = "sandbox"', 'isolation = "process"')
-    )
-    (ladder / "ladder.toml").write_text(
-        text.replace("deals = 2 ", "deals = 6 ") + "batch_size = 1\n"
-    )
-    settings, catalog = load_settings(ladder), Catalog(ladder)
-    for i, name in enumerate(["ann", "bob", "cy", "dee"]):
-        submit(ladder, settings, catalog, name, file_bot(tmp_path, f"Bot{i}"), None, None, passed)
-    catalog.close()
-    return ladder
-
-
-def match_ids(ladder):
-    return pq.read_table(ladder / "results" / "matches", columns=["match_id"])[
-        "match_id"
-    ].to_pylist()
+from .conftest import LADDER, match_ids, run
 
 
 def test_two_runs_cannot_both_write(field):

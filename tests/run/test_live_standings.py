@@ -97,3 +97,18 @@ def test_without_a_terminal_the_run_log_has_a_standings_line_every_n_matches(tmp
     r = CliRunner().invoke(cli, ["run", str(path), "--out", str(none), "-j", "1", "--no-report",
                                  "--standings-every", "0"])  # fmt: skip
     assert r.exit_code == 0 and "standings after" not in (none / "run.log").read_text()
+
+
+def test_a_watcher_is_told_the_standings_the_run_computes(tmp_path, monkeypatch):
+    from bohnarena.run import standings
+    from bohnarena.run.dispatch import run_league
+
+    monkeypatch.setattr(standings, "WATCH_SECONDS", 0.0)  # every match (the run is short)
+    path = tmp_path / "live.toml"
+    path.write_text(LEAGUE.format(deals=4))  # 12 matches
+    told = []
+    run_league(path, tmp_path / "o", 1, progress=False, watch=lambda *a: told.append(a))
+    assert [(n, total) for n, total, _ in told] == [(0, 12), *((n, 12) for n in range(1, 13))]
+    assert [s.sigma for s in told[0][2]] == [25 / 3] * 3  # before any match
+    final = read_results(tmp_path / "o").ranking.standings
+    assert [(s.bot, s.mu, s.sigma) for s in told[-1][2]] == [(s.bot, s.mu, s.sigma) for s in final]

@@ -1,0 +1,1 @@
+"""The ladder's site (docs/site.md): its pages, the participants' API."""

@@ -1,0 +1,142 @@
+"""The site's forms: log in with a token (a signed HttpOnly SameSite=Strict
+cookie), submit a file and retire one's entry; every form refused without
+its CSRF field, a login ended at once by a revoke."""
+
+import base64
+import re
+from urllib.parse import urlencode
+
+from bohnarena.ladder.catalog import Catalog
+from bohnarena.ladder.tokens import TokenBook
+from tests.ladder.builders import BOT
+
+from .conftest import SITE_MARKS, multipart
+
+pytestmark = SITE_MARKS
+
+FORM = "application/x-www-form-urlencoded"
+
+
+def headers_of(r):
+    return [(k.decode().lower(), v.decode()) for k, v in r.headers]
+
+
+def cookies_set(r):
+    return {v.split("=", 1)[0]: v for k, v in headers_of(r) if k == "set-cookie" and "=" in v}
+
+
+class Browser:
+    """Cookies kept as a browser keeps them for one site; the CSRF field read off a page."""
+
+    def __init__(self, site):
+        self.site, self.cookies = site, {}
+
+    def _headers(self, extra=None):
+        h = dict(extra or {})
+        if self.cookies:
+            h["Cookie"] = "; ".join(f"{k}={v}" for k, v in self.cookies.items())
+        return h
+
+    def _keep(self, r):
+        for name, line in cookies_set(r).items():
+            value = line.split(";", 1)[0].split("=", 1)[1]
+            if "expires=Thu, 01 Jan 1970" in line or "Max-Age=0" in line or not value.strip('"'):
+                self.cookies.pop(name, None)
+            else:
+                self.cookies[name] = value
+        return r
+
+    def get(self, path):
+        return self._keep(self.site.get(path, self._headers()))
+
+    def csrf(self, path="/login"):
+        page = self.get(path).content.decode()
+        return re.search(r'name="csrf" value="([^"]+)"', page).group(1)
+
+    def post(self, path, fields):
+        body = urlencode(fields).encode()
+        r = self.site.request("POST", path, self._headers({"Content-Type": FORM}), body)
+        return self._keep(r)
+
+    def upload(self, path, fields, file):
+        content_type, body = multipart(fields, file)
+        r = self.site.request("POST", path, self._headers({"Content-Type": content_type}), body)
+        return self._keep(r)
+
+    def log_in(self, token):
+        r = self.post("/login", {"csrf": self.csrf(), "token": token})
+        assert r.status == 303, r.content
+        return r
+
+
+def location(r):
+    return dict(headers_of(r)).get("location")
+
+
+def test_log_in_and_the_cookies(site):
+    ann = site.tokens["ann"]
+    browser = Browser(site)
+    csrf = browser.csrf()
+    line = cookies_set(browser.get("/login")) or {}
+    assert not line  # the CSRF cookie is set once
+    r = browser.post("/login", {"csrf": csrf, "token": "wrong"})
+    assert r.status == 401 and b"wrong" not in r.content
+    r = browser.log_in(ann)
+    session = cookies_set(r)["bohnarena_session"]
+    assert "HttpOnly" in session and "SameSite=strict" in session
+    for shown in (ann, base64.urlsafe_b64encode(ann.encode()).decode()[:20]):
+        assert shown not in session  # the token is in it encrypted
+    assert ann not in r.content.decode()
+    page = browser.get("/").content.decode()
+    assert "log out ann" in page and ann not in page
+    assert browser.get("/submit").status == 200
+
+
+def test_forms_without_their_csrf_field_are_refused(site, ladder):
+    ann = site.tokens["ann"]
+    browser = Browser(site)
+    assert browser.post("/login", {"token": ann}).status == 403
+    stranger = Browser(site)  # a page elsewhere: the field of another browser's cookie
+    assert stranger.post("/login", {"csrf": browser.csrf(), "token": ann}).status == 403
+    browser.log_in(ann)
+    file = ("mine.py", BOT.format(name="Mine").encode())
+    r = browser.upload("/submit", [("entry", "ann"), ("bot", "Mine")], file)
+    assert r.status == 403 and b"did not come from this site" in r.content
+    assert browser.post("/entries/ann/retire", {}).status == 403
+    assert browser.post("/logout", {}).status == 403
+    catalog = Catalog(ladder)
+    assert [v.state for v in catalog.versions("ann")] == ["active"]
+    catalog.close()
+    assert not list((ladder / "incoming").glob("*.upload"))
+
+
+def test_submit_and_retire_through_the_forms(site, ladder):
+    browser = Browser(site)
+    browser.log_in(site.tokens["ann"])
+    csrf = browser.csrf("/submit")
+    file = ("mine.py", BOT.format(name="Mine").encode())
+    r = browser.upload("/submit", [("csrf", csrf), ("entry", "bob"), ("bot", "Mine")], file)
+    assert r.status == 403 and b"may not touch the entry" in r.content
+    r = browser.upload("/submit", [("csrf", csrf), ("entry", "ann"), ("bot", "Mine")], file)
+    assert r.status == 303 and location(r).startswith("/entries/ann#v")
+    page = browser.get("/entries/ann").content.decode()
+    assert "pending" in page and "mine.py" in page and "Retire ann" in page
+    assert "Retire bob" not in browser.get("/entries/bob").content.decode()
+    assert browser.post("/entries/bob/retire", {"csrf": csrf}).status == 403
+    r = browser.post("/entries/ann/retire", {"csrf": csrf})
+    assert r.status == 303
+    catalog = Catalog(ladder)
+    assert [v.state for v in catalog.versions("ann")] == ["retired", "pending"]
+    catalog.close()
+    assert browser.post("/logout", {"csrf": csrf}).status == 303
+    assert location(browser.get("/submit")) == "/login"
+
+
+def test_a_revoke_ends_a_login_at_once(site):
+    browser = Browser(site)
+    browser.log_in(site.tokens["ann"])
+    assert browser.get("/submit").status == 200
+    TokenBook(site.ladder).revoke("ann")
+    r = browser.get("/submit")
+    assert r.status == 303 and location(r) == "/login"
+    assert "log in" in browser.get("/").content.decode()
