@@ -142,7 +142,13 @@ def _backend(name: str, workers: int | None) -> Callable[[], Any]:
     show_default=True,
     help="The address to listen on; anything but loopback belongs behind a TLS reverse proxy.",
 )
-@click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True)
+@click.option(
+    "--port",
+    type=click.IntRange(0, 65535),
+    default=8000,
+    show_default=True,
+    help="The port to listen on.",
+)
 @workers_option
 @backend_option
 @secrets_option
@@ -189,6 +195,8 @@ def _site(ladder: Path) -> tuple[Any, Callable[[Any, str, int], None]]:
 
         make_app = importlib.import_module("bohnarena.site.app").make_app
     except ImportError as e:
+        if (e.name or "").startswith("bohnarena"):  # (an install without the site's code)
+            raise UsageError(f"this bohnarena has no site ({e.name} is missing)") from None
         raise UsageError(f"{SITE_EXTRA} ({e.name or e} is missing)") from None
 
     def run(app: Any, host: str, port: int) -> None:
