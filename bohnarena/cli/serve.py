@@ -8,6 +8,7 @@ import importlib
 import ipaddress
 import os
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -142,7 +143,13 @@ def _backend(name: str, workers: int | None) -> Callable[[], Any]:
     show_default=True,
     help="The address to listen on; anything but loopback belongs behind a TLS reverse proxy.",
 )
-@click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True)
+@click.option(
+    "--port",
+    type=click.IntRange(0, 65535),
+    default=8000,
+    show_default=True,
+    help="The port to listen on.",
+)
 @workers_option
 @backend_option
 @secrets_option
@@ -164,6 +171,7 @@ def serve(
     if backend == "dask":
         _backend(backend, workers)
     app, run = _site(ladder)
+    listening = _listen(host, port)  # (taken before the player starts: a port in use stops here)
     if not _loopback(host):
         echo(
             f"Warning: serving on {host}, not loopback: put it behind a TLS reverse proxy "
@@ -177,24 +185,47 @@ def serve(
     keeper = Keeper(argv)
     keeper.start()
     try:
-        run(app, host, port)
+        run(app, listening)
     finally:
         keeper.stop()
 
 
-def _site(ladder: Path) -> tuple[Any, Callable[[Any, str, int], None]]:
+def _site(ladder: Path) -> tuple[Any, Callable[[Any, socket.socket], None]]:
     """The site's application and how to serve it, or one line naming the extra."""
     try:
         import uvicorn
 
         make_app = importlib.import_module("bohnarena.site.app").make_app
     except ImportError as e:
+        if (e.name or "").startswith("bohnarena"):  # (an install without the site's code)
+            raise UsageError(f"this bohnarena has no site ({e.name} is missing)") from None
         raise UsageError(f"{SITE_EXTRA} ({e.name or e} is missing)") from None
 
-    def run(app: Any, host: str, port: int) -> None:
-        uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="info")).run()
+    def run(app: Any, listening: socket.socket) -> None:
+        host, port = listening.getsockname()[:2]
+        config = uvicorn.Config(app, host=host, port=port, log_level="info")
+        _say(f"the site at http://{f'[{host}]' if ':' in host else host}:{port}/")
+        uvicorn.Server(config).run(sockets=[listening])
 
     return make_app(ladder), run
+
+
+def _listen(host: str, port: int) -> socket.socket:
+    """A socket bound to ``host``:``port`` (uvicorn listens on it), or one line saying why not."""
+    try:
+        family, kind, proto, _, where = socket.getaddrinfo(
+            host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
+        )[0]
+        listening = socket.socket(family, kind, proto)
+    except OSError as e:
+        raise UsageError(f"cannot listen on {host}:{port}: {e.strerror or e}") from None
+    try:
+        listening.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        listening.bind(where)
+    except OSError as e:
+        listening.close()
+        raise UsageError(f"cannot listen on {host}:{port}: {e.strerror or e}") from None
+    return listening
 
 
 def _loopback(host: str) -> bool:

@@ -48,6 +48,20 @@ def test_token_mistakes_are_one_line_exit_2(ladder, tmp_path):
         assert r.exit_code == 2 and said in r.output and r.output.count("\n") == 1, r.output
 
 
+def test_a_port_in_use_is_one_line_exit_2_and_no_player_starts(ladder, monkeypatch):
+    monkeypatch.setattr(serve, "_site", lambda ladder: ("app", lambda *a: pytest.fail("served")))
+    monkeypatch.setattr(serve.Keeper, "start", lambda self: pytest.fail("a player started"))
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        r = run("ladder", "serve", ladder, "--port", port)
+    assert r.exit_code == 2 and r.output.count("\n") == 1, r.output
+    assert f"cannot listen on 127.0.0.1:{port}: " in r.output
+    r = run("ladder", "serve", ladder, "--host", "no-such-host.invalid")
+    assert r.exit_code == 2 and "cannot listen on no-such-host.invalid:8000" in r.output
+
+
 def test_serve_without_the_site_extra_is_one_line_exit_2(ladder, monkeypatch):
     monkeypatch.setitem(sys.modules, "uvicorn", None)  # (an import of it fails)
     r = run("ladder", "serve", ladder)
@@ -61,6 +75,7 @@ def test_serve_without_the_site_extra_is_one_line_exit_2(ladder, monkeypatch):
 def test_serve_warns_off_loopback_and_stops_its_player(ladder, monkeypatch, host, warned):
     seen = []
     monkeypatch.setattr(serve, "_site", lambda ladder: ("app", lambda *a: seen.append(a)))
+    monkeypatch.setattr(serve, "_listen", lambda host, port: (host, port))
     monkeypatch.setattr(serve.Keeper, "start", lambda self: seen.append(self.argv))
     monkeypatch.setattr(serve.Keeper, "stop", lambda self: seen.append("stopped"))
     r = run("ladder", "serve", ladder, "--host", host, "--port", "8123", "-j", "2")
@@ -69,7 +84,7 @@ def test_serve_warns_off_loopback_and_stops_its_player(ladder, monkeypatch, host
     argv, served, stopped = seen
     assert argv[argv.index("play") + 1] == str(ladder) and argv[argv.index("--workers") + 1] == "2"
     assert argv[argv.index("--with-parent") + 1] == str(os.getpid())
-    assert served == ("app", host, 8123) and stopped == "stopped"
+    assert served == ("app", (host, 8123)) and stopped == "stopped"
 
 
 APP = """
