@@ -24,6 +24,7 @@ from typing import IO, Any
 
 from ..core.errors import BotLoadError
 from ..core.plugins import locate
+from ..core.trees import remove
 from ..league.file import BotEntry, League
 from ..league.services import is_url
 from ..sandbox.botfiles import ExposedError, check_layout
@@ -39,7 +40,6 @@ from .unpack import (
     SubmissionError,
     check_name,
     copy_tree,
-    remove,
     single_top,
     tree_hash,
     untar,
