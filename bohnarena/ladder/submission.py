@@ -31,6 +31,7 @@ from ..core.entry import BotEntry
 from ..core.errors import BotLoadError
 from ..core.plugins import locate
 from ..core.services import is_url
+from ..core.trees import remove
 from ..external.botfiles import ExposedError, check_layout
 from ..external.packages import shadowing
 from ..league.file import League
@@ -45,7 +46,6 @@ from .unpack import (
     SubmissionError,
     check_name,
     copy_tree,
-    remove,
     single_top,
     tree_hash,
     untar,

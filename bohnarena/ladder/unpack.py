@@ -4,7 +4,8 @@ path outside the tree, no link, no device, no more than the ladder's
 bytes, files, directories and depth), and the tree hashed. Nothing of it is
 run or imported here, and nothing here recurses once a level (Python
 3.11's ``os.walk`` and ``shutil.rmtree`` do): a tree nested thousands deep
-is refused, and one left from before is walked and removed all the same."""
+is refused, and one left from before is walked, and removed by
+:func:`~bohnarena.core.trees.remove`, all the same."""
 
 from __future__ import annotations
 
@@ -247,42 +248,3 @@ def single_top(tree: Path) -> Path:
     if len(found) != 1 or not found[0].is_dir():
         raise SubmissionError("an sdist holds one top directory (name-version/), this one does not")
     return found[0]
-
-
-def remove(tree: Path) -> None:
-    """``tree`` removed, one directory open at a time and by names relative
-    to it (however deep the tree, however long its paths): raises OSError
-    when something of it cannot be removed."""
-    if not tree.is_dir() or tree.is_symlink():
-        tree.unlink(missing_ok=True)
-        return
-    fd = os.open(tree, _DIRECTORY)
-    below: list[str] = []  # the names walked down from ``tree`` to ``fd``
-    try:
-        while True:
-            sub = None
-            with os.scandir(fd) as entries:
-                for entry in entries:
-                    if entry.is_dir(follow_symlinks=False):
-                        sub = entry.name
-                    else:
-                        os.unlink(entry.name, dir_fd=fd)
-            if sub is not None:  # down into it
-                fd = _swap(fd, os.open(sub, _DIRECTORY, dir_fd=fd))
-                below.append(sub)
-            elif below:  # empty: up again, and it goes
-                fd = _swap(fd, os.open("..", _DIRECTORY, dir_fd=fd))
-                os.rmdir(below.pop(), dir_fd=fd)
-            else:
-                break
-    finally:
-        os.close(fd)
-    tree.rmdir()
-
-
-_DIRECTORY = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
-
-
-def _swap(old: int, new: int) -> int:
-    os.close(old)
-    return new

@@ -12,7 +12,7 @@ from dataclasses import dataclass, fields
 from typing import Any
 
 from ..core.errors import UsageError
-from .pulse import BEAT, Pulse
+from .pulse import BEAT, DUE, HEARD, Pulse
 
 LOG_CAP_FACTOR = 16
 #: Below these no bot can work (a Python interpreter alone maps ~100 MB).
@@ -77,7 +77,9 @@ class Watchdog:
     tick checks the deadline of the call in progress (:meth:`run`) and, past
     it, raises :class:`DecisionTimeout` on every tick until the call
     returns. A bot that swallows them all (a bare ``except:`` in a loop) is
-    given up on after a grace period: see :meth:`_escape`.
+    given up on after a grace period: see :meth:`_escape`. A call that
+    finds the timer silent (no tick for three) arms it again first: a bot
+    that silenced it and returned leaves the next bots their timeouts.
 
     Signals are handled only between bytecodes, so a C call that never
     returns (``sum(range(10**12))``) cannot be interrupted in process. They
@@ -85,16 +87,23 @@ class Watchdog:
     False) and bot calls are timed only after they return.
 
     It also tells a real Ctrl-C from a bot raising KeyboardInterrupt: see
-    :func:`genuine_interrupt`. With a ``pulse``, every tick beats it: the
-    parent that listens sees a worker whose ticks stopped (see pulse.py).
+    :func:`genuine_interrupt`. With a ``pulse``, every tick beats it, and
+    a call notes its deadline there and each tick in it the time: the
+    parent that listens sees a worker whose ticks stopped, sooner when they
+    stopped in a call past its deadline (a bot that silenced the timer, or
+    sits in C code: see pulse.py). Times are ``time.monotonic()``'s, the
+    clock the parent reads too.
     """
 
     TICK = 0.05
 
     def __init__(self, pulse: Pulse | None = None) -> None:
         self.pulse = pulse
-        self.deadline: float | None = None  # perf_counter time; None: no call in progress
+        self._cells = None if pulse is None else pulse.cells
+        self._times = None if pulse is None else pulse.times
+        self.deadline: float | None = None  # monotonic time; None: no call in progress
         self.give_up = 0.0  # past this the call is abandoned
+        self.heard = 0.0  # when the timer last ticked
         self.abandoned = False  # the current (or last) call was given up on
         self.interrupted = False  # a real SIGINT arrived (seen only when guards_sigint)
         self.guards_sigint = False
@@ -105,8 +114,8 @@ class Watchdog:
 
     def __enter__(self) -> Watchdog:
         if threading.current_thread() is threading.main_thread():
-            self._previous = signal.signal(signal.SIGALRM, self._alarm)
-            signal.setitimer(signal.ITIMER_REAL, self.TICK, self.TICK)
+            self._previous = signal.getsignal(signal.SIGALRM)
+            self._arm()
             self.active = True
             # Only where Ctrl-C would raise KeyboardInterrupt anyway (not in
             # pool workers, which ignore SIGINT): note that it really came.
@@ -130,23 +139,43 @@ class Watchdog:
         """``fn(*args)``, interrupted ``seconds`` from now; given up on
         ``grace`` seconds after that. The alarm never raises in this frame
         itself (see :meth:`_alarm`), so the deadline is always cleared."""
-        now = time.perf_counter()
+        now = time.monotonic()
+        if now - self.heard > _SILENT:  # silenced (by a bot's call before): armed again
+            self._arm()
         self.give_up = now + seconds + grace
         self.abandoned = False
-        self.deadline = now + seconds
+        self.deadline = deadline = now + seconds
+        times = self._times
+        if times is not None:  # (a bot's call past it must tick: see pulse.py)
+            times[DUE] = deadline
         try:
             return fn(*args)
         finally:
             self.deadline = None
+            if times is not None:
+                times[DUE] = 0.0
             if self.abandoned:
                 sys.settrace(self._trace_before)
 
+    def _arm(self) -> None:
+        """The timer ticking into this watchdog, from now."""
+        signal.signal(signal.SIGALRM, self._alarm)
+        signal.setitimer(signal.ITIMER_REAL, self.TICK, self.TICK)
+        self.heard = time.monotonic()
+        if self._times is not None:
+            self._times[HEARD] = self.heard
+
     def _alarm(self, signum: int, frame: Any) -> None:
-        if self.pulse is not None:
-            self.pulse.cells[BEAT] += 1
-        if self.deadline is None or frame is None or frame.f_code in _OWN_CODE:
-            return  # no call in progress, or not in the bot's code (never in run() itself)
-        now = time.perf_counter()
+        self.heard = now = time.monotonic()
+        cells = self._cells
+        if cells is not None:
+            cells[BEAT] += 1
+        if self.deadline is None:
+            return  # no call in progress
+        if self._times is not None:
+            self._times[HEARD] = now
+        if frame is None or frame.f_code in _OWN_CODE:
+            return  # not in the bot's code (never in run() itself)
         if now <= self.deadline:
             return
         if now > self.give_up:
@@ -187,10 +216,19 @@ class Watchdog:
         raise KeyboardInterrupt
 
 
+#: No tick for this long (three ticks): the timer was silenced.
+_SILENT = 3 * Watchdog.TICK
 _RUN_CODE = Watchdog.run.__code__
 _OWN_CODE = frozenset(
     f.__code__
-    for f in (Watchdog.run, Watchdog._alarm, Watchdog._escape, Watchdog._raise, Watchdog._interrupt)
+    for f in (
+        Watchdog.run,
+        Watchdog._arm,
+        Watchdog._alarm,
+        Watchdog._escape,
+        Watchdog._raise,
+        Watchdog._interrupt,
+    )
 )
 
 

@@ -18,7 +18,6 @@ When neither pairing finds anything, :func:`why_unpaired` says why.
 
 from __future__ import annotations
 
-import json
 import re
 import tomllib
 from collections import Counter
@@ -28,7 +27,10 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+import tomli_w
+
 from ..core.entry import NAME
+from ..core.errors import UsageError
 from ..core.services import cli_table, is_url
 from ..league.file import League, parse_league
 from ..rating.paired import Estimate, Running, Sprt
@@ -237,10 +239,15 @@ def pair_up(
 def bot_names(specs: Iterable[str], taken: Iterable[str] = ()) -> list[tuple[str, str]]:
     """(league name, spec) for each ``NAME=SPEC`` or ``SPEC``: a spec's name
     is itself when it can be one, else its class (or file) name; repeated
-    names get -2, -3, ..."""
+    names get -2, -3, ... A spec holding bytes that are not UTF-8 (a
+    file's name) is refused: no league file can hold it."""
     used = set(taken)
     out = []
     for given in specs:
+        try:
+            given.encode()
+        except UnicodeEncodeError:
+            raise UsageError(f"bot {given!r} holds bytes that are not UTF-8: rename it") from None
         name, sep, spec = given.partition("=")
         if not sep or ":" in name:
             name, spec = "", given
@@ -258,15 +265,6 @@ def bot_names(specs: Iterable[str], taken: Iterable[str] = ()) -> list[tuple[str
     return out
 
 
-def toml_value(value: Any) -> str:
-    """A rule option's value as TOML (json's strings, numbers and lists are TOML's)."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, list):
-        return "[" + ", ".join(map(toml_value, value)) + "]"
-    return json.dumps(value)
-
-
 def league_text(
     a: tuple[str, str],
     b: tuple[str, str],
@@ -277,30 +275,21 @@ def league_text(
     moves: bool = False,
 ) -> str:
     """The league file of a comparison: format ``paired``, A the hero, B the
-    challenger. The same arguments give the same text, so running the same
+    challenger. Written by a TOML writer, so that any spec reads back as
+    itself (json wrote an emoji as two escaped surrogates, which TOML
+    forbids). The same arguments give the same text, so running the same
     comparison again resumes it."""
     head = {**settings, "format": "paired", "hero": a[0], "challenger": b[0]}
-    lines = [f"{k} = {toml_value(v)}" for k, v in head.items()]
-    if rules:
-        lines += ["", "[rules]", *(f"{k} = {toml_value(v)}" for k, v in rules.items())]
-    lines += ["", "[run]", f"batch_size = {batch_size}", f"moves = {toml_value(moves)}"]
-    lines += ["", "[bots]", *(f"{_key(n)} = {_bot_value(s)}" for n, s in (a, b, *opponents))]
-    return "\n".join(lines) + "\n"
+    league: dict[str, Any] = {**head, **({"rules": dict(rules)} if rules else {})}
+    league["run"] = {"batch_size": batch_size, "moves": moves}
+    league["bots"] = {n: _bot_value(s) for n, s in (a, b, *opponents)}
+    return tomli_w.dumps(league)
 
 
-def _key(name: str) -> str:
-    """A bot's name as a TOML key: bare where it can be (as comparisons have
-    always written it, so they resume), else quoted (a dot would nest it)."""
-    return name if re.fullmatch(r"[A-Za-z0-9_-]+", name) else json.dumps(name)
-
-
-def _bot_value(spec: str) -> str:
+def _bot_value(spec: str) -> str | dict[str, Any]:
     """A bot's value in a comparison's league file: its spec, or the table
     of a URL given on the command line (core/services.py)."""
-    if not is_url(spec):
-        return json.dumps(spec)
-    pairs = (f"{k} = {toml_value(v)}" for k, v in cli_table(spec).items())
-    return "{ " + ", ".join(pairs) + " }"
+    return cli_table(spec) if is_url(spec) else spec
 
 
 def compare_league(
@@ -334,7 +323,6 @@ def deal_major(results: str | Path) -> bool:
 
 def compare_results(results: str, a: str, b: str, test: Any, metric: str) -> Any:
     """Pair A's and B's matches in an existing results directory."""
-    from ..core.errors import UsageError
     from ..store.audited import open_run
     from ..store.parts import read_again
     from .inorder import COLUMNS as FOLLOW_COLUMNS

@@ -54,7 +54,8 @@ class BatchLost(BohnarenaError):
     for going silent (``timeout``: fault types, faults.py) while playing ``match``; ``in_call`` is
     whose call was in progress, (seat, call), when a diagnostic play noted
     it. ``signalled``: another process may have done it (it died of a
-    signal, or went silent because a signal stopped it)."""
+    signal, or went silent because a signal stopped it). ``silence``: how
+    it was silent (the listener's words), when it was stopped."""
 
     def __init__(
         self,
@@ -64,10 +65,11 @@ class BatchLost(BohnarenaError):
         match: int | None,
         said: str,
         signalled: bool,
+        silence: str = "",
     ) -> None:
-        super().__init__(how, ended, in_call, match, said, signalled)
+        super().__init__(how, ended, in_call, match, said, signalled, silence)
         self.how, self.ended, self.in_call, self.match = how, ended, in_call, match
-        self.said, self.signalled = said, signalled
+        self.said, self.signalled, self.silence = said, signalled, silence
 
     def __str__(self) -> str:
         where = "" if self.match is None else f" playing match {self.match}"
@@ -85,9 +87,9 @@ class BatchLost(BohnarenaError):
         if self.signalled and any(s != seat for s in signallers):
             return None
         if self.how == TIMEOUT:
+            silence = self.silence or f"for {quiet_seconds(limits):g} s"
             fault = (
-                f"{TIMEOUT}: its worker went silent for {quiet_seconds(limits):g} s in this call;"
-                " given up for this match"
+                f"{TIMEOUT}: its worker went silent {silence} in this call; given up for this match"
             )
         else:
             fault = f"{CRASH}: its worker process {self.ended} in this call"
@@ -158,15 +160,14 @@ def watched(task: Any) -> tuple[list[Any], BatchLost | None]:
         tail = err.decode(errors="replace").strip().splitlines()[-1:]
         lost = BatchLost(
             TIMEOUT if hung else CRASH,
-            (
-                f"went silent for {quiet_seconds(task.limits):g} s and was stopped"
-                if hung
-                else describe_exit(proc.returncode)
-            ),
+            f"went silent {listener.silence} and was stopped"
+            if hung
+            else describe_exit(proc.returncode),
             pulse.in_call(),
             pulse.match,
             "" if hung or not tail else tail[0],
             stopped if hung else proc.returncode < 0,
+            listener.silence if hung else "",
         )
         return results, lost
 

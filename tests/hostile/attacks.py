@@ -134,3 +134,34 @@ class Remembers(Bot):
     def plant_second(self, view):
         Path("/tmp/mark").write_text("here")
         return False
+
+
+class Nests(Bot):
+    """Leaves a tree in /tmp nested deeper than the recursion limit (its
+    supervisor empties /tmp after each match), and says which supervisor
+    (pid 1, by its start time) served each match."""
+
+    def start(self, seat, rules, rng):
+        super().start(seat, rules, rng)
+        if Path("/tmp/deep").exists():
+            report("GOT a tree from an earlier match")
+        with open("/proc/1/stat") as f:
+            report(f"supervisor started at {f.read().rsplit(')', 1)[1].split()[19]}")
+        self.nested = False
+
+    def plant_second(self, view):
+        if not self.nested:
+            self.nested = True
+            depth, fd = 0, os.open("/tmp", os.O_RDONLY)
+            try:  # by names relative to a directory: no path grows past PATH_MAX
+                for _ in range(targets().get("depth", 2000)):
+                    os.mkdir("deep", dir_fd=fd)
+                    fd, old = os.open("deep", os.O_RDONLY, dir_fd=fd), fd
+                    os.close(old)
+                    depth += 1
+                os.close(os.open("leaf", os.O_CREAT | os.O_WRONLY, dir_fd=fd))
+            except OSError as e:
+                report(f"stopped: {e}")
+            os.close(fd)
+            report(f"nested {depth}")
+        return False

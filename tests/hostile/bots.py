@@ -157,6 +157,18 @@ class SwallowsTimeoutBusy(Bot):
                 continue
 
 
+class SilencesTheWatchdog(Bot):
+    """Stops the watchdog's timer, ignores its signal, and loops for ever."""
+
+    def plant_second(self, view):
+        import signal
+
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, signal.SIG_IGN)
+        while True:
+            pass
+
+
 class SpendsBank(Bot):
     """Each decision fits the decision limit; together they overrun the bank."""
 

@@ -103,6 +103,27 @@ def test_a_bot_that_swallows_the_timeout_is_given_up_on(tmp_path, hostile):
 
 
 @pytest.mark.slow
+def test_a_bot_that_silences_the_watchdog_is_stopped_soon_after_its_deadline(tmp_path):
+    """It stops the timer and loops: the worker is stopped once the call is
+    1 s past its deadline without a tick (not after the 3 x 0.5 + 5 s of
+    silence any worker may keep), and each match played again with that
+    call a timeout and a forfeit."""
+    texts, all_forfeit = run(tmp_path, "SilencesTheWatchdog")
+    assert all_forfeit
+    assert (
+        texts
+        == [
+            (
+                "plant_second",
+                "timeout: its worker went silent for 1 s past the deadline in this call;"
+                " given up for this match",
+            )
+        ]
+        * 3
+    )
+
+
+@pytest.mark.slow
 def test_a_spent_time_bank_forfeits(tmp_path):
     texts, all_forfeit = run(tmp_path, "SpendsBank", bank=1)
     assert all_forfeit
@@ -383,6 +404,40 @@ def test_each_deadline_is_the_decision_limit_or_the_bank_left():
         assert not s.forfeits(1)
         assert s.decide("plant_second", None, ()) == (None, "timeout: time bank of 0.3 s spent")
         assert s.forfeits(2) and time.perf_counter() - start < 1.0
+
+
+class Silences(Bot):
+    """Stops the watchdog's timer, ignores its signal, and answers at once."""
+
+    def plant_second(self, view):
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, signal.SIG_IGN)
+        return False
+
+
+class Interrupted(Bot):
+    """Sleeps past its deadline; notes whether the watchdog interrupted it."""
+
+    seen = False
+
+    def plant_second(self, view):
+        try:
+            time.sleep(5)
+        except DecisionTimeout:
+            Interrupted.seen = True
+            raise
+        return False
+
+
+def test_a_bot_that_silences_the_watchdog_and_answers_leaves_the_next_bots_their_timeouts():
+    before = signal.getsignal(signal.SIGALRM)
+    with Watchdog() as dog:
+        assert seat(Silences(), dog).decide("plant_second", None, ()) == (False, None)
+        time.sleep(0.2)  # (longer than three ticks: the next call finds the timer silent)
+        slow = seat(Interrupted(), dog, decision_seconds=0.2)
+        assert slow.decide("plant_second", None, ()) == (None, "timeout: no answer within 0.2 s")
+        assert Interrupted.seen  # interrupted at its deadline, not timed after 5 s
+    assert signal.getsignal(signal.SIGALRM) == before  # and left as it was found
 
 
 def test_a_late_answer_is_void_even_without_the_watchdog():

@@ -11,12 +11,13 @@ import zipfile
 
 import pytest
 
+from bohnarena.core.trees import remove
 from bohnarena.ladder import submission
 from bohnarena.ladder.catalog import Catalog
 from bohnarena.ladder.check import Verdict
 from bohnarena.ladder.settings import load_settings
 from bohnarena.ladder.submission import INCOMING, QUARANTINE, submit
-from bohnarena.ladder.unpack import SubmissionError, remove, tree_hash
+from bohnarena.ladder.unpack import SubmissionError, tree_hash
 
 from .builders import BOT, file_bot
 

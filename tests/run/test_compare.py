@@ -12,7 +12,7 @@ from click.testing import CliRunner
 from bohnarena.cli import cli
 from bohnarena.league.file import parse_league
 from bohnarena.rating.paired import Estimate, Running, Sprt, t_cdf, t_quantile
-from bohnarena.run.compare import bot_names, pair_up, why_unpaired
+from bohnarena.run.compare import bot_names, compare_league, league_text, pair_up, why_unpaired
 from tests.support.leagues import HERE
 
 SQUANDERER = f"{HERE / 'edge_bots.py'}:Squanderer"
@@ -186,3 +186,52 @@ def test_compare_on_a_round_robin_with_permutations(league, tmp_path):
 def test_sprt_options_are_checked():
     r = CliRunner().invoke(cli, ["compare", "a", "b", "--sprt", "--h0", "1", "--h1", "0"])
     assert r.exit_code == 2 and "must be above" in r.output
+
+
+#: File names json wrote as TOML cannot read (beyond the BMP: an emoji, as
+#: two escaped surrogates) and others that need escapes or none: quotes,
+#: backslashes, controls, CJK.
+ODD_NAMES = [
+    "😀.py",
+    "\U0001d51f\U0001d52c\U0001d531 𓂀.py",
+    'say "hi".py',
+    "it's.py",
+    "a\\b.py",
+    "tab\tnl\n.py",
+    "\x7f.py",
+    "豆.py",
+]
+
+
+@pytest.mark.parametrize("file", ODD_NAMES)
+def test_a_comparisons_league_file_reads_back_any_spec(file):
+    a, b, *field = bot_names([f"/bots/{file}:Bot", "planner", "random", "http://127.0.0.1:8/"])
+    settings = {"name": "c", "edition": "classic", "players": 3, "deals": 2, "seed": 1}
+    text = league_text(a, b, field, settings, {}, 6, True)
+    assert tomllib.loads(text)["bots"][a[0]] == f"/bots/{file}:Bot"
+    league = compare_league(a, b, field, settings, {})
+    assert league.bots[a[0]].spec == f"/bots/{file}:Bot"
+    assert league.bots["127.0.0.1-8"].service.url == "http://127.0.0.1:8/"
+    assert (league.hero, league.challenger) == (a[0], "planner")
+
+
+def test_a_spec_that_is_not_utf8_is_refused_in_one_line(tmp_path):
+    bad = str(tmp_path) + "/bot\udcff.py:Bot"  # the bytes b"\xff" of a file name
+    r = CliRunner().invoke(cli, ["compare", bad, "planner", "--out", str(tmp_path / "o")])
+    assert r.exit_code == 2 and "not UTF-8" in r.output and len(r.output.splitlines()) == 1
+    assert not (tmp_path / "o").exists()
+
+
+@pytest.mark.slow
+def test_compare_plays_and_resumes_a_bot_whose_file_has_an_emoji_and_quotes(tmp_path):
+    bot = tmp_path / '😀 \U0001d51f\U0001d52c\U0001d531 "q" it\'s.py'
+    bot.write_text((HERE / "edge_bots.py").read_text())
+    out = tmp_path / "out"
+    args = [f"{bot}:Squanderer", "planner", "--against", "random", "-n", "1", "-p", "3"]
+    args += ["-j", "1", "--no-progress", "--out", str(out)]
+    assert "6 matches played now, 0 before" in compare(*args)
+    assert "0 matches played now, 6 before" in compare(*args)  # the same text: it resumes
+    assert (
+        tomllib.loads((out / "league.toml").read_text())["bots"]["Squanderer"]
+        == f"{bot}:Squanderer"
+    )

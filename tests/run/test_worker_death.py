@@ -203,6 +203,27 @@ def test_a_pulse_is_judged_on_the_listeners_clock():
     assert not ear.stalled(now=200.0)
 
 
+def test_a_call_past_its_deadline_without_a_tick_is_heard_at_once():
+    """A minute's silence is allowed, yet a call 1 s past its deadline with
+    no tick since is stalled: the watchdog was silenced (or C code holds it
+    off). One that still ticks (interrupting a bot that swallows it) is not."""
+    from bohnarena.referee.pulse import BEAT, DUE, HEARD, QUIET, Listener, Pulse
+
+    pulse = Pulse(bytearray(64))
+    ear = Listener(pulse)
+    pulse.cells[QUIET] = 60_000
+    pulse.playing(0)
+    pulse.times[DUE] = 100.0  # a call due at 100 s (of time.monotonic())
+    assert not ear.stalled(now=99.0) and not ear.stalled(now=100.9)
+    assert ear.stalled(now=101.1) and ear.silence == "for 1 s past the deadline"
+    pulse.times[HEARD], pulse.cells[BEAT] = 100.8, pulse.cells[BEAT] + 1  # it ticks on
+    assert not ear.stalled(now=101.7)
+    assert ear.stalled(now=101.9)
+    pulse.times[DUE] = 0.0  # the call ended: only the minute's silence counts
+    assert not ear.stalled(now=150.0) and ear.stalled(now=161.8)
+    assert ear.silence == "for 60 s"
+
+
 @pytest.mark.slow
 def test_a_bot_that_silences_the_watchdog_and_loops_costs_only_its_match(league, tmp_path):
     """It stops the watchdog's timer, ignores SIGALRM and loops: the parent
@@ -227,7 +248,12 @@ def test_a_bot_that_silences_the_watchdog_and_loops_costs_only_its_match(league,
     assert set(rows) == {0, 1, 2}
     guilty = {i for i, r in rows.items() if r["seats"][0] == "killer"}
     assert len(guilty) == 1
-    charged(out, guilty, "plant_second", "timeout: its worker went silent for 6.5 s in this call")
+    charged(
+        out,
+        guilty,
+        "plant_second",
+        "timeout: its worker went silent for 1 s past the deadline in this call",
+    )
 
 
 @pytest.mark.slow

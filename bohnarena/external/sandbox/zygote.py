@@ -47,7 +47,6 @@ import json
 import os
 import resource
 import select
-import shutil
 import signal
 import socket
 import sys
@@ -56,6 +55,7 @@ import time
 import traceback
 from typing import Any, NoReturn
 
+from ...core.trees import remove
 from .jail import LIB
 
 TMP = "/tmp"
@@ -412,13 +412,10 @@ def _reap(pid: int | None, settle: float, keep: set[int]) -> str | None:
         path = os.path.join(TMP, entry)
         if path == PYCACHE:
             continue
-        if os.path.isdir(path) and not os.path.islink(path):
-            shutil.rmtree(path, ignore_errors=True)
-        else:
-            try:
-                os.unlink(path)
-            except OSError:
-                pass
+        try:  # (without recursion: the bot's tree may be nested thousands deep)
+            remove(path)
+        except OSError:  # what the bot made unremovable stays, and counts against its disk
+            pass
     return ended
 
 

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import tomllib
 
 import pytest
 from click.testing import CliRunner
@@ -36,8 +37,8 @@ def test_compare_a_service_with_the_same_bot_in_process(tmp_path, serve):
     assert verdict["a"].startswith("127.0.0.1-") and verdict["pairs"] == 8
     # Move for move the same bot: every paired difference is nil.
     assert all(f["mean"] == f["sd"] == 0 for f in verdict["figures"].values())
-    text = (tmp_path / "c" / "league.toml").read_text()
-    assert f'{{ spec = "{url}", allow_private = true }}' in text
+    bots = tomllib.loads((tmp_path / "c" / "league.toml").read_text())["bots"]
+    assert bots[verdict["a"]] == {"spec": url, "allow_private": True}
 
 
 @pytest.mark.slow
