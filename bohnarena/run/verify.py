@@ -23,8 +23,7 @@ from ..store.parts import ResultsError, write_text
 from ..store.reading import RunReader
 from .replay import verify_all
 
-#: The public file that reveals a secret seed, beside run.json.
-REVEAL = "reveal.json"
+REVEAL = layout.REVEAL
 
 
 def _run_meta(path: Path) -> dict[str, Any]:

@@ -34,7 +34,6 @@ on it.
 from __future__ import annotations
 
 import fcntl
-import json
 import os
 import shutil
 from dataclasses import replace
@@ -60,6 +59,7 @@ from .parts import (
     write_text,
 )
 from .reading import RunReader
+from .secret import public_seed, write_run
 
 
 def absent(path: Path) -> list[Path]:
@@ -130,7 +130,7 @@ class RunDir(RunReader):
         try:
             write_text(aside / manifest.NAME, Manifest().text())
             write_text(aside / layout.LEAGUE, league_text)
-            write_text(aside / layout.RUN_JSON, json.dumps(meta, indent=2, sort_keys=True))
+            write_run(aside, meta)
             self._lock = self._take(aside)
             if target.exists():  # --restart, or an empty directory: swapped out
                 self._swap(aside, target)
@@ -215,12 +215,14 @@ class RunDir(RunReader):
             if now.get("log_format") != meta["log_format"] or "untimed" not in now:
                 # an older format read on: what it wrote has no timing, and says so
                 now = {**now, "log_format": meta["log_format"], "untimed": self._untimed()}
-                write_text(self.path / layout.RUN_JSON, json.dumps(now, indent=2, sort_keys=True))
+                write_run(self.path, now)
+            elif public_seed(self.path):  # (its seed moved out of run.json)
+                write_run(self.path, now)
         else:  # in a directory that holds other files: run.json last
             if not self.manifest_path.exists():
                 write_text(self.manifest_path, Manifest().text())
             write_text(frozen, league_text)
-            write_text(self.path / layout.RUN_JSON, json.dumps(meta, indent=2, sort_keys=True))
+            write_run(self.path, meta)
         self.clean()
 
     def _untimed(self) -> list[str]:

@@ -3,6 +3,11 @@ spelled, so whatever reads or writes one names it from here."""
 
 #: The run's facts: seeds, versions, bots, source hashes.
 RUN_JSON = "run.json"
+#: A secret seed and its salt while unrevealed: private (mode 0600), never
+#: published; run.json holds only its commitment (docs/fairness.md).
+SECRET = "secret.json"
+#: The seed and salt revealed after the league (public, beside run.json).
+REVEAL = "reveal.json"
 #: The league file as the run was started (a grown league's latest).
 LEAGUE = "league.toml"
 #: The committed parts, one line each (store/manifest.py).

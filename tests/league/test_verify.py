@@ -32,7 +32,9 @@ def played(tmp_path_factory):
 
 
 def meta(out):
-    return json.loads((out / "run.json").read_text())
+    """run.json with the private seed and salt beside it (the organiser's view)."""
+    public = json.loads((out / "run.json").read_text())
+    return public | json.loads((out / "secret.json").read_text())
 
 
 @pytest.mark.slow
@@ -61,11 +63,12 @@ def test_the_commitment_hashes_the_documented_text():
 
 
 def published(out, tmp_path):
-    """A copy of what an organiser publishes: the results directory as is."""
+    """A copy of what an organiser publishes: the results directory without
+    its private file."""
     import shutil
 
     copy = tmp_path / "published"
-    shutil.copytree(out, copy)
+    shutil.copytree(out, copy, ignore=shutil.ignore_patterns("secret.json"))
     return copy
 
 
@@ -176,3 +179,45 @@ def test_the_commitment_is_in_run_json_before_the_first_match(tmp_path):
     run_league(path, out, workers=1, progress=False, note=note)  # a resume says it again
     assert [line for line, _ in seen] == [f"seed commitment: {kept}" for _, kept in seen]
     assert len(seen) == 2 and seen[0] == seen[1]
+
+
+@pytest.mark.slow
+def test_the_secret_seed_stays_out_of_run_json_until_revealed(played, tmp_path):
+    import os
+    import shutil
+    import stat
+
+    out, _ = played
+    public = json.loads((out / "run.json").read_text())
+    assert "seed" not in public and "seed_salt" not in public and "seed_commitment" in public
+    private = json.loads((out / "secret.json").read_text())
+    assert set(private) == {"seed", "seed_salt"}
+    assert stat.S_IMODE(os.stat(out / "secret.json").st_mode) == 0o600
+    # a published copy has no seed: rank refuses it until the reveal
+    copy = tmp_path / "copy"
+    shutil.copytree(out, copy, ignore=shutil.ignore_patterns("secret.json", "reveal.json"))
+    r = invoke("rank", copy)
+    assert r.exit_code != 0 and "no master seed" in r.output
+    r = invoke("verify", copy)
+    assert r.exit_code == 2 and "the seed is not revealed yet" in r.output
+
+
+@pytest.mark.slow
+def test_a_run_json_that_holds_its_seed_still_reads(played, tmp_path):
+    """A results directory of the first slice: the seed in run.json itself."""
+    import shutil
+
+    from bohnarena.run.dispatch import run_league
+
+    old = tmp_path / "old"
+    shutil.copytree(played[0], old, ignore=shutil.ignore_patterns("reveal.json"))
+    both = meta(old)
+    (old / "run.json").write_text(json.dumps(both))
+    (old / "secret.json").unlink()
+    r = invoke("rank", old)
+    assert r.exit_code == 0, r.output
+    league = tmp_path / "v.toml"
+    league.write_text(LEAGUE.format(seed='"secret"'))
+    assert run_league(league, old, workers=1, progress=False).played == 0
+    assert "seed" not in json.loads((old / "run.json").read_text())  # moved out
+    assert meta(old) == both

@@ -10,6 +10,8 @@ from bohnarena.store import layout
 PACKAGE = Path(__file__).resolve().parents[2] / "bohnarena"
 FILES = {
     layout.RUN_JSON,
+    layout.SECRET,
+    layout.REVEAL,
     layout.LEAGUE,
     layout.MANIFEST,
     layout.RATINGS,
