@@ -26,14 +26,22 @@ def reveal_command(results_dir: str) -> None:
 @cli.command("verify")
 @click.argument("results_dir", type=click.Path(file_okay=False))
 @click.option("--seed", type=int, help="The master seed to check, instead of reveal.json's.")
+@click.option(
+    "--head",
+    metavar="HEX",
+    help="A chain head noted earlier (printed after a run): what was published then must "
+    "all still be there, unchanged.",
+)
 @workers_option
-def verify_command(results_dir: str, seed: int | None, workers: int | None) -> None:
+def verify_command(
+    results_dir: str, seed: int | None, head: str | None, workers: int | None
+) -> None:
     """Check a league's published results against its revealed seed: the
     commitment, every match's seed and place in the schedule, none missing,
     every move legal. Exit 0: all good; 1: a check failed."""
     from ..run.verify import verify
 
-    verdict = verify(results_dir, seed, workers or 0)
+    verdict = verify(results_dir, seed, workers or 0, head)
     for line in verdict.failures:
         echo(one(line))
     echo(verdict.summary())

@@ -72,6 +72,8 @@ class RunSummary:
     stopped: bool = False  # ``stop_when`` said enough before every match was played
     exit_code: int = 0  # when interrupted: 130 (Ctrl-C), 143 (SIGTERM), 129 (SIGHUP)
     play_seconds: float = 0.0  # wall time of the playing phase (without ranking and compaction)
+    #: The head of the results' chain after the run (store/chain.py), published in run.json.
+    chain_head: str | None = None
 
     @property
     def complete(self) -> bool:
@@ -393,6 +395,7 @@ def _run(
         for span in spans:
             if span:
                 store.compact(span.start, span.stop - 1)
+    summary.chain_head = store.publish_head()  # (docs/fairness.md: noted, it proves what was)
     if not summary.interrupted:
         # (rated_before checked the kept curve leads: should it not have, the
         # directory is rated afresh rather than ranked on a wrong curve)

@@ -17,7 +17,7 @@ from typing import Any
 
 from ..core.errors import UsageError
 from ..core.seeding import commitment
-from ..store import layout
+from ..store import chained, layout
 from ..store.audited import open_run
 from ..store.parts import ResultsError, write_text
 from ..store.reading import RunReader
@@ -53,9 +53,11 @@ class Verdict:
     failures: list[str] = field(default_factory=list)
     replayed: int = 0
     scheduled: int = 0
+    head: str | None = None  # the chain's (None: results written before chains)
 
     def summary(self) -> str:
         checks = f"{self.replayed} matches replayed of {self.scheduled} the schedule has standing"
+        checks += "; no chain" if self.head is None else f"; chain head {self.head}"
         if not self.failures:
             return f"verified: the seed is the one committed to; {checks}; every check passed"
         return f"{len(self.failures)} checks failed; {checks}"
@@ -73,9 +75,12 @@ def _revealed(path: Path) -> dict[str, Any]:
     return found
 
 
-def verify(path: str | Path, seed: int | None = None, workers: int = 0) -> Verdict:
+def verify(
+    path: str | Path, seed: int | None = None, workers: int = 0, head: str | None = None
+) -> Verdict:
     """Check the published files of ``path`` against the revealed seed
-    (``seed``: instead of reveal.json's)."""
+    (``seed``: instead of reveal.json's) and its chain against the head
+    run.json publishes (``head``: one noted earlier, which must be in it)."""
     path = Path(path)
     meta = _run_meta(path)
     committed = meta.get("seed_commitment")
@@ -97,6 +102,8 @@ def verify(path: str | Path, seed: int | None = None, workers: int = 0) -> Verdi
             verdict.failures.append(
                 f"seed {seed} with its salt does not match the commitment {committed}"
             )
+    chain_failures, verdict.head = chained.check(RunReader(path), meta.get("chain_head"), head)
+    verdict.failures += chain_failures
     # Every match present audited against the schedule of the revealed seed
     # (its seed column included) and replayed under the rules.
     plan = open_run(path, seed).auditor.schedule

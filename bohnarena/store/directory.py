@@ -43,7 +43,7 @@ from typing import IO, Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from . import layout, manifest
+from . import chain, chained, layout, manifest
 from .growing import Growth, first_generation
 from .manifest import MERGED, Entry, Manifest, describe
 from .parts import (
@@ -129,6 +129,7 @@ class RunDir(RunReader):
             return False
         try:
             write_text(aside / manifest.NAME, Manifest().text())
+            write_text(aside / layout.CHAIN, "")
             write_text(aside / layout.LEAGUE, league_text)
             write_run(aside, meta)
             self._lock = self._take(aside)
@@ -214,16 +215,19 @@ class RunDir(RunReader):
             now = self.meta()
             if now.get("log_format") != meta["log_format"] or "untimed" not in now:
                 # an older format read on: what it wrote has no timing, and says so
-                now = {**now, "log_format": meta["log_format"], "untimed": self._untimed()}
+                untimed = now["untimed"] if "untimed" in now else self._untimed()
+                now = {**now, "log_format": meta["log_format"], "untimed": untimed}
                 write_run(self.path, now)
             elif public_seed(self.path):  # (its seed moved out of run.json)
                 write_run(self.path, now)
         else:  # in a directory that holds other files: run.json last
             if not self.manifest_path.exists():
                 write_text(self.manifest_path, Manifest().text())
+                write_text(self.path / layout.CHAIN, "")
             write_text(frozen, league_text)
             write_run(self.path, meta)
         self.clean()
+        chained.start(self)  # (results written before chains: adopted)
 
     def _untimed(self) -> list[str]:
         """The parts whose moves file has no timing file (written before log
@@ -336,6 +340,10 @@ class RunDir(RunReader):
             timing=halves.get("timing"),
             exchanges=halves.get("exchanges"),
         )
+        rows = (
+            [] if "matches" not in pending else chain.table_rows(pq.read_table(pending["matches"]))
+        )
+        chained.commit(self.path, name, rows, halves)
         self._append(entry)  # the commit point
         for table, path in pending.items():  # sides first: a reader may meet either name
             try:
@@ -461,4 +469,19 @@ class RunDir(RunReader):
         removed, so their matches are played again (store/damage.py)."""
         from .damage import drop_damaged
 
-        return drop_damaged(self, moves)
+        before = self._manifest().live
+        dropped = drop_damaged(self, moves)
+        if before != self._manifest().live and (self.path / layout.CHAIN).exists():
+            chained.repaired(self)  # (what went, said in the chain)
+        return dropped
+
+    def publish_head(self) -> str | None:
+        """The chain's head written into run.json (its public part), and
+        returned (None: a directory without a chain)."""
+        if not (self.path / layout.CHAIN).exists():
+            return None
+        meta = self.meta()
+        head = chain.head(self.path, meta.get("seed_commitment"))
+        if meta.get("chain_head") != head:
+            write_run(self.path, {**meta, "chain_head": head})
+        return head

@@ -12,6 +12,8 @@ REVEAL = "reveal.json"
 LEAGUE = "league.toml"
 #: The committed parts, one line each (store/manifest.py).
 MANIFEST = "manifest.jsonl"
+#: The chain of what was played: a link a commit, only appended (store/chain.py).
+CHAIN = "chain.jsonl"
 #: The rating curve (rating/curvefile.py).
 RATINGS = "ratings.parquet"
 #: What the ids in the logs are called (store/names.py).

@@ -74,25 +74,32 @@ def published(out, tmp_path):
 
 @pytest.fixture(scope="module")
 def revealed(played):
-    out, _ = played
+    out, said = played
     r = invoke("reveal", out)
     assert r.exit_code == 0, r.output
-    return out, r.output
+    return out, r.output, said
+
+
+def played_output(revealed):
+    """What the run printed."""
+    return revealed[2]
 
 
 @pytest.mark.slow
 def test_a_revealed_league_verifies_from_its_published_files(revealed, tmp_path):
-    out, said = revealed
+    out, said, _ = revealed
     kept = meta(out)
     assert f"seed: {kept['seed']}" in said.splitlines()
     assert json.loads((out / "reveal.json").read_text())["seed_salt"] == kept["seed_salt"]
     copy = published(out, tmp_path)
     r = invoke("verify", copy, "-j", "1")
     assert r.exit_code == 0, r.output
+    head = json.loads((copy / "run.json").read_text())["chain_head"]
     assert r.output.splitlines() == [
         "verified: the seed is the one committed to; 6 matches replayed of 6 the schedule "
-        "has standing; every check passed"
+        f"has standing; chain head {head}; every check passed"
     ]
+    assert f"chain head: {head}" in played_output(revealed)
 
 
 @pytest.mark.slow
@@ -129,7 +136,8 @@ def test_a_match_seed_edited_and_resealed_is_caught(revealed, tmp_path):
     r = invoke("verify", copy, "-j", "1")
     assert r.exit_code == 1
     assert r.output.count(f"match {first}: seed {seeds[0]} is not the schedule's") == 1
-    assert r.output.splitlines()[-1].endswith("6 the schedule has standing")
+    assert "6 matches replayed of 6 the schedule has standing" in r.output.splitlines()[-1]
+    assert "their rows are not those committed at chain line" in r.output  # (and the chain)
 
 
 @pytest.mark.slow

@@ -11,6 +11,7 @@ PACKAGE = Path(__file__).resolve().parents[2] / "bohnarena"
 FILES = {
     layout.RUN_JSON,
     layout.SECRET,
+    layout.CHAIN,
     layout.REVEAL,
     layout.LEAGUE,
     layout.MANIFEST,
