@@ -194,6 +194,7 @@ def run_league(
     home: Path | None = None,
     secrets_dir: Path | None = None,
     note: Callable[[str], None] | None = None,
+    drawn: tuple[int, str] | None = None,
 ) -> RunSummary:
     """Run (or resume) the league of ``path`` (a file, or a parsed league).
 
@@ -204,7 +205,9 @@ def run_league(
     matches (None: standings.every; 0: none). ``home``: where the bots' paths
     are hashed from (a ladder's directory: moved, its bots are the same).
     ``secrets_dir``: the directory of the served bots' token files. ``note``
-    gets the secret seed's commitment before any match is played."""
+    gets the secret seed's commitment before any match is played.
+    ``drawn``: a secret seed and salt drawn before (a ladder's ``season
+    new``), used by a new results directory instead of drawing them."""
     league = path if isinstance(path, League) else load_league(path)
     league = with_secrets_dir(league, secrets_dir)
     if moves is not None:
@@ -259,10 +262,9 @@ def run_league(
                 "is drawn by each run; write a large random number in a private "
                 "copy of the league file"
             )
-        meta["seed"] = secrets.randbits(63)
+        meta["seed"], meta["seed_salt"] = drawn or (secrets.randbits(63), new_salt())
         # committed before any match is played (docs/fairness.md); the salt
         # stays with the seed until `reveal`
-        meta["seed_salt"] = new_salt()
         meta["seed_commitment"] = commitment(meta["seed"], meta["seed_salt"])
     store.open_for_run(league.source, meta, restart)
     backend = backend or LocalPool(

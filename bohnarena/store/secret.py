@@ -32,7 +32,7 @@ def write_run(path: Path, meta: dict[str, Any]) -> None:
     public = meta
     if _committed(meta) and any(k in meta for k in PRIVATE):
         private = {k: meta[k] for k in PRIVATE if k in meta}
-        _write_private(path / layout.SECRET, json.dumps(private, indent=2, sort_keys=True) + "\n")
+        write_private(path / layout.SECRET, json.dumps(private, indent=2, sort_keys=True) + "\n")
         public = {k: v for k, v in meta.items() if k not in PRIVATE}
     write_text(path / layout.RUN_JSON, json.dumps(public, indent=2, sort_keys=True))
 
@@ -44,7 +44,7 @@ def public_seed(path: Path) -> bool:
     return _committed(meta) and any(k in meta for k in PRIVATE)
 
 
-def _write_private(path: Path, text: str) -> None:
+def write_private(path: Path, text: str) -> None:
     """A file only its owner reads, written whole (a temporary file renamed)."""
     tmp = path.with_name(f".tmp-{path.name}")
     try:
