@@ -21,6 +21,7 @@ from ..store import chained, layout
 from ..store.audited import open_run
 from ..store.parts import ResultsError, write_text
 from ..store.reading import RunReader
+from .rematch import rematch
 from .replay import verify_all
 
 REVEAL = layout.REVEAL
@@ -54,10 +55,18 @@ class Verdict:
     replayed: int = 0
     scheduled: int = 0
     head: str | None = None  # the chain's (None: results written before chains)
+    #: Matches played again from the bots' files (None: not asked for), and
+    #: those that cannot be (a seat served over HTTP).
+    rematched: int | None = None
+    unplayable: int = 0
 
     def summary(self) -> str:
         checks = f"{self.replayed} matches replayed of {self.scheduled} the schedule has standing"
         checks += "; no chain" if self.head is None else f"; chain head {self.head}"
+        if self.rematched is not None:
+            checks += f"; {self.rematched} played again from the bots' files"
+            if self.unplayable:
+                checks += f" ({self.unplayable} with a bot served over HTTP cannot be)"
         if not self.failures:
             return f"verified: the seed is the one committed to; {checks}; every check passed"
         return f"{len(self.failures)} checks failed; {checks}"
@@ -76,11 +85,18 @@ def _revealed(path: Path) -> dict[str, Any]:
 
 
 def verify(
-    path: str | Path, seed: int | None = None, workers: int = 0, head: str | None = None
+    path: str | Path,
+    seed: int | None = None,
+    workers: int = 0,
+    head: str | None = None,
+    bots: Path | None = None,
+    replay: int | None = 0,
 ) -> Verdict:
     """Check the published files of ``path`` against the revealed seed
     (``seed``: instead of reveal.json's) and its chain against the head
-    run.json publishes (``head``: one noted earlier, which must be in it)."""
+    run.json publishes (``head``: one noted earlier, which must be in it);
+    with ``bots`` (the directory the league's bot paths resolve from),
+    play ``replay`` matches (None: all) again from the bots' files."""
     path = Path(path)
     meta = _run_meta(path)
     committed = meta.get("seed_commitment")
@@ -121,4 +137,8 @@ def verify(
         f"match {i}: missing (the schedule has it, the published results do not)"
         for i in sorted(standing - present)
     ]
+    if bots is not None and replay != 0:
+        again = rematch(path, bots, replay, seed)
+        verdict.failures += again.failures
+        verdict.rematched, verdict.unplayable = again.played, again.unplayable
     return verdict

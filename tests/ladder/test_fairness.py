@@ -64,3 +64,23 @@ def test_a_season_committed_played_revealed_and_verified(processes, tmp_path):
     assert (
         kept["seed"] != json.loads((ladder / "seasons" / "1" / "reveal.json").read_text())["seed"]
     )
+
+
+@pytest.mark.slow
+def test_matches_play_again_from_the_bots_files_and_a_changed_file_is_caught(processes, tmp_path):
+    ladder = processes
+    run_ok(ladder, 8, 0)
+    assert run("ladder", "season", "end", ladder).exit_code == 0
+    copy = tmp_path / "published"
+    shutil.copytree(ladder / "results", copy, ignore=PRIVATE)
+    r = run("verify", copy, "-j", "1", "--bots", ladder, "--replay", "all")
+    assert r.exit_code == 0, r.output
+    assert "; 8 played again from the bots' files" in r.output.splitlines()[-1]
+    (bot,) = [p for p in ladder.rglob("bot1.py") if "results" not in p.parts]
+    bot.write_text(bot.read_text() + "\n# changed after its matches\n")
+    r = run("verify", copy, "-j", "1", "--bots", ladder, "--replay", "3")
+    assert r.exit_code == 1
+    (line,) = [x for x in r.output.splitlines() if x.startswith("bot bob.")]
+    assert "run.json published" in line and "its matches are not played again" in line
+    r = run("verify", copy, "--bots", ladder, "--replay", "none")
+    assert r.exit_code == 2 and "--replay" in r.output

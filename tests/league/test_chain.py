@@ -189,3 +189,57 @@ def test_a_repair_says_what_it_dropped_in_the_chain(revealed, tmp_path):
     assert "dropped" in json.loads(after[len(before)])
     r = invoke("verify", copy, "-j", "1", "--head", chain.link(before[-1]))
     assert r.exit_code == 0, r.output
+
+
+def forge_chain(copy):
+    """The chain rewritten to what the files hold now, every link after the
+    first changed one relinked, and run.json's head with it: what a forger
+    publishes after an edit."""
+    from bohnarena.store import manifest
+
+    m = manifest.parse((copy / "manifest.jsonl").read_text())
+    forged = []
+    for line in lines(copy):
+        body = json.loads(line)
+        entry = m.live.get(body["commit"])
+        if entry is not None:
+            body["sides"] = {
+                t: h.sha256 for t in ("moves", "timing", "exchanges") if (h := entry.half(t))
+            }
+        forged.append(json.dumps(body))
+    kept = public(copy)
+    forged = relinked(forged, kept["seed_commitment"])
+    write_lines(copy, forged)
+    (copy / "run.json").write_text(json.dumps({**kept, "chain_head": chain.link(forged[-1])}))
+
+
+@pytest.mark.slow
+def test_a_draw_edited_and_every_hash_after_it_recomputed_is_caught_three_ways(revealed, tmp_path):
+    copy = published(revealed[0], tmp_path)
+    noted = public(copy)["chain_head"]
+    part = sorted((copy / "moves").glob("part-*.parquet"))[0]
+    moves = pq.read_table(part)
+    kinds = moves.column("kind").to_pylist()
+    at = kinds.index("drew")
+    mid = moves.column("match_id")[at].as_py()
+    cards = moves.column("card").to_pylist()
+    cards[at] = (cards[at] + 1) % 11
+    index = moves.schema.get_field_index("card")
+    field = moves.schema.field(index)
+    pq.write_table(moves.set_column(index, field, pa.array(cards, field.type)), part)
+    reseal(copy)
+    forge_chain(copy)
+    bots = tmp_path / "bots"  # (shipped bots: nothing to resolve there)
+    bots.mkdir()
+    r = invoke("verify", copy, "-j", "1")  # everything published now agrees, but:
+    assert r.exit_code == 1
+    said = r.output.splitlines()
+    assert not any("chain line" in line for line in said)
+    # the deck the seed deals does not give that draw
+    assert any(
+        line.startswith(f"match {mid}: move ") and 'the log has "draws' in line for line in said
+    ), said
+    r = invoke("verify", copy, "-j", "1", "--head", noted, "--bots", bots, "--replay", "all")
+    assert r.exit_code == 1
+    assert f"the head {noted} noted earlier is not a link of the chain" in r.output
+    assert f"match {mid}: played again from the bots' files, move" in r.output
