@@ -243,3 +243,44 @@ def test_a_draw_edited_and_every_hash_after_it_recomputed_is_caught_three_ways(r
     assert r.exit_code == 1
     assert f"the head {noted} noted earlier is not a link of the chain" in r.output
     assert f"match {mid}: played again from the bots' files, move" in r.output
+
+
+@pytest.mark.slow
+def test_a_match_played_with_another_seed_is_caught_by_its_deck(revealed, tmp_path):
+    """The organiser plays match 0 again under a seed of its own choosing
+    (the same bots at the same seats), keeps the row's seed column the
+    schedule's, and publishes it with the manifest and chain recomputed."""
+    from bohnarena.run.dispatch import run_league
+    from tests.league.test_verify import LEAGUE
+
+    other = tmp_path / "other.toml"
+    other.write_text(LEAGUE.format(seed=7))
+    assert run_league(other, tmp_path / "o", workers=1, progress=False).complete
+    copy = published(revealed[0], tmp_path)
+    for table in ("matches", "moves"):
+        part = sorted((copy / table).glob("part-*.parquet"))[0]
+        ours = pq.read_table(part)
+        theirs = pq.read_table(tmp_path / "o" / table)
+        theirs = theirs.filter(pa.compute.equal(theirs["match_id"], 0)).select(ours.schema.names)
+        if table == "matches":
+            index = theirs.schema.get_field_index("seed")
+            theirs = theirs.set_column(index, theirs.schema.field(index), ours["seed"].slice(0, 1))
+            assert theirs["coins"] != ours["coins"].slice(0, 1)  # (another game)
+        keep = ours.filter(pa.compute.not_equal(ours["match_id"], 0))
+        pq.write_table(pa.concat_tables([theirs.cast(ours.schema), keep]), part)
+    reseal(copy)
+    rows = chain.table_rows(pq.read_table(copy / "matches"))
+    forged = []
+    for line in lines(copy):
+        body = json.loads(line)
+        ids = set(chain.expand(body["ids"]))
+        body["rows"] = chain.digest([r for r in rows if r["match_id"] in ids])
+        forged.append(json.dumps(body))
+    write_lines(copy, forged)
+    forge_chain(copy)
+    r = invoke("verify", copy, "-j", "1")
+    assert r.exit_code == 1
+    said = r.output.splitlines()
+    assert not any("chain" in line for line in said[:-1]), said
+    (line,) = [x for x in said if x.startswith("match 0: ")]
+    assert line.startswith("match 0: move ") and "by the rules" in line

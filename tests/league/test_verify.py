@@ -152,6 +152,7 @@ def test_a_dropped_part_is_caught_as_missing(revealed, tmp_path):
     r = invoke("verify", copy, "-j", "1")
     assert r.exit_code == 1
     assert "match 5: missing (the schedule has it, the published results do not)" in r.output
+    assert "match 5: committed at chain line " in r.output  # (and the chain says so)
 
 
 @pytest.mark.slow
