@@ -5,7 +5,10 @@ Layout::
     league.toml        the league file, frozen at the first run (the latest, once it grew)
     league.N.toml      the files it replaced as it grew (N = 1, 2, ...: the oldest first)
     run.json           bohnarena version, log format, bot source hashes, generations
+    secret.json        a secret seed and its salt until revealed (private, store/secret.py)
+    reveal.json        the seed revealed (bohnarena reveal)
     manifest.jsonl     every committed part: rows, size and hash of each file
+    chain.jsonl        a link a commit, each with the hash of the one before (store/chain.py)
     run.log            the run log (all processes)
     matches/part-FIRST-LAST.parquet   one row per finished match (one file once compacted)
     moves/part-FIRST-LAST.parquet     every record of a batch's matches (never compacted)
