@@ -1,5 +1,6 @@
 """``bohnarena ladder``: a ladder that takes submissions at any time
-(docs/ladder.md): init, submit, retire, list, run, rank, history, report."""
+(docs/ladder.md): init, submit, retire, list, run, rank, history, report,
+season new and season end (docs/fairness.md)."""
 
 from __future__ import annotations
 

@@ -3,6 +3,7 @@ published results checked against it (docs/fairness.md)."""
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 
@@ -66,6 +67,10 @@ def verify_command(
     failed; 2: a usage error (not a results directory, nothing to verify)."""
     from ..run.verify import verify
 
+    if head is not None and not re.fullmatch(r"[0-9a-f]{64}", head):
+        raise click.BadParameter(
+            f"{head!r} is not a chain head (64 hex digits)", param_hint="--head"
+        )
     if count != "all" and not (count.isdigit() and int(count) > 0):
         raise click.BadParameter(f"{count!r} is not a count or 'all'", param_hint="--replay")
     replay = None if count == "all" else int(count)

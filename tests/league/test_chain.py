@@ -284,3 +284,11 @@ def test_a_match_played_with_another_seed_is_caught_by_its_deck(revealed, tmp_pa
     assert not any("chain" in line for line in said[:-1]), said
     (line,) = [x for x in said if x.startswith("match 0: ")]
     assert line.startswith("match 0: move ") and "by the rules" in line
+
+
+@pytest.mark.parametrize(
+    ("option", "value"), [("--head", "xyz"), ("--head", "AB" * 32), ("--replay", "0")]
+)
+def test_a_bad_head_or_count_is_a_usage_error(tmp_path, option, value):
+    r = invoke("verify", tmp_path, option, value)
+    assert r.exit_code == 2 and f"Invalid value for {option}" in r.output
