@@ -51,6 +51,7 @@ def test_the_run_commits_to_its_secret_seed_before_playing(played):
 
     shown = settings(read_results(out))
     assert ["seed commitment", kept["seed_commitment"]] in shown["facts"]
+    assert ["chain head", kept["chain_head"]] in shown["facts"]
     assert kept["seed_salt"] not in shown["run"] and '"seed"' not in shown["run"]
 
 
