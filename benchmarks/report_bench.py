@@ -55,6 +55,7 @@ def synthesize(
         "manifest": manifest.VERSION,
     }
     (out / "run.json").write_text(json.dumps(meta))
+    (out / "manifest.jsonl").write_text(manifest.Manifest().text())  # (a run begins with one)
     rng = np.random.default_rng(seed)
     strength = {b: 1.0 + 0.1 * i for i, b in enumerate(BOTS)}
     rows: list[MatchRow] = []

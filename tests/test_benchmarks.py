@@ -90,3 +90,19 @@ def test_log_instructions_plays_what_it_counts(tmp_path) -> None:
     league.write_text(bench.LEAGUE)
     for mode in bench.MODES:
         subprocess.run([sys.executable, "-c", bench.PLAY, str(league), mode, "1"], check=True)
+
+
+@pytest.mark.slow
+def test_verify_bench_runs() -> None:
+    out = subprocess.run(
+        [
+            sys.executable,
+            str(BENCH / "verify_bench.py"),
+            *("--deals", "2", "--played", "8", "--repeat", "1", "-j", "1"),
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    assert "120 matches synthesized" in out and "every check but the log replay" in out
+    assert "verify on 120 matches: about" in out

@@ -1,5 +1,6 @@
 """``bohnarena ladder``: a ladder that takes submissions at any time
-(docs/ladder.md): init, submit, retire, list, run, rank, history, report."""
+(docs/ladder.md): init, submit, retire, list, run, rank, history, report,
+season new and season end (docs/fairness.md)."""
 
 from __future__ import annotations
 
@@ -222,7 +223,13 @@ def run_command(
     settings = load_settings(ladder).with_secrets(secrets)
     pool = DaskBackend(None, workers or 0, None) if backend == "dask" else None
     summary = run_ladder(
-        ladder, settings, workers, progress, pool, lambda text: echo(f"Warning: {text}", err=True)
+        ladder,
+        settings,
+        workers,
+        progress,
+        pool,
+        lambda text: echo(f"Warning: {text}", err=True),
+        note=echo,
     )
     ended(summary, report=False)
 
@@ -231,8 +238,10 @@ def run_command(
 @ladder_arg
 def rank(ladder: Path) -> None:
     """The standing table: each active version at its rating after the last
-    ladder run (conservative score, mu - 3 sigma); retired versions apart."""
+    ladder run (conservative score, mu - 3 sigma); retired versions apart.
+    Then the season's seed commitment and chain head (docs/fairness.md)."""
     from ..ladder.catalog import Catalog
+    from ..ladder.seasons import fairness
     from ..ladder.standings import standing_table
 
     catalog = Catalog(ladder)
@@ -240,6 +249,49 @@ def rank(ladder: Path) -> None:
         echo(standing_table(catalog))
     finally:
         catalog.close()
+    if lines := fairness(ladder):
+        echo("\n" + "\n".join(lines))
+
+
+@ladder.group("season")
+def season() -> None:
+    """A ladder's seasons: each has one secret seed, committed before its
+    first match and revealed at its end (docs/fairness.md)."""
+
+
+@season.command("end")
+@ladder_arg
+def season_end(ladder: Path) -> None:
+    """Reveal the season's secret seed (results/reveal.json), for anyone to
+    check with `bohnarena verify LADDER/results`. No run plays on after it:
+    `ladder season new` starts the next season."""
+    from ..ladder.seasons import end_season
+    from ..ladder.settings import RESULTS, load_settings
+
+    load_settings(ladder)  # (a ladder, or its one-line error)
+    revealed = end_season(ladder)
+    echo(f"seed: {revealed['seed']}")
+    echo(f"salt: {revealed['seed_salt']}")
+    echo(f"commitment: {revealed['seed_commitment']}")
+    echo(f"season ended: bohnarena verify {ladder / RESULTS}")
+
+
+@season.command("new")
+@ladder_arg
+def season_new(ladder: Path) -> None:
+    """Start a new season: the current one closed (its seed revealed if it
+    was not) and kept under seasons/N, a new secret seed drawn and its
+    commitment printed, before any of its matches. The next `ladder run`
+    plays every active version afresh under it."""
+    from ..ladder.seasons import new_season
+    from ..ladder.settings import load_settings
+
+    kept, committed = new_season(ladder, load_settings(ladder))
+    if kept is not None:
+        echo(f"the season before is closed; its results are kept in {kept}")
+    if committed is not None:
+        echo(f"seed commitment: {committed}")
+    echo(f"the next bohnarena ladder run {ladder} plays the new season")
 
 
 @ladder.command("history")

@@ -87,6 +87,8 @@ def rank_command(
     committed = data.meta.get("seed_commitment")
     if committed is not None and fmt in ("text", "markdown"):  # docs/fairness.md
         text += f"\n\nseed commitment: {committed}"
+        if (head := data.meta.get("chain_head")) is not None:
+            text += f"\nchain head: {head}"
     echo(text)
 
 

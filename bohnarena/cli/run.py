@@ -147,6 +147,8 @@ def ended(summary: RunSummary, report: bool = True) -> None:
 
             written = write_report(summary.out, results=summary.results, watch=write_pages)
             echo(f"report: {written}")
+    if summary.chain_head is not None:
+        echo(f"chain head: {summary.chain_head}")
     echo(
         f"{summary.played} matches played now, {summary.done_before} before; "
         f"results in {summary.out}"

@@ -27,6 +27,7 @@ from ..run.inorder import Row
 from ..store import layout
 from ..store.directory import RunDir
 from ..store.reading import RunReader
+from . import seasons
 from .catalog import Catalog
 from .live import Writer
 from .ratings import season_ranking
@@ -72,12 +73,19 @@ def run_ladder(
     progress: bool | None = None,
     backend: Backend | None = None,
     warn: Callable[[str], None] | None = None,
+    note: Callable[[str], None] | None = None,
 ) -> RunSummary:
     """Every pending match of the active versions played (a resumed run
-    plays what a killed one left), then each version's rating kept."""
+    plays what a killed one left), then each version's rating kept.
+    ``note`` gets the season's seed commitment before any match."""
     keeper = RunDir(ladder)
     keeper.lock()  # one ladder run at a time; a submit takes no such lock
     try:
+        if seasons.ended(ladder):
+            raise LadderError(
+                f"{ladder}: the season has ended (its seed is revealed): "
+                f"bohnarena ladder season new {ladder}"
+            )
         catalog = Catalog(ladder)
         live = Writer(ladder)  # (removed once the run's ratings are kept)
         try:
@@ -96,7 +104,10 @@ def run_ladder(
                 secrets_dir=settings.secrets,
                 follow=conduct.follow,
                 watch=live.update,
+                note=note,
+                drawn=seasons.drawn(ladder),
             )
+            seasons.started(ladder)
             if summary.ranking is not None and not summary.interrupted:
                 # the season's ratings, not the league's: every match it played
                 versions = {v.bot: v.id for v in catalog.versions()}

@@ -358,6 +358,8 @@ def settings(r: LeagueResults) -> dict[str, Any]:
     ]
     if "seed_commitment" in meta:  # docs/fairness.md
         facts.append(["seed commitment", str(meta["seed_commitment"])])
+    if "chain_head" in meta:  # (as the run that wrote the report left it)
+        facts.append(["chain head", str(meta["chain_head"])])
     return {
         "facts": facts,
         "league": league_text,

@@ -72,6 +72,8 @@ class RunSummary:
     stopped: bool = False  # ``stop_when`` said enough before every match was played
     exit_code: int = 0  # when interrupted: 130 (Ctrl-C), 143 (SIGTERM), 129 (SIGHUP)
     play_seconds: float = 0.0  # wall time of the playing phase (without ranking and compaction)
+    #: The head of the results' chain after the run (store/chain.py), published in run.json.
+    chain_head: str | None = None
 
     @property
     def complete(self) -> bool:
@@ -193,6 +195,7 @@ def run_league(
     secrets_dir: Path | None = None,
     note: Callable[[str], None] | None = None,
     watch: Watch | None = None,
+    drawn: tuple[int, str] | None = None,
 ) -> RunSummary:
     """Run (or resume) the league of ``path`` (a file, or a parsed league).
 
@@ -204,7 +207,9 @@ def run_league(
     are hashed from (a ladder's directory: moved, its bots are the same).
     ``secrets_dir``: the directory of the served bots' token files. ``note``
     gets the secret seed's commitment before any match is played. ``watch``
-    is told the standings as the run rates its matches (standings.Watch)."""
+    is told the standings as the run rates its matches (standings.Watch).
+    ``drawn``: a secret seed and salt drawn before (a ladder's ``season
+    new``), used by a new results directory instead of drawing them."""
     league = path if isinstance(path, League) else load_league(path)
     league = with_secrets_dir(league, secrets_dir)
     if moves is not None:
@@ -259,10 +264,9 @@ def run_league(
                 "is drawn by each run; write a large random number in a private "
                 "copy of the league file"
             )
-        meta["seed"] = secrets.randbits(63)
+        meta["seed"], meta["seed_salt"] = drawn or (secrets.randbits(63), new_salt())
         # committed before any match is played (docs/fairness.md); the salt
         # stays with the seed until `reveal`
-        meta["seed_salt"] = new_salt()
         meta["seed_commitment"] = commitment(meta["seed"], meta["seed_salt"])
     store.open_for_run(league.source, meta, restart)
     backend = backend or LocalPool(
@@ -405,6 +409,7 @@ def _run(
         for span in spans:
             if span:
                 store.compact(span.start, span.stop - 1)
+    summary.chain_head = store.publish_head()  # (docs/fairness.md: noted, it proves what was)
     if not summary.interrupted:
         # (rated_before checked the kept curve leads: should it not have, the
         # directory is rated afresh rather than ranked on a wrong curve)

@@ -17,21 +17,19 @@ from typing import Any
 
 from ..core.errors import UsageError
 from ..core.seeding import commitment
-from ..store import layout
+from ..store import chained, layout, secret
 from ..store.audited import open_run
 from ..store.parts import ResultsError, write_text
 from ..store.reading import RunReader
+from .rematch import rematch
 from .replay import verify_all
 
-#: The public file that reveals a secret seed, beside run.json.
-REVEAL = "reveal.json"
-#: What of run.json stays secret until `reveal`: the seed and its salt.
-SECRET = ("seed", "seed_salt")
+REVEAL = layout.REVEAL
 
 
 def public_meta(meta: dict[str, Any]) -> dict[str, Any]:
     """run.json as it may be shown before `reveal`: without the seed and its salt."""
-    return {k: v for k, v in meta.items() if k not in SECRET}
+    return {k: v for k, v in meta.items() if k not in secret.PRIVATE}
 
 
 def _run_meta(path: Path) -> dict[str, Any]:
@@ -61,9 +59,19 @@ class Verdict:
     failures: list[str] = field(default_factory=list)
     replayed: int = 0
     scheduled: int = 0
+    head: str | None = None  # the chain's (None: results written before chains)
+    #: Matches played again from the bots' files (None: not asked for), and
+    #: those that cannot be (a seat served over HTTP).
+    rematched: int | None = None
+    unplayable: int = 0
 
     def summary(self) -> str:
         checks = f"{self.replayed} matches replayed of {self.scheduled} the schedule has standing"
+        checks += "; no chain" if self.head is None else f"; chain head {self.head}"
+        if self.rematched is not None:
+            checks += f"; {self.rematched} played again from the bots' files"
+            if self.unplayable:
+                checks += f" ({self.unplayable} with a bot served over HTTP cannot be)"
         if not self.failures:
             return f"verified: the seed is the one committed to; {checks}; every check passed"
         return f"{len(self.failures)} checks failed; {checks}"
@@ -81,9 +89,19 @@ def _revealed(path: Path) -> dict[str, Any]:
     return found
 
 
-def verify(path: str | Path, seed: int | None = None, workers: int = 0) -> Verdict:
+def verify(
+    path: str | Path,
+    seed: int | None = None,
+    workers: int = 0,
+    head: str | None = None,
+    bots: Path | None = None,
+    replay: int | None = 0,
+) -> Verdict:
     """Check the published files of ``path`` against the revealed seed
-    (``seed``: instead of reveal.json's)."""
+    (``seed``: instead of reveal.json's) and its chain against the head
+    run.json publishes (``head``: one noted earlier, which must be in it);
+    with ``bots`` (the directory the league's bot paths resolve from),
+    play ``replay`` matches (None: all) again from the bots' files."""
     path = Path(path)
     meta = _run_meta(path)
     committed = meta.get("seed_commitment")
@@ -105,6 +123,8 @@ def verify(path: str | Path, seed: int | None = None, workers: int = 0) -> Verdi
             verdict.failures.append(
                 f"seed {seed} with its salt does not match the commitment {committed}"
             )
+    chain_failures, verdict.head = chained.check(RunReader(path), meta.get("chain_head"), head)
+    verdict.failures += chain_failures
     # Every match present audited against the schedule of the revealed seed
     # (its seed column included) and replayed under the rules.
     plan = open_run(path, seed).auditor.schedule
@@ -122,4 +142,8 @@ def verify(path: str | Path, seed: int | None = None, workers: int = 0) -> Verdi
         f"match {i}: missing (the schedule has it, the published results do not)"
         for i in sorted(standing - present)
     ]
+    if bots is not None and replay != 0:
+        again = rematch(path, bots, replay, seed)
+        verdict.failures += again.failures
+        verdict.rematched, verdict.unplayable = again.played, again.unplayable
     return verdict

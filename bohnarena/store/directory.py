@@ -5,7 +5,10 @@ Layout::
     league.toml        the league file, frozen at the first run (the latest, once it grew)
     league.N.toml      the files it replaced as it grew (N = 1, 2, ...: the oldest first)
     run.json           bohnarena version, log format, bot source hashes, generations
+    secret.json        a secret seed and its salt until revealed (private, store/secret.py)
+    reveal.json        the seed revealed (bohnarena reveal)
     manifest.jsonl     every committed part: rows, size and hash of each file
+    chain.jsonl        a link a commit, each with the hash of the one before (store/chain.py)
     run.log            the run log (all processes)
     matches/part-FIRST-LAST.parquet   one row per finished match (one file once compacted)
     moves/part-FIRST-LAST.parquet     every record of a batch's matches (never compacted)
@@ -34,7 +37,6 @@ on it.
 from __future__ import annotations
 
 import fcntl
-import json
 import os
 import shutil
 from dataclasses import replace
@@ -44,7 +46,7 @@ from typing import IO, Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from . import layout, manifest
+from . import chain, chained, layout, manifest
 from .growing import Growth, first_generation
 from .manifest import MERGED, Entry, Manifest, describe
 from .parts import (
@@ -60,6 +62,7 @@ from .parts import (
     write_text,
 )
 from .reading import RunReader
+from .secret import public_seed, write_run
 
 
 def absent(path: Path) -> list[Path]:
@@ -129,8 +132,9 @@ class RunDir(RunReader):
             return False
         try:
             write_text(aside / manifest.NAME, Manifest().text())
+            write_text(aside / layout.CHAIN, "")
             write_text(aside / layout.LEAGUE, league_text)
-            write_text(aside / layout.RUN_JSON, json.dumps(meta, indent=2, sort_keys=True))
+            write_run(aside, meta)
             self._lock = self._take(aside)
             if target.exists():  # --restart, or an empty directory: swapped out
                 self._swap(aside, target)
@@ -214,14 +218,19 @@ class RunDir(RunReader):
             now = self.meta()
             if now.get("log_format") != meta["log_format"] or "untimed" not in now:
                 # an older format read on: what it wrote has no timing, and says so
-                now = {**now, "log_format": meta["log_format"], "untimed": self._untimed()}
-                write_text(self.path / layout.RUN_JSON, json.dumps(now, indent=2, sort_keys=True))
+                untimed = now["untimed"] if "untimed" in now else self._untimed()
+                now = {**now, "log_format": meta["log_format"], "untimed": untimed}
+                write_run(self.path, now)
+            elif public_seed(self.path):  # (its seed moved out of run.json)
+                write_run(self.path, now)
         else:  # in a directory that holds other files: run.json last
             if not self.manifest_path.exists():
                 write_text(self.manifest_path, Manifest().text())
+                write_text(self.path / layout.CHAIN, "")
             write_text(frozen, league_text)
-            write_text(self.path / layout.RUN_JSON, json.dumps(meta, indent=2, sort_keys=True))
+            write_run(self.path, meta)
         self.clean()
+        chained.start(self)  # (results written before chains: adopted)
 
     def _untimed(self) -> list[str]:
         """The parts whose moves file has no timing file (written before log
@@ -334,6 +343,10 @@ class RunDir(RunReader):
             timing=halves.get("timing"),
             exchanges=halves.get("exchanges"),
         )
+        rows = (
+            [] if "matches" not in pending else chain.table_rows(pq.read_table(pending["matches"]))
+        )
+        chained.commit(self.path, name, rows, halves)
         self._append(entry)  # the commit point
         for table, path in pending.items():  # sides first: a reader may meet either name
             try:
@@ -459,4 +472,19 @@ class RunDir(RunReader):
         removed, so their matches are played again (store/damage.py)."""
         from .damage import drop_damaged
 
-        return drop_damaged(self, moves)
+        before = self._manifest().live
+        dropped = drop_damaged(self, moves)
+        if before != self._manifest().live and (self.path / layout.CHAIN).exists():
+            chained.repaired(self)  # (what went, said in the chain)
+        return dropped
+
+    def publish_head(self) -> str | None:
+        """The chain's head written into run.json (its public part), and
+        returned (None: a directory without a chain)."""
+        if not (self.path / layout.CHAIN).exists():
+            return None
+        meta = self.meta()
+        head = chain.head(self.path, meta.get("seed_commitment"))
+        if meta.get("chain_head") != head:
+            write_run(self.path, {**meta, "chain_head": head})
+        return head

@@ -6,7 +6,6 @@ reader and the next run read right: the replaced league file kept first
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 from typing import Any
@@ -22,6 +21,7 @@ from ..league.growth import (
 )
 from . import layout
 from .parts import write_text
+from .secret import write_run
 
 KEPT = re.compile(r"^league\.(\d+)\.toml$")
 
@@ -60,7 +60,7 @@ class Growth:
             "bots": {**self.old_meta.get("bots", {}), **hashes},
             "generations": generations_json(self.schedule, self.generations),
         }
-        write_text(path / layout.RUN_JSON, json.dumps(meta, indent=2, sort_keys=True))
+        write_run(path, meta)
         write_text(path / layout.LEAGUE, self.text)
 
 

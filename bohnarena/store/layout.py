@@ -3,10 +3,17 @@ spelled, so whatever reads or writes one names it from here."""
 
 #: The run's facts: seeds, versions, bots, source hashes.
 RUN_JSON = "run.json"
+#: A secret seed and its salt while unrevealed: private (mode 0600), never
+#: published; run.json holds only its commitment (docs/fairness.md).
+SECRET = "secret.json"
+#: The seed and salt revealed after the league (public, beside run.json).
+REVEAL = "reveal.json"
 #: The league file as the run was started (a grown league's latest).
 LEAGUE = "league.toml"
 #: The committed parts, one line each (store/manifest.py).
 MANIFEST = "manifest.jsonl"
+#: The chain of what was played: a link a commit, only appended (store/chain.py).
+CHAIN = "chain.jsonl"
 #: The rating curve (rating/curvefile.py).
 RATINGS = "ratings.parquet"
 #: What the ids in the logs are called (store/names.py).

@@ -20,9 +20,10 @@ import pyarrow as pa
 from ..core.botapi import Clock
 
 #: Bumped whenever the layout of the written tables changes.
-LOG_FORMAT = 4
-#: The formats this bohnarena reads: 3 is 4 without timing (docs/logs.md).
-READS_FORMATS = (3, 4)
+LOG_FORMAT = 5
+#: The formats this bohnarena reads: 3 is 4 without timing, 4 is 5 without
+#: the chain and the private seed file (docs/logs.md).
+READS_FORMATS = (3, 4, 5)
 
 MATCHES_SCHEMA = pa.schema(
     [

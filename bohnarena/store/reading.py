@@ -32,6 +32,7 @@ from .parts import (
     read_table,
     unreadable,
 )
+from .secret import with_secret
 
 
 class RunReader:
@@ -74,7 +75,7 @@ class RunReader:
                 f"this bohnarena {__version__} reads format "
                 + " and ".join(map(str, READS_FORMATS))
             )
-        return meta
+        return with_secret(self.path, meta)
 
     # -- the manifest -------------------------------------------------------
     def _manifest(self) -> Manifest:

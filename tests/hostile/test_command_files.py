@@ -56,7 +56,7 @@ def run(*args):
 def test_a_command_bot_beside_its_league_sees_none_of_it(tmp_path, monkeypatch):
     """The red team's layout: ``command = ["python3", "spy.py"]`` beside the
     league file, run from there with the default --out, after another
-    league's run left its results (run.json with the secret seed, moves,
+    league's run left its results (secret.json with the secret seed, moves,
     logs) beside it too."""
     monkeypatch.chdir(tmp_path)
     (tmp_path / "other.py").write_text("SECRET = 'another bot of the organiser'\n")
@@ -67,7 +67,7 @@ def test_a_command_bot_beside_its_league_sees_none_of_it(tmp_path, monkeypatch):
     for name in ("a", "b"):  # b's spy starts with a's results all there, b's own begun
         r = run("run", f"{name}.toml", "-j", "1", "--no-progress", "--no-report")
         assert r.exit_code == 0, r.output
-    assert json.loads((tmp_path / "results" / "b" / "run.json").read_text())["seed"]
+    assert json.loads((tmp_path / "results" / "b" / "secret.json").read_text())["seed"]
     log = (tmp_path / "results" / "b" / "bots" / "spy.log").read_text()
     assert "GOT" not in log, log
     assert "beside me ['spy.py']" in log and "sealed" in log, log

@@ -369,6 +369,7 @@ def test_a_crash_while_the_growth_is_recorded_leaves_a_directory_that_grows_alik
     run.json, league.toml): a crash after any of them, and a run again, give
     the directory a growth without a crash gives."""
     import bohnarena.store.growing as growing
+    import bohnarena.store.secret as secret
 
     path = league(bots=BOTS, deals=1)
     out, clean = tmp_path / "out", tmp_path / "clean"
@@ -386,6 +387,7 @@ def test_a_crash_while_the_growth_is_recorded_leaves_a_directory_that_grows_alik
 
     with monkeypatch.context() as m:
         m.setattr(growing, "write_text", dying)
+        m.setattr(secret, "write_text", dying)  # (run.json is written through store/secret.py)
         with pytest.raises(KeyboardInterrupt):
             run(path, out)
     assert rank_json(out)["matches"] == 12  # a reader meanwhile: the first league's matches

@@ -190,7 +190,7 @@ def test_the_console_check_sees_an_error(tmp_path):
 def test_a_secret_master_seed_stays_out_of_the_report(tmp_path):
     league = write_league(tmp_path, WUERFEL.replace("seed = 4", 'seed = "secret"'))
     run_league(league, tmp_path / "o", workers=1, progress=False)
-    seed = json.loads((tmp_path / "o" / "run.json").read_text())["seed"]
+    seed = json.loads((tmp_path / "o" / "secret.json").read_text())["seed"]
     r = CliRunner().invoke(cli, ["report", str(tmp_path / "o")])
     assert r.exit_code == 0, r.output
     assert str(seed) not in (tmp_path / "o" / "report.html").read_text()

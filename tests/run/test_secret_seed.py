@@ -34,12 +34,11 @@ def test_a_secret_seed_is_drawn_once_and_kept(tmp_path):
     assert load_league(path).seed is None
     first = run_league(path, tmp_path / "a", workers=1, progress=False)
     assert first.complete
-    kept = json.loads((tmp_path / "a" / "run.json").read_text())["seed"]
+    kept = json.loads((tmp_path / "a" / "secret.json").read_text())["seed"]
     assert isinstance(kept, int) and kept.bit_length() > 40
     again = run_league(path, tmp_path / "a", workers=1, progress=False)  # a resume
-    assert (
-        again.played == 0 and json.loads((tmp_path / "a" / "run.json").read_text())["seed"] == kept
-    )
+    assert again.played == 0
+    assert json.loads((tmp_path / "a" / "secret.json").read_text())["seed"] == kept
     run_league(path, tmp_path / "b", workers=1, progress=False)
     assert seeds(tmp_path / "a") != seeds(tmp_path / "b")  # another run, other deals
     replayed = CliRunner().invoke(cli, ["replay", str(tmp_path / "a"), "--verify-all", "-j", "1"])

@@ -32,7 +32,9 @@ def played(tmp_path_factory):
 
 
 def meta(out):
-    return json.loads((out / "run.json").read_text())
+    """run.json with the private seed and salt beside it (the organiser's view)."""
+    public = json.loads((out / "run.json").read_text())
+    return public | json.loads((out / "secret.json").read_text())
 
 
 @pytest.mark.slow
@@ -49,6 +51,7 @@ def test_the_run_commits_to_its_secret_seed_before_playing(played):
 
     shown = settings(read_results(out))
     assert ["seed commitment", kept["seed_commitment"]] in shown["facts"]
+    assert ["chain head", kept["chain_head"]] in shown["facts"]
     assert kept["seed_salt"] not in shown["run"] and '"seed"' not in shown["run"]
 
 
@@ -61,35 +64,43 @@ def test_the_commitment_hashes_the_documented_text():
 
 
 def published(out, tmp_path):
-    """A copy of what an organiser publishes: the results directory as is."""
+    """A copy of what an organiser publishes: the results directory without
+    its private file."""
     import shutil
 
     copy = tmp_path / "published"
-    shutil.copytree(out, copy)
+    shutil.copytree(out, copy, ignore=shutil.ignore_patterns("secret.json"))
     return copy
 
 
 @pytest.fixture(scope="module")
 def revealed(played):
-    out, _ = played
+    out, said = played
     r = invoke("reveal", out)
     assert r.exit_code == 0, r.output
-    return out, r.output
+    return out, r.output, said
+
+
+def played_output(revealed):
+    """What the run printed."""
+    return revealed[2]
 
 
 @pytest.mark.slow
 def test_a_revealed_league_verifies_from_its_published_files(revealed, tmp_path):
-    out, said = revealed
+    out, said, _ = revealed
     kept = meta(out)
     assert f"seed: {kept['seed']}" in said.splitlines()
     assert json.loads((out / "reveal.json").read_text())["seed_salt"] == kept["seed_salt"]
     copy = published(out, tmp_path)
     r = invoke("verify", copy, "-j", "1")
     assert r.exit_code == 0, r.output
+    head = json.loads((copy / "run.json").read_text())["chain_head"]
     assert r.output.splitlines() == [
         "verified: the seed is the one committed to; 6 matches replayed of 6 the schedule "
-        "has standing; every check passed"
+        f"has standing; chain head {head}; every check passed"
     ]
+    assert f"chain head: {head}" in played_output(revealed)
 
 
 @pytest.mark.slow
@@ -126,7 +137,8 @@ def test_a_match_seed_edited_and_resealed_is_caught(revealed, tmp_path):
     r = invoke("verify", copy, "-j", "1")
     assert r.exit_code == 1
     assert r.output.count(f"match {first}: seed {seeds[0]} is not the schedule's") == 1
-    assert r.output.splitlines()[-1].endswith("6 the schedule has standing")
+    assert "6 matches replayed of 6 the schedule has standing" in r.output.splitlines()[-1]
+    assert "their rows are not those committed at chain line" in r.output  # (and the chain)
 
 
 @pytest.mark.slow
@@ -141,6 +153,7 @@ def test_a_dropped_part_is_caught_as_missing(revealed, tmp_path):
     r = invoke("verify", copy, "-j", "1")
     assert r.exit_code == 1
     assert "match 5: missing (the schedule has it, the published results do not)" in r.output
+    assert "match 5: committed at chain line " in r.output  # (and the chain says so)
 
 
 @pytest.mark.slow
@@ -176,3 +189,45 @@ def test_the_commitment_is_in_run_json_before_the_first_match(tmp_path):
     run_league(path, out, workers=1, progress=False, note=note)  # a resume says it again
     assert [line for line, _ in seen] == [f"seed commitment: {kept}" for _, kept in seen]
     assert len(seen) == 2 and seen[0] == seen[1]
+
+
+@pytest.mark.slow
+def test_the_secret_seed_stays_out_of_run_json_until_revealed(played, tmp_path):
+    import os
+    import shutil
+    import stat
+
+    out, _ = played
+    public = json.loads((out / "run.json").read_text())
+    assert "seed" not in public and "seed_salt" not in public and "seed_commitment" in public
+    private = json.loads((out / "secret.json").read_text())
+    assert set(private) == {"seed", "seed_salt"}
+    assert stat.S_IMODE(os.stat(out / "secret.json").st_mode) == 0o600
+    # a published copy has no seed: rank refuses it until the reveal
+    copy = tmp_path / "copy"
+    shutil.copytree(out, copy, ignore=shutil.ignore_patterns("secret.json", "reveal.json"))
+    r = invoke("rank", copy)
+    assert r.exit_code != 0 and "no master seed" in r.output
+    r = invoke("verify", copy)
+    assert r.exit_code == 2 and "the seed is not revealed yet" in r.output
+
+
+@pytest.mark.slow
+def test_a_run_json_that_holds_its_seed_still_reads(played, tmp_path):
+    """A results directory of the first slice: the seed in run.json itself."""
+    import shutil
+
+    from bohnarena.run.dispatch import run_league
+
+    old = tmp_path / "old"
+    shutil.copytree(played[0], old, ignore=shutil.ignore_patterns("reveal.json"))
+    both = meta(old)
+    (old / "run.json").write_text(json.dumps(both))
+    (old / "secret.json").unlink()
+    r = invoke("rank", old)
+    assert r.exit_code == 0, r.output
+    league = tmp_path / "v.toml"
+    league.write_text(LEAGUE.format(seed='"secret"'))
+    assert run_league(league, old, workers=1, progress=False).played == 0
+    assert "seed" not in json.loads((old / "run.json").read_text())  # moved out
+    assert meta(old) == both

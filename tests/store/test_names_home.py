@@ -10,6 +10,9 @@ from bohnarena.store import layout
 PACKAGE = Path(__file__).resolve().parents[2] / "bohnarena"
 FILES = {
     layout.RUN_JSON,
+    layout.SECRET,
+    layout.CHAIN,
+    layout.REVEAL,
     layout.LEAGUE,
     layout.MANIFEST,
     layout.RATINGS,
