@@ -21,7 +21,7 @@ from ..referee.limits import Watchdog
 from ..store import layout
 from ..store.growing import kept_files
 from .provenance import source_hash
-from .replay import Run
+from .replay import Run, first_difference
 from .seating import make_seat
 
 
@@ -142,9 +142,4 @@ def _again(
             for b in row["seats"]
         ]
         _, records = run.game.play(run.rules, row["seed"], seats)
-    for i, (a, b) in enumerate(zip(logged, records, strict=False)):
-        if tuple(a) != tuple(b):
-            return f"move {i}: the log has {tuple(a)!r}, the bots play {tuple(b)!r}"
-    if len(logged) != len(records):
-        return f"the log has {len(logged)} records, the bots play {len(records)}"
-    return None
+    return first_difference(logged, records)

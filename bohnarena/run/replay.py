@@ -262,12 +262,17 @@ class Run:
             for name in row["seats"]
         ]
         _, again = self.game.play(self.rules, row["seed"], seats)
-        for i, (a, b) in enumerate(zip(log, again, strict=False)):
-            if tuple(a) != tuple(b):
-                return f"move {i}: the log has {tuple(a)!r}, the bots now play {tuple(b)!r}"
-        if len(log) != len(again):
-            return f"the log has {len(log)} moves, the bots now play {len(again)}"
-        return None
+        return first_difference(log, again)
+
+
+def first_difference(log: Sequence[Sequence[Any]], again: Sequence[Sequence[Any]]) -> str | None:
+    """Where a match played again first leaves its log, in one line (None: nowhere)."""
+    for i, (a, b) in enumerate(zip(log, again, strict=False)):
+        if tuple(a) != tuple(b):
+            return f"move {i}: the log has {tuple(a)!r}, the bots now play {tuple(b)!r}"
+    if len(log) != len(again):
+        return f"the log has {len(log)} moves, the bots now play {len(again)}"
+    return None
 
 
 TWICE = "its records are not numbered 0, 1, 2... (logged twice, or one missing)"

@@ -77,18 +77,6 @@ class Verdict:
         return f"{len(self.failures)} checks failed; {checks}"
 
 
-def _revealed(path: Path) -> dict[str, Any]:
-    try:
-        found = json.loads((path / REVEAL).read_text("utf-8"))
-    except FileNotFoundError:
-        return {}
-    except (OSError, ValueError) as e:
-        raise UsageError(f"{path / REVEAL} does not read: {e}") from None
-    if not isinstance(found, dict):
-        raise UsageError(f"{path / REVEAL} is not a JSON object")
-    return found
-
-
 def verify(
     path: str | Path,
     seed: int | None = None,
@@ -105,7 +93,7 @@ def verify(
     path = Path(path)
     meta = _run_meta(path)
     committed = meta.get("seed_commitment")
-    revealed = _revealed(path)
+    revealed = secret.read_object(path / REVEAL)
     if seed is None:
         seed = revealed.get("seed")
     if committed is None and seed is None:

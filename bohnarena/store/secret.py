@@ -40,7 +40,7 @@ def write_run(path: Path, meta: dict[str, Any]) -> None:
 def public_seed(path: Path) -> bool:
     """``path``'s run.json commits to a seed it holds itself (written before
     the split): the next run moves it out."""
-    meta = _read(path / layout.RUN_JSON)
+    meta = read_object(path / layout.RUN_JSON)
     return _committed(meta) and any(k in meta for k in PRIVATE)
 
 
@@ -66,13 +66,15 @@ def with_secret(path: Path, meta: dict[str, Any]) -> dict[str, Any]:
     if not _committed(meta) or "seed" in meta:
         return meta
     for name in (layout.SECRET, layout.REVEAL):
-        found = _read(path / name)
+        found = read_object(path / name)
         if found:
             return {**meta, **{k: found[k] for k in PRIVATE if k in found}}
     return meta
 
 
-def _read(path: Path) -> dict[str, Any]:
+def read_object(path: Path) -> dict[str, Any]:
+    """The JSON object in ``path`` ({} when it is missing); ResultsError in one
+    line when it does not read or is not an object."""
     try:
         found = json.loads(path.read_text("utf-8"))
     except FileNotFoundError:
