@@ -27,7 +27,7 @@ OWN_KEYS |= set(COUNTS)
 #: Where a submission runs: never in the organiser's process.
 ISOLATIONS = ("sandbox", "process")
 LEAGUE_KEYS = {"name", "game", "edition", "players", "deals", "seed", "rules", "limits"}
-LEAGUE_KEYS |= {"packages", "run", "seatings", "full_tables"}
+LEAGUE_KEYS |= {"packages", "run", "seatings", "full_tables", "fresh_decks"}
 #: A newcomer's full round-robin while it is at most this many tables a deal
 #: (9 entries at 4-player tables: 56), drawn tables beyond (league/drawn.py).
 DEFAULT_FULL_TABLES = 100
@@ -45,6 +45,8 @@ deals = 10              # deals every table of a new version plays
 full_tables = 100       # beyond this many tables a deal, a new version plays
                         # `deals` deals at tables drawn for it (docs/ladder.md)
 seed = "secret"         # drawn at the first run, kept where no bot reads it
+fresh_decks = true      # each run's new matches dealt from decks of their own, so
+                        # the site may show a finished run's matches (docs/site.md)
 packages = ["bohnarena_bots"]  # what a submission may import and require
 isolation = "sandbox"   # or "process" (trusted authors only)
 max_submission_mb = 50  # the largest submission, unpacked

@@ -25,7 +25,7 @@ from .schedule import seatings as seating_orders
 
 TOP_KEYS = {
     *("name", "game", "edition", "players", "deals", "seed", "rules", "bots", "run", "limits"),
-    *("format", "hero", "challenger", "seatings", "packages", "full_tables"),
+    *("format", "hero", "challenger", "seatings", "packages", "full_tables", "fresh_decks"),
 }
 RUN_KEYS = {"batch_size", "moves", "workers", "isolation"}
 SECRET = "secret"
@@ -58,6 +58,10 @@ class League:
     #: round-robin: a new bot plays the full round-robin while that is at
     #: most this many tables per deal, drawn tables beyond (drawn.py); None: always full
     full_tables: int | None = None
+    #: A league that grows deals each generation's new matches from decks of
+    #: their own (schedule.py), so a finished generation shows nothing of a
+    #: match to come; False: every match of a deal shares its deck, all along.
+    fresh_decks: bool = False
 
     def params(self) -> dict[str, dict[str, Value]]:
         """The parameters each bot sets (docs/tuning.md), of the bots that set any."""
@@ -71,7 +75,14 @@ class League:
             from .growth import Generation, schedule_of
 
             return schedule_of(self, master, [Generation.of(self)])
-        return Schedule(self._tables(), self.players, self.deals, master, self.seatings)
+        return Schedule(
+            self._tables(),
+            self.players,
+            self.deals,
+            master,
+            self.seatings,
+            fresh_decks=self.fresh_decks,
+        )
 
     def _tables(self) -> tuple[tuple[str, ...], ...]:
         found = format_tables(
@@ -234,6 +245,7 @@ def parse_league(
         hero=shape[2].get("hero"),
         challenger=shape[2].get("challenger"),
         full_tables=full_tables,
+        fresh_decks=_get(data, "fresh_decks", bool, where, False),
     )
 
 

@@ -125,6 +125,7 @@ def schedule_of(league: League, seed: int, generations: Sequence[Generation]) ->
         () if whole else tuple(blocks),
         None if whole else frozenset(current),
         tuple(spans),
+        league.fresh_decks,
     )
 
 
@@ -202,6 +203,7 @@ def drawn_shape(league: League, seed: int, generations: Sequence[Generation]) ->
         "blocks": tuple(blocks),
         "standing": frozenset(current),
         "spans": tuple(spans),
+        "fresh_decks": league.fresh_decks,
     }
 
 
@@ -231,6 +233,7 @@ KEPT = (
     ("seatings", "seatings"),
     ("limits", "limits"),
     ("full_tables", "full_tables"),
+    ("fresh_decks", "fresh_decks"),
 )
 
 

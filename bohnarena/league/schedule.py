@@ -100,7 +100,12 @@ def seatings(players: int, kind: str = "rotations") -> list[tuple[int, ...]]:
     return [nth_permutation(players, k) for k in range(factorial(players))]
 
 
-def deal_seed(master: int, deal: int) -> int:
+def deal_seed(master: int, deal: int, generation: int = 0) -> int:
+    """The seed a deal's deck is shuffled with: the same for every match of
+    the deal, or (``generation`` from 1, a league with ``fresh_decks``) for
+    every match of the deal that generation added."""
+    if generation:
+        return derive_seed(master, "deal", generation, deal)
     return derive_seed(master, "deal", deal)
 
 
@@ -134,7 +139,9 @@ class Schedule:
     appearance; ``blocks``: the id blocks (none given: one block, the
     ``deals`` deals of every table); ``standing``: the indices of the tables
     of the league as it is now (None: all), whose matches with a deal below
-    ``deals`` make its standings; ``spans``: each generation's ids."""
+    ``deals`` make its standings; ``spans``: each generation's ids;
+    ``fresh_decks``: each generation's matches dealt from decks of its own
+    (the first generation's are those of a league that never grew)."""
 
     tables: tuple[tuple[str, ...], ...]
     players: int
@@ -144,6 +151,7 @@ class Schedule:
     blocks: tuple[Block, ...] = ()
     standing: frozenset[int] | None = None
     spans: tuple[range, ...] = field(default=())
+    fresh_decks: bool = False
 
     def __post_init__(self) -> None:
         if not self.blocks:
@@ -187,7 +195,16 @@ class Schedule:
         table, deal, seating = self.locate(match_id)
         at = self.tables[table]
         seats = tuple(at[p] for p in self.seatings[seating])
-        return MatchSpec(match_id, table, deal, seating, deal_seed(self.seed, deal), seats)
+        seed = deal_seed(self.seed, deal, self.generation(match_id) if self.fresh_decks else 0)
+        return MatchSpec(match_id, table, deal, seating, seed, seats)
+
+    def generation(self, match_id: int) -> int:
+        """The generation (from 0) whose growth added the match ``match_id``."""
+        return max(bisect_right(self._span_starts, match_id) - 1, 0)
+
+    @cached_property
+    def _span_starts(self) -> list[int]:
+        return [span.start for span in self.spans]
 
     def stands(self, table: int, deal: int, *_: int) -> bool:
         """Whether the match of ``table`` and ``deal`` is one of the league
