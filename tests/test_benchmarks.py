@@ -106,3 +106,27 @@ def test_verify_bench_runs() -> None:
     ).stdout
     assert "120 matches synthesized" in out and "every check but the log replay" in out
     assert "verify on 120 matches: about" in out
+
+
+@pytest.mark.slow
+def test_site_bench_runs() -> None:
+    from tests.site.conftest import MISSING
+
+    if MISSING:
+        pytest.skip(f"needs the site extra: pip install '.[site]' ({', '.join(MISSING)})")
+    out = subprocess.run(
+        [
+            sys.executable,
+            str(BENCH / "site_bench.py"),
+            *("--entries", "5", "--clients", "1,2", "--requests", "6", "--seconds", "5"),
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    assert "5 entries played" in out
+    for mode in ("idle:", "during a run:"):
+        (shown,) = [i for i, line in enumerate(out.splitlines()) if line.startswith(mode)]
+        rows = out.splitlines()[shown + 1 : shown + 4]
+        assert [r.split()[0] for r in rows] == ["standings", "entry", "viewer"], out
+        assert all(r.count("clients") == 2 and "/s" in r for r in rows), out

@@ -24,6 +24,7 @@ from ..core.errors import BohnarenaError
 from ..core.pages import render
 from ..ladder import live
 from ..ladder.catalog import Catalog
+from ..ladder.seasons import fairness
 from ..ladder.settings import LadderError, load_settings
 from ..ladder.standings import history_chart
 from ..ladder.tokens import Holder, TokenError
@@ -275,13 +276,12 @@ def settings_page(request: Request) -> Response:
         ("max_submission_mb", f"{settings.max_bytes / 2**20:g}"),
         ("suspend_fault_share", str(settings.suspend_fault_share)),
     ]
-    run = shown.public_run(site.ladder) or {}
     return site.page(
         request,
         "settings.html",
         "Settings and rules",
         settings=rows,
-        commitment=run.get("seed_commitment"),
+        fairness=[line.partition(": ")[::2] for line in fairness(site.ladder)],
     )
 
 

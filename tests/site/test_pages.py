@@ -135,6 +135,16 @@ def test_the_settings_show_no_seed(site):
     assert "seed</th>" not in page
 
 
+def test_the_settings_show_the_commitment_and_chain_head(site):
+    """What ``ladder rank`` says of fairness: the head a participant notes
+    for ``verify --head`` later, as run.json publishes it."""
+    meta = json.loads((site.ladder / "results" / "run.json").read_text())
+    page = text(site.get("/settings"))
+    assert meta["seed_commitment"].startswith("sha256:") and len(meta["chain_head"]) == 64
+    assert f"<code>{meta['seed_commitment']}</code>" in page
+    assert f"<th>chain head</th><td><code>{meta['chain_head']}</code>" in page
+
+
 def test_bot_text_is_escaped(site, ladder):
     """A reason quoting a bot's stderr, and a name in the path, show as text."""
     from bohnarena.ladder.catalog import Catalog

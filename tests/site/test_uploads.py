@@ -6,6 +6,8 @@ while the site goes on answering."""
 import json
 import select
 import socket
+import subprocess
+import sys
 import threading
 import time
 
@@ -149,13 +151,49 @@ def test_a_slow_upload_is_taken_while_the_site_answers(small):
     assert json.loads(reply["r"].content)["state"] == "pending"
 
 
-def test_what_a_killed_server_left_is_removed_by_the_next_submission(small):
-    """An upload cut short by a kill holds no lock any more: the next
-    submission's recovery removes it, as it removes a killed submitter's tree."""
+#: A site served by uvicorn in a process of its own (killed by the test).
+SERVER = """import sys, uvicorn
+from bohnarena.site.app import make_app
+uvicorn.run(make_app(sys.argv[1]), host="127.0.0.1", port=int(sys.argv[2]), log_level="warning")
+"""
+
+
+def test_a_server_killed_during_an_upload_leaves_nothing_the_next_submission_keeps(small):
+    """A real server killed -9 halfway through an upload: no version is
+    recorded, and what it left in incoming/ holds no lock any more, so the
+    next submission's recovery removes it (as it removes a killed
+    submitter's tree)."""
     ladder, ann = small
-    left = ladder / "incoming" / "0123456789abcdef.upload"
-    left.mkdir(parents=True)
-    (left / "half.whl").write_bytes(b"PK\3\4" + b"\0" * 1000)
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    port = sock.getsockname()[1]
+    sock.close()
+    server = subprocess.Popen([sys.executable, "-c", SERVER, str(ladder), str(port)])
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                up = socket.create_connection(("127.0.0.1", port))
+                break
+            except ConnectionRefusedError:
+                assert server.poll() is None and time.monotonic() < deadline
+                time.sleep(0.1)
+        up.sendall(request_head(ann, f"Content-Length: {MB - 4096}\r\n"))
+        up.sendall(file_head("half.whl") + b"PK\3\4" + b"\0" * (MB // 2))
+        while largest_upload(ladder) < MB // 4:  # (the server is writing it)
+            assert time.monotonic() < deadline, "the upload never reached incoming/"
+            time.sleep(0.05)
+        server.kill()
+        server.wait(10)
+        up.close()
+    finally:
+        if server.poll() is None:
+            server.kill()
+            server.wait(10)
+    (left,) = (ladder / "incoming").glob("*.upload")
+    catalog = Catalog(ladder)
+    assert [v.state for v in catalog.versions("ann")] == ["active"]  # nothing recorded
+    catalog.close()
     with serve(ladder) as site:
         r = site.api(
             "POST",
