@@ -102,7 +102,7 @@ def stderr(request: Request) -> Response:
     site = site_of(request)
     try:
         version = _own(request)
-        hidden = shown.contents_hidden(site.ladder)
+        hidden = shown.veil(site.ladder).reason  # (its stderr spans every match it played)
         if hidden is not None:
             raise Refused(403, f"a bot's stderr is {hidden}")
     except Refused as e:
@@ -132,9 +132,9 @@ def notes(request: Request) -> Response:
     try:
         if holder is None:
             raise Refused(401, "a valid token is needed: Authorization: Bearer TOKEN")
-        hidden = shown.contents_hidden(site.ladder)
-        if hidden is not None:
-            raise Refused(403, f"a match's notes are {hidden}")
+        veil = shown.veil(site.ladder)
+        if veil.hides(match_id):
+            raise Refused(403, f"a match's notes are {veil.reason}")
         try:
             run = site.matches.run(site.ladder)
             row, _ = run.match(match_id)
@@ -185,8 +185,11 @@ def entry_matches(request: Request) -> Response:
         version, found, total = shown.entry_matches(results, bots, dict(request.query_params))
     except shown.BadQuery as e:
         return error(400, str(e))
-    if shown.contents_hidden(site.ladder) is None:
-        found = [{**m, "view": f"/matches/{m['match_id']}"} for m in found]
+    veil = shown.veil(site.ladder)
+    found = [
+        m if veil.hides(m["match_id"]) else {**m, "view": f"/matches/{m['match_id']}"}
+        for m in found
+    ]
     return JSONResponse({"version": version, "total": total, "matches": found})
 
 

@@ -236,7 +236,7 @@ def entry_page(request: Request) -> Response:
         matches=found,
         total=total,
         problem=problem,
-        hidden=shown.contents_hidden(site.ladder),
+        veil=shown.veil(site.ladder),
         may_retire=visitor is not None
         and visitor.may_touch(name)
         and any(v.state == "active" for v in versions),
@@ -251,9 +251,9 @@ def match_page(request: Request) -> Response:
     from ..viewer.page import policy
 
     site, match_id = site_of(request), request.path_params["match_id"]
-    hidden = shown.contents_hidden(site.ladder)
-    if hidden is not None:
-        return site.message(request, f"Match {match_id}", f"A match is {hidden}.", 403)
+    veil = shown.veil(site.ladder)
+    if veil.hides(match_id):
+        return site.message(request, f"Match {match_id}", f"A match is {veil.reason}.", 403)
 
     def make(run: Run) -> str:
         row, log = run.match(match_id)
@@ -294,7 +294,7 @@ def downloads_page(request: Request) -> Response:
         "Downloads",
         run=shown.public_run(site.ladder) is not None,
         files=sorted(files.items()),
-        hidden=shown.contents_hidden(site.ladder),
+        hidden=shown.veil(site.ladder).reason,
     )
 
 
@@ -313,7 +313,7 @@ def download(request: Request) -> Response:
     path = shown.download_path(site.ladder, table, name)
     if path is None:
         return site.message(request, "Not found", "No such file to download.", 404)
-    hidden = shown.contents_hidden(site.ladder)
+    hidden = shown.veil(site.ladder).reason
     if hidden is not None and table != "files":
         return site.message(request, "Not yet", f"The Parquet parts are {hidden}.", 403)
     return FileResponse(path, filename=name, media_type="application/octet-stream")

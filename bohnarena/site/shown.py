@@ -2,19 +2,24 @@
 standings, an entry, its matches (found as ``bohnarena matches`` finds
 them), the public part of ``run.json``, the files it offers for download.
 
-Nothing shown may predict a match not yet played. Every match of a deal is
-dealt from the same deck, the whole season long (its seed follows from the
-master seed and the deal alone: league/growth.py), so a finished match's
-moves, its seed, its viewer page and its seats' stderr and notes show the
-deck of every match of that deal still to come, a new version's too. They
-are shown once the season's seed is revealed (``reveal.json`` beside
-``run.json``: ``bohnarena reveal``), not before: :func:`contents_hidden`."""
+Nothing shown may predict a match not yet played. Without ``fresh_decks``
+every match of a deal is dealt from the same deck the whole season long
+(its seed follows from the master seed and the deal alone: league/growth.py),
+so a finished match's moves, its seed, its viewer page and its seats' stderr
+and notes show the deck of every match of that deal still to come, a new
+version's too: they are shown once the season's seed is revealed
+(``reveal.json`` beside ``run.json``: ``bohnarena reveal``). With
+``fresh_decks`` (what ``ladder init`` writes) each run deals its new matches
+from decks of their own, so the matches of every run that has finished are
+shown, and those of a run still playing (or cut short) are not: :func:`veil`."""
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import threading
+import tomllib
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -24,6 +29,7 @@ from typing import Any
 from ..analysis.notable import SORTS, Found, Query, find, scores
 from ..analysis.results import LeagueResults, read_results
 from ..core.errors import BohnarenaError
+from ..ladder import live, player
 from ..ladder.catalog import Catalog, Version
 from ..ladder.settings import RESULTS
 from ..run.replay import Run
@@ -43,16 +49,60 @@ HIDDEN = (
     "the same deck all season, so a finished match would show the deck of the "
     "matches of its deal still to come"
 )
+PLAYING = (
+    "shown when the run that plays them has finished: the matches of a run are dealt "
+    "from decks of their own, and those still to come share them"
+)
 
 
 def results_of(ladder: Path) -> Path:
     return ladder / RESULTS
 
 
-def contents_hidden(ladder: Path) -> str | None:
-    """Why matches' contents (moves, seeds, viewer pages, stderr, notes, the
-    Parquet parts) are not shown yet; None once they may be."""
-    return None if (results_of(ladder) / REVEAL).is_file() else HIDDEN
+@dataclass(frozen=True)
+class Veil:
+    """What of the season's matches is not shown yet (the matches with ids
+    from ``first``) and why (``reason``; None: nothing is hidden)."""
+
+    reason: str | None = None
+    first: int = 0
+
+    def hides(self, match_id: int) -> bool:
+        """Whether the contents of match ``match_id`` are hidden."""
+        return self.reason is not None and match_id >= self.first
+
+
+def veil(ladder: Path) -> Veil:
+    """What the site may not show yet of the matches' contents (moves, seeds,
+    viewer pages, notes; a bot's stderr and the Parquet parts while anything
+    is hidden): everything until the reveal, or with ``fresh_decks`` the
+    matches of the run still playing, cut short or due."""
+    path = results_of(ladder)
+    if (path / REVEAL).is_file() or not (path / layout.RUN_JSON).is_file():
+        return Veil()
+    try:
+        fresh = tomllib.loads((path / layout.LEAGUE).read_text("utf-8")).get("fresh_decks")
+    except (OSError, ValueError):
+        fresh = False
+    if fresh is not True:
+        return Veil(HIDDEN)
+    playing = live.read(ladder) is not None or (ladder / player.DUE).exists()
+    manifest = path / layout.MANIFEST
+    stamp = manifest.stat().st_mtime_ns if manifest.is_file() else 0
+    first, done = _last_generation(path, stamp, (path / layout.RUN_JSON).stat().st_mtime_ns)
+    return Veil(PLAYING, first) if playing or not done else Veil()
+
+
+@functools.lru_cache(maxsize=8)  # (per request otherwise: the manifest read for every page)
+def _last_generation(path: Path, *_stamps: int) -> tuple[int, bool]:
+    """The first id of the results' last generation, and whether all of
+    its matches are played (``_stamps``: what a change of either shows in)."""
+    reader = RunReader(path)
+    generations = reader.meta().get("generations") or []
+    if not generations:  # (a run before leagues grew: generation 0, its count unknown)
+        return 0, False
+    first, count = int(generations[-1]["first_id"]), int(generations[-1]["matches"])
+    return first, sum(1 for i in reader.done_ids() if i >= first) >= count
 
 
 @dataclass(frozen=True)

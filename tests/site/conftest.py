@@ -148,10 +148,11 @@ TALKING = """
 """
 
 
-def small_ladder(path, tmp, mb=None, extra=""):
+def small_ladder(path, tmp, mb=None, extra="", fresh_decks=False):
     """A fresh ladder of four file bots (their check passed unplayed) run as
     processes: one table, 2 deals, 8 matches once played; ``extra``: more
-    of each bot's class."""
+    of each bot's class; ``fresh_decks``: as ``ladder init`` writes it (off:
+    every match's contents hidden until the reveal)."""
     from bohnarena.ladder.catalog import Catalog
     from bohnarena.ladder.check import Verdict
     from bohnarena.ladder.settings import load_settings
@@ -161,6 +162,8 @@ def small_ladder(path, tmp, mb=None, extra=""):
     assert run("ladder", "init", path).exit_code == 0
     text = (path / "ladder.toml").read_text().replace("deals = 10 ", "deals = 2 ")
     text = text.replace('isolation = "sandbox"', 'isolation = "process"')
+    if not fresh_decks:
+        text = text.replace("fresh_decks = true ", "fresh_decks = false")
     if mb is not None:
         text = text.replace("max_submission_mb = 50", f"max_submission_mb = {mb}")
     (path / "ladder.toml").write_text(text)

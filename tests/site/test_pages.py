@@ -188,3 +188,47 @@ def test_an_entrys_matches_are_those_matches_finds(site, query, options):
     assert [m["match_id"] for m in found["matches"]] == [m["match_id"] for m in expected["matches"]]
     page = text(site.get(f"/entries/ann?{query.format(bob=bob)}"))
     assert f"<p>{expected['total']} matches" in page
+
+
+def test_with_fresh_decks_a_finished_runs_matches_are_shown_and_a_playing_ones_not(tmp_path):
+    """``fresh_decks`` (as ``ladder init`` writes it): each run deals its new
+    matches from decks of their own, so a finished run's matches are shown
+    before any reveal, and the matches of a run still to finish are not."""
+    from bohnarena.ladder import player
+    from bohnarena.ladder.catalog import Catalog
+    from bohnarena.ladder.check import Verdict
+    from bohnarena.ladder.settings import load_settings
+    from bohnarena.ladder.submission import submit
+    from tests.ladder.builders import file_bot
+
+    from .conftest import run, serve, small_ladder
+
+    ladder = small_ladder(tmp_path / "fresh", tmp_path, fresh_decks=True)
+    assert run("ladder", "run", ladder, "--no-progress").exit_code == 0
+    with serve(ladder) as site:
+        assert site.get("/matches/0").status == 200  # no reveal: its decks are dealt no more
+        assert 'href="/matches/0"' in text(site.get("/entries/ann"))
+        (ladder / player.DUE).write_text("a run cut short\n")  # its run may go on
+        assert site.get("/matches/0").status == 403
+        (ladder / player.DUE).unlink()
+        # a newcomer's run: a generation of its own, on decks of its own
+        settings, catalog = load_settings(ladder), Catalog(ladder)
+        submit(
+            ladder,
+            settings,
+            catalog,
+            "eve",
+            file_bot(tmp_path, "Eve"),
+            None,
+            None,
+            lambda *_: Verdict(),
+        )
+        catalog.close()
+        assert run("ladder", "run", ladder, "--no-progress").exit_code == 0
+        assert site.get("/matches/8").status == 200
+        (ladder / player.DUE).write_text("the next run is due\n")
+        assert site.get("/matches/0").status == 200  # earlier runs' decks: dealt no more
+        assert site.get("/matches/8").status == 403  # the last run's: it may go on
+        page = text(site.get("/entries/eve"))
+        assert "from 8 on" in page and 'href="/matches/8"' not in page
+        assert site.get("/downloads/matches/part-000000000-000000007.parquet").status == 403
