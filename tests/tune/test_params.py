@@ -54,7 +54,7 @@ def invoke(*args):
 @pytest.mark.parametrize(
     ("spec", "text"),
     [
-        ("trader?keep=3", "unknown parameter 'keep' (declared: margin, share, wants)"),
+        ("trader?keep=3", "unknown parameter 'keep' (declared: feed, hope, margin, share, wants)"),
         ("trader?wants=9", "parameter 'wants' = 9 is out of its range [1, 4]"),
         ("trader?wants=2.5", "parameter 'wants' must be int, not '2.5'"),
         ("trader?margin=nan", "parameter 'margin' must be float"),
