@@ -208,15 +208,17 @@ class Sight:
 class TraderBot(PlannerBot):
     name = "trader"
 
+    # The defaults are tuned (`bohnarena tune`, docs/tuning.md); bohnarena
+    # 0.2's are :class:`TraderBot02`'s.
     #: A trade or gift must gain at least this much to be worth making.
-    margin = 0.05
+    margin = 0.015
     #: How many of the varieties it wants most it asks for.
     wants = 2
     #: The unseen cards a seat may hope to see: this many tables' worth of
     #: its share (a little more than its own share, by trading).
-    share = 1.5
+    share = 0.6
     #: The chance of a field's next step shrinks by this for each card it lacks.
-    hope = 0.7
+    hope = 0.9
     #: What feeding a rival who does not lead counts (feeding the leader: 1).
     feed = 0.6
     #: Its parameters (docs/tuning.md).
@@ -462,3 +464,16 @@ class TraderBot(PlannerBot):
                 if best is None or cost < least:
                     best, least = pos, cost
         return best
+
+
+class TraderBot02(TraderBot):
+    """The trader with bohnarena 0.2's defaults, before they were tuned:
+    registered as ``trader-0.2``, so a league that played ``trader`` then
+    plays the same matches again under that name."""
+
+    name = "trader-0.2"
+    margin = 0.05
+    wants = 2
+    share = 1.5
+    hope = 0.7
+    feed = 0.6
