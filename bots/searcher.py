@@ -58,7 +58,7 @@ from bohnarena.core.errors import IllegalAnswer
 from bohnarena.core.params import Param
 
 from .planner import _grows, field_for, harvest_choice, plants_second
-from .trader import Sight, TraderBot
+from .trader import Sight, TraderBot, TraderBot02
 
 
 class _Horizon(Exception):
@@ -189,6 +189,13 @@ class BeanCounterBot(TraderBot):
     begs = 3
     #: Varieties begged for (the most wanted first).
     beg_wants = 3
+    # The trader's parameters as they were before the trader's were tuned:
+    # its heuristics seed a search, and were not tuned for that.
+    margin = TraderBot02.margin
+    wants = TraderBot02.wants
+    share = TraderBot02.share
+    hope = TraderBot02.hope
+    feed = TraderBot02.feed
     #: Its parameters (docs/tuning.md): the trader's and the search's.
     tunable: ClassVar[Mapping[str, Param]] = {
         **TraderBot.tunable,
@@ -214,7 +221,7 @@ class BeanCounterBot(TraderBot):
         # every seat's answer to an offer as the trader gives it (rollouts)
         self._models: list[TraderBot] = []
         for s in range(rules.players):
-            model = TraderBot()
+            model = TraderBot02()  # (as it answered before the trader was tuned)
             model.start(s, rules, random.Random(0))
             self._models.append(model)
 

@@ -42,8 +42,10 @@ class Sight:
         "_worths",
         "avail",
         "coins",
+        "feed",
         "fields",
         "hand",
+        "hope",
         "others",
         "pay",
         "steps",
@@ -52,6 +54,8 @@ class Sight:
     def __init__(self, bot: TraderBot, view: SeatView) -> None:
         self.pay = bot._payouts
         self.steps = bot._steps
+        self.hope = bot.hope
+        self.feed = bot.feed
         unseen = view.unseen
         rules = view.rules
         # In the last run through the draw pile only its cards still come
@@ -93,7 +97,7 @@ class Sight:
         for step in self.steps[v]:
             if step > n:
                 need = step - n
-                chance = min(1.0, self.avail[v] / (need * 2.0)) * 0.7**need
+                chance = min(1.0, self.avail[v] / (need * 2.0)) * self.hope**need
                 value = now + (self.paid(v, step) - now) * chance
                 break
         self._worths[v, n] = value
@@ -198,24 +202,32 @@ class Sight:
         if not cost:
             return 0.0
         leads = self.coins[seat] >= max(self.coins)
-        return cost * (1.0 if leads else 0.6)
+        return cost * (1.0 if leads else self.feed)
 
 
 class TraderBot(PlannerBot):
     name = "trader"
 
+    # The defaults are tuned (`bohnarena tune`, docs/tuning.md); bohnarena
+    # 0.2's are :class:`TraderBot02`'s.
     #: A trade or gift must gain at least this much to be worth making.
-    margin = 0.05
+    margin = 0.015
     #: How many of the varieties it wants most it asks for.
     wants = 2
     #: The unseen cards a seat may hope to see: this many tables' worth of
     #: its share (a little more than its own share, by trading).
-    share = 1.5
+    share = 0.6
+    #: The chance of a field's next step shrinks by this for each card it lacks.
+    hope = 0.9
+    #: What feeding a rival who does not lead counts (feeding the leader: 1).
+    feed = 0.6
     #: Its parameters (docs/tuning.md).
     tunable: ClassVar[Mapping[str, Param]] = {
         "margin": Param(0.0, 1.0),
         "wants": Param(1, 4),
         "share": Param(0.5, 4.0),
+        "hope": Param(0.2, 1.0),
+        "feed": Param(0.0, 1.0),
     }
 
     def start(self, seat: int, rules: RuleSet, rng: random.Random) -> None:
@@ -452,3 +464,16 @@ class TraderBot(PlannerBot):
                 if best is None or cost < least:
                     best, least = pos, cost
         return best
+
+
+class TraderBot02(TraderBot):
+    """The trader with bohnarena 0.2's defaults, before they were tuned:
+    registered as ``trader-0.2``, so a league that played ``trader`` then
+    plays the same matches again under that name."""
+
+    name = "trader-0.2"
+    margin = 0.05
+    wants = 2
+    share = 1.5
+    hope = 0.7
+    feed = 0.6

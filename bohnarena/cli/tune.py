@@ -44,11 +44,14 @@ from .group import (
     help="What candidates are compared with. Default: SPEC at its defaults.",
 )
 @click.option(
-    "--opponents",
-    default=None,
-    metavar="SPEC,SPEC,...",
-    help="The other seats. Default: the game's quick shipped bots (as compare's).",
+    "--against",
+    "against",
+    multiple=True,
+    metavar="[NAME=]SPEC",
+    help="An opponent (repeatable), as compare's. Default: the game's quick shipped bots.",
 )
+# the old spelling (comma-separated, so no spec with parameters in it), kept for scripts
+@click.option("--opponents", default=None, hidden=True)
 @game_option
 @edition_option
 @rule_option
@@ -115,6 +118,7 @@ def tune(
     spec: str,
     params: tuple[str, ...],
     baseline: str | None,
+    against: tuple[str, ...],
     opponents: str | None,
     game: str,
     edition: str | None,
@@ -162,9 +166,11 @@ def tune(
         raise UsageError("--param: a parameter is given twice")
     base = baseline or split_spec(spec)[0]
     load_bot(base, g.bot_base)
-    field = cmp.bot_names(
-        opponents.split(",") if opponents else sparring_bots(g), (st.CANDIDATE, st.BASELINE)
-    )
+    if opponents:
+        if against:
+            raise UsageError("--opponents is the old spelling of --against: give one of them")
+        against = tuple(opponents.split(","))
+    field = cmp.bot_names(against or sparring_bots(g), (st.CANDIDATE, st.BASELINE))
     name = cmp.bot_names([split_spec(spec)[0]])[0][0]
     setup = st.Setup(
         spec,

@@ -249,7 +249,7 @@ def bot_names(specs: Iterable[str], taken: Iterable[str] = ()) -> list[tuple[str
         except UnicodeEncodeError:
             raise UsageError(f"bot {given!r} holds bytes that are not UTF-8: rename it") from None
         name, sep, spec = given.partition("=")
-        if not sep or ":" in name:
+        if not sep or ":" in name or "?" in name:  # no name, a parameter's "=" ("trader?wants=3")
             name, spec = "", given
         if not name and is_url(spec):  # its host and port
             name = urlsplit(spec.strip()).netloc.rpartition("@")[2].replace(":", "-")

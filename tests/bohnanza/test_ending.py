@@ -149,9 +149,9 @@ class OldState(State):
 
 REPRODUCTIONS = [
     (4949426990230361776, ("planner", "random", "random")),
-    (11534118754833929857, ("random", "random", "trader")),
+    (11534118754833929857, ("random", "random", "trader-0.2")),  # (as found)
     (16534747258774421329, ("random", "planner", "random")),
-    (13797736980442333622, ("trader", "planner", "random")),
+    (13797736980442333622, ("trader-0.2", "planner", "random")),
 ]
 
 

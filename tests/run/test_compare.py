@@ -137,6 +137,11 @@ def test_names_of_specs():
         ("Better", "x/y.py:Better"),
         ("new", "z.py:Bot"),
     ]
+    # a spec's parameters are no NAME=: "trader?wants=3" names itself
+    assert bot_names(["trader?wants=3,margin=0.2", "k=trader?wants=1"]) == [
+        ("trader-wants-3-margin-0.2", "trader?wants=3,margin=0.2"),
+        ("k", "trader?wants=1"),
+    ]
 
 
 def compare(*args, code=0):

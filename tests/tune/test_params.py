@@ -18,7 +18,7 @@ from bohnarena.core.plugins import load_bot
 from bohnarena.run.dispatch import run_league
 from bohnarena_bots.abacus import AbacusBot
 from bohnarena_bots.searcher import BeanCounterBot
-from bohnarena_bots.trader import TraderBot
+from bohnarena_bots.trader import TraderBot, TraderBot02
 from tests.conftest import SANDBOX_MARKS
 
 HERE = Path(__file__).parent
@@ -30,7 +30,7 @@ def test_a_spec_sets_declared_parameters():
     cls = load_bot("trader?wants=3,margin=0.25", Bot)
     assert issubclass(cls, TraderBot) and cls is not TraderBot
     assert (cls.wants, cls.margin, cls.share) == (3, 0.25, TraderBot.share)
-    assert (TraderBot.wants, TraderBot.margin) == (2, 0.05)  # the class itself is untouched
+    assert (TraderBot.wants, TraderBot.margin) == (2, 0.015)  # the class itself is untouched
     assert load_bot("trader", Bot) is TraderBot
     assert split_spec("x.py:B?a=1, b=0.5") == ("x.py:B", {"a": "1", "b": "0.5"})
     assert join_spec("trader", {"wants": 3, "margin": 0.25}) == "trader?margin=0.25,wants=3"
@@ -47,6 +47,18 @@ def test_shipped_bots_declare_their_defaults_in_range():
     assert "growth" in declared(AbacusBot)
 
 
+def test_the_trader_before_tuning_keeps_its_name_and_the_searchers_keep_its_defaults():
+    """``trader-0.2`` is the trader with 0.2's defaults (the golden playthroughs
+    play it, move for move); the bean counter and abacus, whose searches start
+    from the trader's heuristics, keep those, not the trader's tuned ones."""
+    old = load_bot("trader-0.2", Bot)
+    assert old is TraderBot02 and issubclass(old, TraderBot)
+    before = {"margin": 0.05, "wants": 2, "share": 1.5, "hope": 0.7, "feed": 0.6}
+    for cls in (old, BeanCounterBot, AbacusBot):
+        assert {k: getattr(cls, k) for k in before} == before, cls
+    assert {k: getattr(TraderBot, k) for k in before} != before
+
+
 def invoke(*args):
     return CliRunner().invoke(cli, [str(a) for a in args])
 
@@ -54,7 +66,7 @@ def invoke(*args):
 @pytest.mark.parametrize(
     ("spec", "text"),
     [
-        ("trader?keep=3", "unknown parameter 'keep' (declared: margin, share, wants)"),
+        ("trader?keep=3", "unknown parameter 'keep' (declared: feed, hope, margin, share, wants)"),
         ("trader?wants=9", "parameter 'wants' = 9 is out of its range [1, 4]"),
         ("trader?wants=2.5", "parameter 'wants' must be int, not '2.5'"),
         ("trader?margin=nan", "parameter 'margin' must be float"),

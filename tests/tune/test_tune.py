@@ -23,7 +23,7 @@ pytest.importorskip("optuna", reason="tune needs the tune extra (Optuna)")
 
 HERE = Path(__file__).parent
 PEAK = f"{HERE / 'probe_bots.py'}:Peak"
-SMALL = ("--opponents", "random", "--players", "3", "--confirm-deals", "0")
+SMALL = ("--against", "random", "--players", "3", "--confirm-deals", "0")
 
 
 def invoke(*args):
@@ -33,7 +33,10 @@ def invoke(*args):
 @pytest.mark.parametrize(
     ("args", "text"),
     [
-        (("--param", "keep=1:3"), "the bot declares no 'keep' (declared: margin, share, wants)"),
+        (
+            ("--param", "keep=1:3"),
+            "the bot declares no 'keep' (declared: feed, hope, margin, share, wants)",
+        ),
         (("--param", "wants=0:3"), "outside wants's declared range [1, 4]"),
         (("--param", "wants=3:2"), "LOW must be below HIGH"),
         (("--param", "wants=1.5:3"), "wants is an int parameter: LOW and HIGH are ints"),
@@ -43,6 +46,10 @@ def invoke(*args):
         (("--param", "margin"), "write NAME=LOW:HIGH"),
         (("--param", "margin=0:1", "--param", "margin=0:0.5"), "a parameter is given twice"),
         (("--param", "x=0:1", "--baseline", "nobot"), "unknown bot 'nobot'"),
+        (
+            ("--param", "margin=0:1", "--against", "random", "--opponents", "planner"),
+            "--opponents is the old spelling of --against: give one of them",
+        ),
     ],
 )
 def test_bad_ranges_and_unknown_parameters_are_one_line_errors(tmp_path, args, text):
@@ -53,6 +60,13 @@ def test_bad_ranges_and_unknown_parameters_are_one_line_errors(tmp_path, args, t
     assert "Traceback" not in result.output and text in result.output, result.output
     assert len(result.output.strip().splitlines()) == 1, result.output
     assert not (tmp_path / "study.db").exists()  # nothing started
+
+
+def test_opponents_are_given_as_compare_gives_them():
+    """--against, repeatable, as compare's; the old --opponents a,b still works, unlisted."""
+    for command in ("tune", "compare"):
+        shown = invoke(command, "--help").output
+        assert "--against [NAME=]SPEC" in shown and "--opponents" not in shown, shown
 
 
 @pytest.mark.slow
@@ -179,7 +193,7 @@ def test_the_confirmation_on_fresh_deals_is_the_exit_code(tmp_path):
     """Against Peak at its default (x = 0.2) a best near 0.7 is confirmed:
     H1, exit 0; against Peak at 0.7 itself nothing is better: H0, exit 3."""
     base = ("--deals", 2, "--trials", 3, "--confirm-deals", 30, "-j", 2, "--format", "json")
-    small = ("--opponents", "random", "--players", 3, *base)
+    small = ("--opponents", "random", "--players", 3, *base)  # the old spelling
     for baseline, code, decision in ((PEAK, 0, "H1"), (f"{PEAK}?x=0.7", 3, "H0")):
         out = tmp_path / decision
         result = invoke("tune", PEAK, "--param", "x=0:1", "--baseline", baseline, *small,
