@@ -1,3 +1,3 @@
 """bohnarena: a tournament runner for Bohnanza bots."""
 
-__version__ = "0.2.0"
+__version__ = "0.3.0"

@@ -73,7 +73,8 @@ class RunReader:
             raise ResultsError(
                 f"{self.path} was written with log format {meta.get('log_format')}; "
                 f"this bohnarena {__version__} reads format "
-                + " and ".join(map(str, READS_FORMATS))
+                + ", ".join(map(str, READS_FORMATS[:-1]))
+                + f" and {READS_FORMATS[-1]}"
             )
         return with_secret(self.path, meta)
 

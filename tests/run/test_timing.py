@@ -187,7 +187,7 @@ def test_another_log_format_is_refused_in_one_line(league, tmp_path):
     (out / "run.json").write_text(json.dumps({**meta, "log_format": 2}))
     r = invoke("rank", out)
     assert r.exit_code == 2 and len(r.output.splitlines()) == 1
-    assert f"log format 2; this bohnarena {__version__} reads format 3 and 4" in r.output
+    assert f"log format 2; this bohnarena {__version__} reads format 3, 4 and 5" in r.output
 
 
 @pytest.mark.slow
