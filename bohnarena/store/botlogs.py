@@ -81,16 +81,30 @@ class Stderr:
     shown_from: int
 
 
-def _index(path: Path) -> list[tuple[int, int, int]]:
-    """(match id, offset, time) of each line of an index, in order; a
-    line cut short by a crash, or anything else odd, is left out."""
-    found = []
-    for raw in path.read_bytes().splitlines():
-        try:
-            e = json.loads(raw)
-            found.append((int(e["match_id"]), int(e["at"]), int(e["time_ns"])))
-        except (ValueError, TypeError, KeyError):
+def _entry(raw: bytes) -> tuple[int, int, int] | None:
+    """(match id, offset, time) of a line of an index; None for a line cut
+    short by a crash, or anything else odd."""
+    try:
+        e = json.loads(raw)
+        return int(e["match_id"]), int(e["at"]), int(e["time_ns"])
+    except (ValueError, TypeError, KeyError):
+        return None
+
+
+def _plays(path: Path, match_id: int) -> list[tuple[int, int, int | None]]:
+    """Each play of ``match_id`` an index notes: (its time, where its line
+    begins, where the next one does: None at the log's end). Only lines
+    that spell the id as :func:`mark` writes it are read whole (an index
+    has a line a match)."""
+    rows = path.read_bytes().splitlines()
+    spelled, found = json.dumps({"match_id": match_id})[1:-1].encode() + b",", []
+    for i, raw in enumerate(rows):
+        e = _entry(raw) if spelled in raw else None
+        if e is None or e[0] != match_id:
             continue
+        after = (_entry(r) for r in rows[i + 1 :])
+        end = next((n[1] for n in after if n is not None), None)
+        found.append((e[2], e[1], end))
     return found
 
 
@@ -110,10 +124,8 @@ def stderr_of(results: Path, bot: str, match_id: int, limit: int = 1 << 16) -> S
     folder = results / layout.BOT_LOGS / bot
     best: tuple[int, Path, int, int | None] | None = None  # time, log, start, end
     for index in sorted(folder.glob("*" + layout.BOT_INDEX)) if folder.is_dir() else ():
-        entries = _index(index)
-        for i, (mid, at, when) in enumerate(entries):
-            if mid == match_id and (best is None or when > best[0]):
-                end = entries[i + 1][1] if i + 1 < len(entries) else None
+        for when, at, end in _plays(index, match_id):
+            if best is None or when > best[0]:
                 best = (when, index.with_suffix(layout.BOT_LOG), at, end)
     if best is None:
         return None

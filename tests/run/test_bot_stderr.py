@@ -10,7 +10,7 @@ from click.testing import CliRunner
 from bohnarena.cli import cli
 from bohnarena.run.dispatch import run_league
 from bohnarena.store import botlogs
-from tests.conftest import sandboxed
+from tests.conftest import SANDBOX_MARKS, sandboxed
 
 #: Says its match at each plant, from its view; and then forges the engine's
 #: line for the next match, with a claim made as if in it.
@@ -85,11 +85,14 @@ def test_two_workers_playing_a_sandboxed_bot_at_once(tmp_path):
     each_match_says_only_its_own(out, ids)
 
 
-@pytest.mark.slow
-def test_a_forged_marker_claims_nothing(tmp_path):
+@pytest.mark.parametrize(
+    "isolation",
+    [pytest.param("process", marks=pytest.mark.slow), pytest.param("sandbox", marks=SANDBOX_MARKS)],
+)
+def test_a_forged_marker_claims_nothing(tmp_path, isolation):
     """The next match's line, printed by the bot, stays its text of the
     match it printed it in: the next match shows only what it said there."""
-    out, ids = play(tmp_path, "Forger", "process", deals=2)
+    out, ids = play(tmp_path, "Forger", isolation, deals=2)
     for m in ids:
         said = set(botlogs.stderr_of(out, "out", m).text.splitlines())
         assert said == {f"in match {m}", f"--- match {m + 1} ---", f"forged in match {m}"}
