@@ -64,6 +64,13 @@ def _match_option(text: str, required: bool = False) -> Callable[[F], F]:
 )
 @click.option("--verify-all", is_flag=True, help="Verify every match of the run, in parallel.")
 @click.option(
+    "--stderr",
+    "show_stderr",
+    is_flag=True,
+    help="Show what each bot at the table that runs outside the worker wrote to stderr "
+    "in the match (the end of it, escaped; each of its lines indented).",
+)
+@click.option(
     "--workers",
     "-j",
     type=click.IntRange(min=1),
@@ -82,6 +89,7 @@ def replay(
     verify: bool,
     rerun: bool,
     verify_all: bool,
+    show_stderr: bool,
     workers: int | None,
 ) -> None:
     """Replay a logged match move by move, from the Parquet logs alone.
@@ -92,6 +100,7 @@ def replay(
       bohnarena replay results/quickstart --match 7 --turn 12 --turns 2
       bohnarena replay results/quickstart --match 7 --at 120 --seat 2
       bohnarena replay results/quickstart --match 7 --verify
+      bohnarena replay results/quickstart --match 7 --stderr
       bohnarena replay results/quickstart --verify-all
     """
     from ..referee.replaylog import NoSuchTurn
@@ -125,6 +134,9 @@ def replay(
     row, log = run.match(match_id)
     seat = rp.parse_seat(seat, len(row["seats"]))
     names = row["seats"]
+    if show_stderr:
+        _stderr(Path(results_dir), match_id, names)
+        return
     if verify or rerun:
         problem = run.check(row, log) if verify else None
         if problem is None and rerun:
@@ -149,6 +161,22 @@ def replay(
             lines = [*run.info(row, len(log)).header(), *lines]
     for line in lines:
         echo(line)
+
+
+def _stderr(results: Path, match_id: int, names: Sequence[str]) -> None:
+    """Each bot's stderr in the match: a line of ours, then its lines
+    indented (none of them can read as a line of ours)."""
+    from ..store.botlogs import stderr_of
+
+    for bot in dict.fromkeys(names):
+        found = stderr_of(results, bot, match_id)
+        if found is None:
+            echo(f"{bot}: no stderr log of this match (it ran in the worker, or before logs split)")
+            continue
+        cut = f", its last {found.size - found.shown_from:,}" if found.shown_from else ""
+        echo(f"{bot}: {found.size:,} bytes of stderr{cut}")
+        for line in found.text.splitlines():
+            echo("  " + line)
 
 
 def write_viewer(

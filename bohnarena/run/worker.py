@@ -34,7 +34,7 @@ from ..core.stopping import die_with_parent, private_memory
 from ..league.schedule import MatchSpec
 from ..referee import pulse
 from ..referee.limits import Limits, Watchdog
-from ..store import layout
+from ..store import botlogs
 from ..store.directory import RunDir
 from ..store.logbook import (
     MatchRow,
@@ -355,7 +355,7 @@ class _Batch:
         self.task = task
         self.game = get_game(task.game)
         self.rules = self.game.rules(task.edition, task.players, task.rules)
-        self.logs_dir = Path(task.spool) / layout.BOT_LOGS if task.spool else None
+        self.results = Path(task.spool) if task.spool else None  # where bots' stderr goes
         self.rows: list[MatchRow] = []
         #: The moves, column by column: each match's records go in as it ends.
         self.moves = MovesLog(self.game.layout, self.game.columns)
@@ -372,16 +372,31 @@ class _Batch:
         self.talk: list[dict[str, Any]] = []
         self.errors: list[tuple[int, str]] = []
 
+    def _logs(self, m: MatchSpec) -> dict[str, Path]:
+        """The stderr log of each bot of the match that runs in processes
+        of its own, the match's beginning marked in it (store/botlogs.py)."""
+        found: dict[str, Path] = {}
+        results = self.results
+        if results is None:
+            return found
+        for name in dict.fromkeys(m.seats):
+            e = self.task.bots[name]
+            if e.isolation in ("process", "sandbox") and e.service is None and e.chat is None:
+                found[name] = botlogs.log_path(results, name)
+                botlogs.mark(found[name], m.id)
+        return found
+
     def play(self, m: MatchSpec, watchdog: Watchdog) -> None:
         task, start = self.task, time.perf_counter()
         try:
+            logs = self._logs(m)
             seats = [
                 make_seat(
                     self.game,
                     task.bots[name],
                     task.limits,
                     watchdog,
-                    self.logs_dir / f"{name}.log" if self.logs_dir else None,
+                    logs.get(name),
                     match_id=m.id,
                     clocked=task.moves,
                 )

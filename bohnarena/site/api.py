@@ -18,7 +18,7 @@ from ..core.untrusted import lines
 from ..ladder import live
 from ..ladder.catalog import Version
 from ..ladder.settings import LadderError
-from ..store import layout
+from ..store import botlogs
 from ..store.parts import ResultsError
 from . import shown
 from .app import error, site_of
@@ -97,54 +97,58 @@ def retire(request: Request) -> Response:
 
 
 def stderr(request: Request) -> Response:
-    """The end of the version's stderr over the season's matches (a bot's
-    processes write it there, one file a version), escaped."""
+    """The end of the version's newest stderr log (a bot's processes write
+    one a worker: store/botlogs.py), escaped."""
     site = site_of(request)
     try:
         version = _own(request)
-        hidden = shown.veil(site.ladder).reason  # (its stderr spans every match it played)
+        hidden = shown.veil(site.ladder).reason  # (its logs span every match it played)
         if hidden is not None:
             raise Refused(403, f"a bot's stderr is {hidden}")
     except Refused as e:
         return refused(e)
-    path = shown.results_of(site.ladder) / layout.BOT_LOGS / f"{version.bot}.log"
-    try:
-        with open(path, "rb") as f:
-            size = f.seek(0, 2)
-            f.seek(max(0, size - STDERR_BYTES))
-            text = f.read().decode("utf-8", "replace")
-    except FileNotFoundError:
-        size, text = 0, ""
+    found = botlogs.newest(shown.results_of(site.ladder), version.bot, STDERR_BYTES)
+    found = found or botlogs.Stderr("", 0, 0)
     return JSONResponse(
         {
             "version": version.bot,
-            "bytes": size,
-            "shown_from": max(0, size - STDERR_BYTES),
-            "lines": lines(text).splitlines(),
+            "bytes": found.size,
+            "shown_from": found.shown_from,
+            "lines": lines(found.text).splitlines(),
         }
     )
 
 
-def notes(request: Request) -> Response:
-    """The notes the caller's own bots wrote in a match (never another's)."""
+def _own_seats(request: Request, what: str) -> tuple[int, list[str], list[int]]:
+    """The path's match, its seats' bots, and those of its seats the
+    caller's entries played; Refused if there are none, or it is hidden."""
     site, match_id = site_of(request), request.path_params["match_id"]
     holder = site.holder(request)
+    if holder is None:
+        raise Refused(401, "a valid token is needed: Authorization: Bearer TOKEN")
+    veil = shown.veil(site.ladder)
+    if veil.hides(match_id):
+        raise Refused(403, f"a match's {what} {veil.reason}")
     try:
-        if holder is None:
-            raise Refused(401, "a valid token is needed: Authorization: Bearer TOKEN")
-        veil = shown.veil(site.ladder)
-        if veil.hides(match_id):
-            raise Refused(403, f"a match's notes are {veil.reason}")
+        row, _ = site.matches.run(site.ladder).match(match_id)
+    except ResultsError:
+        raise Refused(404, f"no finished match {match_id}") from None
+    seats: list[str] = list(row["seats"])
+    mine = [s for s, b in enumerate(seats) if holder.may_touch(b.rpartition(".")[0])]
+    if not mine:
+        raise Refused(403, "none of this token's entries played this match")
+    return match_id, seats, mine
+
+
+def notes(request: Request) -> Response:
+    """The notes the caller's own bots wrote in a match (never another's)."""
+    site = site_of(request)
+    try:
+        match_id, seats, mine = _own_seats(request, "notes are")
         try:
-            run = site.matches.run(site.ladder)
-            row, _ = run.match(match_id)
-            moves = run.moves(match_id, match_id).to_pylist()
+            moves = site.matches.run(site.ladder).moves(match_id, match_id).to_pylist()
         except ResultsError:
             raise Refused(404, f"no finished match {match_id}") from None
-        seats: list[str] = list(row["seats"])
-        mine = [s for s, b in enumerate(seats) if holder.may_touch(b.rpartition(".")[0])]
-        if not mine:
-            raise Refused(403, "none of this token's entries played this match")
     except Refused as e:
         return refused(e)
     found = [
@@ -154,6 +158,30 @@ def notes(request: Request) -> Response:
         if m["kind"] == "note" and m["seat"] in mine
     ]
     return JSONResponse({"match_id": match_id, "seats": mine, "notes": found})
+
+
+def match_stderr(request: Request) -> Response:
+    """What the caller's own bots wrote to stderr in a match (never
+    another's): each one's end, escaped."""
+    site = site_of(request)
+    try:
+        match_id, seats, mine = _own_seats(request, "stderr is")
+    except Refused as e:
+        return refused(e)
+    results, found = shown.results_of(site.ladder), []
+    for bot in dict.fromkeys(seats[s] for s in mine):
+        text = botlogs.stderr_of(results, bot, match_id, STDERR_BYTES)
+        found.append(
+            {
+                "bot": bot,
+                "seats": [s for s in mine if seats[s] == bot],
+                "logged": text is not None,  # (no log: it ran in the worker)
+                "bytes": text.size if text else 0,
+                "shown_from": text.shown_from if text else 0,
+                "lines": lines(text.text).splitlines() if text else [],
+            }
+        )
+    return JSONResponse({"match_id": match_id, "seats": mine, "stderr": found})
 
 
 def standings(request: Request) -> Response:
@@ -230,4 +258,5 @@ def routes() -> list[Route]:
         Route("/api/versions/{id:int}", version_state),
         Route("/api/versions/{id:int}/stderr", stderr),
         Route("/api/matches/{match_id:int}/notes", notes),
+        Route("/api/matches/{match_id:int}/stderr", match_stderr),
     ]

@@ -80,8 +80,8 @@ CALLS: list[tuple[str, str, str, dict[str, Any]]] = [
     (
         "/api/versions/{id}/stderr",
         "get",
-        "The end (64 KiB) of the version's stderr over its matches, escaped; shown once "
-        "the season's seed is revealed.",
+        "The end (64 KiB) of the version's newest stderr log, escaped; shown while no "
+        "match is hidden.",
         {
             "security": _TOKEN,
             "responses": {
@@ -100,6 +100,21 @@ CALLS: list[tuple[str, str, str, dict[str, Any]]] = [
             "security": _TOKEN,
             "responses": {
                 "200": ("the notes, by seat and record", {"type": "object"}),
+                "401": ("no valid token", _ERROR),
+                "403": ("none of the token's entries played it, or not shown yet", _ERROR),
+                "404": ("no such finished match", _ERROR),
+            },
+        },
+    ),
+    (
+        "/api/matches/{match_id}/stderr",
+        "get",
+        "What the token's own bots wrote to stderr in a match (never another bot's): "
+        "each one's end (64 KiB), escaped; shown when its notes are.",
+        {
+            "security": _TOKEN,
+            "responses": {
+                "200": ("each of the token's bots at the table: its lines", {"type": "object"}),
                 "401": ("no valid token", _ERROR),
                 "403": ("none of the token's entries played it, or not shown yet", _ERROR),
                 "404": ("no such finished match", _ERROR),

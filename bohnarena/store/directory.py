@@ -10,6 +10,8 @@ Layout::
     manifest.jsonl     every committed part: rows, size and hash of each file
     chain.jsonl        a link a commit, each with the hash of the one before (store/chain.py)
     run.log            the run log (all processes)
+    bots/BOT/W.log     an out-of-process bot's stderr in worker W, a line before each match
+    bots/BOT/W.idx     where each match begins in it (store/botlogs.py); bots/BOT.log before
     matches/part-FIRST-LAST.parquet   one row per finished match (one file once compacted)
     moves/part-FIRST-LAST.parquet     every record of a batch's matches (never compacted)
     timing/part-FIRST-LAST.parquet    each bot answer's think time (never compacted)

@@ -28,8 +28,13 @@ RUN_LOG = "run.log"
 RANKING_CSV = "ranking.csv"
 RANKING_JSON = "ranking.json"
 RANKING_MD = "ranking.md"
-#: Each bot's stderr over a run's matches (``<bot>.log``), as its processes write it.
+#: Each bot's stderr, a folder a bot (``bots/<bot>/``, store/botlogs.py):
+#: a log a worker (``<worker>.log``: what its processes write, a line
+#: before each match) and its index (``<worker>.idx``: where each match
+#: begins, which no bot writes). Results written before: ``bots/<bot>.log``.
 BOT_LOGS = "bots"
+BOT_LOG = ".log"
+BOT_INDEX = ".idx"
 #: The folders of Parquet parts: one row per match, per record, per timed
 #: decision, per decision put to a seat that plays in words.
 MATCHES = "matches"

@@ -17,6 +17,7 @@ from bohnarena.league.file import load_league
 from bohnarena.run.dispatch import run_league
 from bohnarena.run.provenance import source_hash
 from tests.conftest import sandboxed
+from tests.support.leagues import bot_log
 
 #: A command bot in Python (stdlib only) that tries, at the start of every
 #: match, to read what lies beside its own file and what an organiser's
@@ -68,7 +69,7 @@ def test_a_command_bot_beside_its_league_sees_none_of_it(tmp_path, monkeypatch):
         r = run("run", f"{name}.toml", "-j", "1", "--no-progress", "--no-report")
         assert r.exit_code == 0, r.output
     assert json.loads((tmp_path / "results" / "b" / "secret.json").read_text())["seed"]
-    log = (tmp_path / "results" / "b" / "bots" / "spy.log").read_text()
+    log = bot_log(tmp_path / "results" / "b", "spy")
     assert "GOT" not in log, log
     assert "beside me ['spy.py']" in log and "sealed" in log, log
 
@@ -211,5 +212,5 @@ def test_a_bot_of_several_files_plays_from_its_own_dir(tmp_path):
     out = tmp_path / "out"
     s = run_league(league_with_dir(tmp_path, "bots/mine"), out, workers=1, progress=False)
     assert s.complete and s.played == 3
-    log = (out / "bots" / "mine.log").read_text()
+    log = bot_log(out, "mine")
     assert "beside me ['helper.py', 'main.py']" in log, log

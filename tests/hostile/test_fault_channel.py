@@ -12,6 +12,7 @@ from bohnarena.bohnanza import Bot, play_match, ruleset
 from bohnarena.core.faults import OTHER, TYPES, fault_type
 from bohnarena.run.dispatch import run_league
 from tests.conftest import sandboxed
+from tests.support.leagues import bot_log
 
 #: Says its hand in the text of an error answer to every decision.
 SENDER = textwrap.dedent("""\
@@ -75,7 +76,7 @@ def test_two_command_bots_cannot_pass_a_hand_through_faults(tmp_path):
     assert texts and all(t.startswith("raised: HAND-") for t in texts), texts
     seen = [
         json.loads(line[4:])
-        for line in (out / "bots" / "receiver.log").read_text().splitlines()
+        for line in bot_log(out, "receiver").splitlines()
         if line.startswith("SAW ")
     ]
     assert seen, "the receiver was told of the sender's faults"

@@ -14,6 +14,7 @@ from bohnarena.external.remote import remote_seat
 from bohnarena.run.dispatch import run_league
 from bohnarena_bots.planner import PlannerBot
 from tests.conftest import SANDBOX_MARKS, faults_by_bot, sandboxed
+from tests.support.leagues import bot_log
 
 HERE = Path(__file__).parent
 SLOW = pytest.mark.slow
@@ -125,7 +126,7 @@ def test_reseeding_global_random_changes_nothing(tmp_path, isolation):
 def test_a_sandboxed_snoop_finds_no_engine_state(tmp_path):
     out = tmp_path / "out"
     run_league(league(tmp_path, "Snoops", "sandbox"), out, workers=1, progress=False)
-    log = (out / "bots" / "hostile.log").read_text()
+    log = bot_log(out, "hostile")
     assert "snoop: found 0 engine tables" in log and "found 1" not in log
 
 

@@ -15,6 +15,7 @@ from bohnarena.run.dispatch import run_league
 from bohnarena.run.execution import DaskBackend
 from tests.hostile.test_sandbox import still_running
 from tests.run.test_worker_death import charged
+from tests.support.leagues import bot_log
 
 HERE = Path(__file__).parent
 BOTS = HERE / "process_bots.py"
@@ -34,8 +35,8 @@ def a_league(tmp_path, bot, extra="", isolation="process", others=None):
     return path
 
 
-def bot_log(out):
-    return (out / "bots" / "killer.log").read_text()
+def killer_log(out):
+    return bot_log(out, "killer")
 
 
 def killers_league(tmp_path, isolation):
@@ -198,7 +199,7 @@ def test_the_workers_of_a_league_with_process_bots_are_private(tmp_path, has_pro
 def test_a_process_bot_keeps_no_module_state_from_one_match_to_the_next(tmp_path):
     out = tmp_path / "o"
     run_league(a_league(tmp_path, "RemembersInModule"), out, workers=1, progress=False)
-    assert "GOT" not in bot_log(out)
+    assert "GOT" not in killer_log(out)
 
 
 @SLOW
@@ -213,5 +214,5 @@ def test_a_process_bots_files_are_capped(tmp_path):
     out = tmp_path / "o"
     path = a_league(tmp_path, "WritesBigFile", "[limits]\noutput_kb = 64\n")
     run_league(path, out, workers=1, progress=False)
-    log = bot_log(out)
+    log = killer_log(out)
     assert "GOT" not in log and f"capped at {16 * 64 * 1024} bytes: File too large" in log

@@ -22,6 +22,7 @@ import pytest
 from bohnarena.external.channel import BotFault, Channel
 from bohnarena.run.dispatch import run_league
 from tests.conftest import SANDBOX_MARKS
+from tests.support.leagues import bot_log
 
 HERE = Path(__file__).parent
 pytestmark = SANDBOX_MARKS
@@ -59,7 +60,7 @@ def play(tmp_path, bot, targets=None, **kw):
         for seat, name in enumerate(row["seats"]):
             if name != "hostile":
                 assert row["faults"][seat] == 0, row
-    log = (out / "bots" / "hostile.log").read_text()
+    log = bot_log(out, "hostile")
     return out, log
 
 
@@ -303,7 +304,7 @@ def test_a_command_bot_may_ask_to_serve_match_after_match(tmp_path):
     path = hostile_league(tmp_path, None, {}, command=["bash", str(script)], deals=2)
     s = run_league(path, tmp_path / "out", workers=1, progress=False)
     assert s.complete and s.played == 6
-    log = (tmp_path / "out" / "bots" / "hostile.log").read_text()
+    log = bot_log(tmp_path / "out", "hostile")
     pids = {line.split()[-1] for line in log.splitlines() if line.startswith("match ")}
     assert "match 6 in" in log and len(pids) == 1  # one process played all six
     assert log.splitlines().count("new match") == 5
@@ -364,7 +365,7 @@ def test_code_run_at_import_cannot_keep_processes_or_reach_the_control_socket(tm
     s = run_one_file_bot(tmp_path, TAMPERS_AT_IMPORT, "Tamper", deals=2)
     assert s.complete and s.played == 6
     assert not still_running("sleep 4246")  # killed at every match's end, filter or not
-    log = (tmp_path / "out" / "bots" / "hostile.log").read_text()
+    log = bot_log(tmp_path / "out", "hostile")
     seen = eval(
         next(line for line in log.splitlines() if line.startswith("sockets at import"))[
             len("sockets at import ") :
@@ -448,7 +449,7 @@ def test_a_thread_started_at_import_runs_filtered_and_limited(tmp_path):
     s = run_one_file_bot(tmp_path, THREAD_AT_IMPORT, "Threads", deals=2)
     assert s.complete and s.played == 6 and not s.errors
     honest_bots_uncharged(tmp_path / "out")
-    assert_confined((tmp_path / "out" / "bots" / "hostile.log").read_text())
+    assert_confined(bot_log(tmp_path / "out", "hostile"))
 
 
 REWRITES_BOHNARENA = (
@@ -497,7 +498,7 @@ def test_a_bot_that_rewrites_bohnarena_at_import_still_cannot_fork(tmp_path):
     s = run_one_file_bot(tmp_path, REWRITES_BOHNARENA, "Rewrites")
     assert s.complete and s.played == 3 and not s.errors
     honest_bots_uncharged(tmp_path / "out")
-    assert_confined((tmp_path / "out" / "bots" / "hostile.log").read_text())
+    assert_confined(bot_log(tmp_path / "out", "hostile"))
 
 
 COMPILED_ONCE = """
@@ -523,9 +524,7 @@ def test_a_bot_is_compiled_once_per_sandbox_not_every_match(tmp_path):
     s = run_one_file_bot(tmp_path, COMPILED_ONCE, "Compiled", deals=2)
     assert s.complete and s.played == 6
     said = [
-        ln
-        for ln in (tmp_path / "out" / "bots" / "hostile.log").read_text().splitlines()
-        if ln.startswith("imported")
+        ln for ln in bot_log(tmp_path / "out", "hostile").splitlines() if ln.startswith("imported")
     ]
     # the probe and the first match may compile; from then on it is read from the cache
     assert len(said) == 7, said
@@ -562,7 +561,7 @@ def test_a_match_cannot_rewrite_the_template_that_makes_the_next_match(tmp_path)
     s = run_one_file_bot(tmp_path, REACHES_THE_TEMPLATE, "Reaches", deals=2)
     assert s.complete and s.played == 6 and not s.errors
     honest_bots_uncharged(tmp_path / "out")
-    log = (tmp_path / "out" / "bots" / "hostile.log").read_text()
+    log = bot_log(tmp_path / "out", "hostile")
     assert "GOT" not in log and "sealed 3" in log, log
 
 
@@ -666,7 +665,7 @@ def test_no_process_outside_the_filter_can_be_traced_or_written_by_the_bot(tmp_p
     rest of the league, a process that no match's end killed (red team, issue 22)."""
     s = run_one_file_bot(tmp_path, TRACES_THE_UNFILTERED, "Tracer")
     assert s.complete and s.played == 3 and not s.errors
-    log = (tmp_path / "out" / "bots" / "hostile.log").read_text()
+    log = bot_log(tmp_path / "out", "hostile")
     assert "sealed 1" in log and "GOT" not in log, log
 
 

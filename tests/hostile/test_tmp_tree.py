@@ -5,6 +5,7 @@ like any other, and the supervisor lives on to serve the next match."""
 from bohnarena.run.dispatch import run_league
 from tests.conftest import SANDBOX_MARKS, faults_by_bot
 from tests.hostile.test_sandbox import hostile_league
+from tests.support.leagues import bot_log
 
 pytestmark = SANDBOX_MARKS
 
@@ -17,7 +18,7 @@ def test_a_tree_nested_past_the_recursion_limit_is_emptied_and_play_goes_on(tmp_
     assert summary.complete and summary.played == 6
     # nobody is charged: the others never, and the bot's own matches go on
     assert faults_by_bot(out) == {"hostile": 0, "planner": 0, "random": 0}
-    log = (out / "bots" / "hostile.log").read_text()
+    log = bot_log(out, "hostile")
     lines = log.splitlines()
     assert "GOT" not in log, log  # each match found its /tmp emptied
     assert lines.count("nested 2000") == 6, log

@@ -14,6 +14,7 @@ from bohnarena.ladder.tokens import TokenBook
 from bohnarena.run.verify import reveal
 from bohnarena.site.limits import RateLimit
 from tests.ladder.builders import BOT, wheel
+from tests.support.leagues import bot_log
 
 from .conftest import SITE_MARKS, serve, tokens_for
 
@@ -172,6 +173,36 @@ def test_own_stderr_and_notes_only(site):
     assert {n["bot"] for n in notes["notes"]} == {mine.bot}
     assert site.api("GET", "/api/matches/0/notes", None).status == 401
     assert site.api("GET", "/api/matches/999/notes", ann).status == 404
+
+
+def test_own_stderr_of_a_match_only(site):
+    """A match's stderr: the caller's own bot's, of that match alone, escaped;
+    403 before the reveal and for a token none of whose entries played it."""
+    ann = site.tokens["ann"]
+    eve = tokens_for(site.ladder, "eve")["eve"]  # an entry that played nothing
+    catalog = Catalog(site.ladder)
+    mine = catalog.versions("ann")[0]
+    catalog.close()
+    assert site.api("GET", "/api/matches/0/stderr", ann).status == 403
+    reveal(site.ladder / "results")
+    counted = 0
+    for m in range(8):
+        r = site.api("GET", f"/api/matches/{m}/stderr", ann)
+        assert r.status == 200
+        (found,) = body(r)["stderr"]
+        assert found["bot"] == mine.bot and found["logged"] and found["seats"] == body(r)["seats"]
+        said = [line for line in found["lines"] if "alert" in line]
+        # escaped for a terminal; a line at each of its plants, never another bot's
+        assert said and set(said) == {"<script>alert('Bot0')</script>\\x1b[31m"}, said
+        assert all(line.isprintable() for line in found["lines"])
+        counted += len(said)
+    assert counted == bot_log(site.ladder / "results", mine.bot).count("alert")  # each once
+    assert site.api("GET", "/api/matches/0/stderr", eve).status == 403
+    assert site.api("GET", "/api/matches/0/stderr", None).status == 401
+    assert site.api("GET", "/api/matches/999/stderr", ann).status == 404
+    # the version's endpoint reads the end of its newest log
+    r = site.api("GET", f"/api/versions/{mine.id}/stderr", ann)
+    assert r.status == 200 and "<script>alert('Bot0')</script>\\x1b[31m" in body(r)["lines"]
 
 
 def test_the_api_is_described(site):

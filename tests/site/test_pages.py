@@ -201,15 +201,18 @@ def test_with_fresh_decks_a_finished_runs_matches_are_shown_and_a_playing_ones_n
     from bohnarena.ladder.submission import submit
     from tests.ladder.builders import file_bot
 
-    from .conftest import run, serve, small_ladder
+    from .conftest import run, serve, small_ladder, tokens_for
 
     ladder = small_ladder(tmp_path / "fresh", tmp_path, fresh_decks=True)
     assert run("ladder", "run", ladder, "--no-progress").exit_code == 0
+    ann = tokens_for(ladder, "ann")["ann"]
     with serve(ladder) as site:
         assert site.get("/matches/0").status == 200  # no reveal: its decks are dealt no more
+        assert site.api("GET", "/api/matches/0/stderr", ann).status == 200
         assert 'href="/matches/0"' in text(site.get("/entries/ann"))
         (ladder / player.DUE).write_text("a run cut short\n")  # its run may go on
         assert site.get("/matches/0").status == 403
+        assert site.api("GET", "/api/matches/0/stderr", ann).status == 403
         (ladder / player.DUE).unlink()
         # a newcomer's run: a generation of its own, on decks of its own
         settings, catalog = load_settings(ladder), Catalog(ladder)
@@ -229,6 +232,8 @@ def test_with_fresh_decks_a_finished_runs_matches_are_shown_and_a_playing_ones_n
         (ladder / player.DUE).write_text("the next run is due\n")
         assert site.get("/matches/0").status == 200  # earlier runs' decks: dealt no more
         assert site.get("/matches/8").status == 403  # the last run's: it may go on
+        assert site.api("GET", "/api/matches/0/stderr", ann).status == 200
+        assert site.api("GET", "/api/matches/8/stderr", ann).status == 403
         page = text(site.get("/entries/eve"))
         assert "from 8 on" in page and 'href="/matches/8"' not in page
         assert site.get("/downloads/matches/part-000000000-000000007.parquet").status == 403

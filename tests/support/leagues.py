@@ -103,3 +103,9 @@ def kill_9_when(cmd: list[str], out: Path, parts: int) -> None:
         time.sleep(0.05)
     os.killpg(proc.pid, signal.SIGKILL)
     proc.wait()
+
+
+def bot_log(out, bot: str) -> str:
+    """All ``bot``'s processes wrote to stderr in run ``out``: every worker's
+    log of it (store/botlogs.py), the engine's line before each match too."""
+    return "".join(p.read_text() for p in sorted((Path(out) / "bots" / bot).glob("*.log")))
