@@ -155,7 +155,7 @@ def test_a_player_killed_during_a_run_resumes_it_and_plays_every_match_once(trio
     lines = []
     summary = a_player(trio, lines).step()
     assert "run: the last run did not end" in lines
-    assert summary is not None and (summary.played, summary.total) == (12 - done, 12)
+    assert summary is not None and (summary.played, summary.total) == (12 - done, 12), lines
     assert sorted(match_ids(trio)) == list(range(12))
     assert not (trio / DUE).exists()
 

@@ -103,6 +103,15 @@ def kill_9_when(cmd: list[str], out: Path, parts: int) -> None:
         time.sleep(0.05)
     os.killpg(proc.pid, signal.SIGKILL)
     proc.wait()
+    # Its workers (forked: they share the results' lock) die a moment later
+    # on a loaded machine; a run started before they are gone is refused.
+    deadline = time.time() + 30
+    while time.time() < deadline:
+        try:
+            os.killpg(proc.pid, 0)
+        except ProcessLookupError:
+            break
+        time.sleep(0.02)
 
 
 def bot_log(out, bot: str) -> str:
