@@ -280,6 +280,10 @@ def _load_module(name: str) -> object:
 
 
 def _load_file(path: str) -> object:
+    try:
+        path.encode()
+    except UnicodeEncodeError:  # (a name of bytes that are not UTF-8: nothing can log it)
+        raise BotLoadError(f"bot file {path!r} is named with bytes that are not UTF-8") from None
     file = Path(path).expanduser().resolve()
     if not file.is_file():
         raise BotLoadError(f"bot file {path} does not exist")

@@ -171,3 +171,20 @@ def test_a_league_name_too_long_for_the_file_system_leaves_no_results_folder(tmp
     (tmp_path / "results" / "other").mkdir(parents=True)  # and where results/ holds runs:
     one_line(invoke("run", league), 2, "File name too long")
     assert [p.name for p in (tmp_path / "results").iterdir()] == ["other"]
+
+
+def test_a_bot_file_named_with_bytes_that_are_not_utf8_is_one_line(tmp_path):
+    import os
+    import subprocess
+
+    name = os.fsdecode(b"bot\xff.py")
+    (tmp_path / name).write_text("from bohnarena_bots.random_bot import RandomBot as Bot\n")
+    r = subprocess.run(
+        ["bohnarena", "play", f"{name}:Bot", "random", "random"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        errors="replace",
+    )
+    assert r.returncode == 2 and "not UTF-8" in r.stderr and "Traceback" not in r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1, r.stderr
