@@ -88,11 +88,15 @@ class TokenBook:
                 raise TokenError(f"{name!r} holds no token")
 
     def holder(self, token: str) -> Holder | None:
-        """Who holds ``token``, or None: every kept hash compared (no early
-        end), each in constant time."""
-        mine, found = digest(token), None
+        """Who holds ``token``, or None."""
+        return self.holder_of_digest(digest(token))
+
+    def holder_of_digest(self, sha256: str) -> Holder | None:
+        """Who holds the token whose hash is ``sha256``, or None: every kept
+        hash compared (no early end), each in constant time."""
+        found = None
         for name, k in self._read().items():
-            if hmac.compare_digest(mine, k["sha256"]):
+            if hmac.compare_digest(sha256, k["sha256"]):
                 found = Holder(name, k["entries"])
         return found
 

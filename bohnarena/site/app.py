@@ -30,6 +30,7 @@ from ..ladder.standings import history_chart
 from ..ladder.tokens import Holder, TokenError
 from . import auth, shown
 from .limits import RateLimit, Submissions
+from .sessions import Sessions
 
 #: Every page of the site: nothing but its own style sheet, no script, no
 #: frame, forms only to itself. (The viewer pages send their own policy.)
@@ -95,6 +96,7 @@ class Site:
         self.ladder = ladder
         self.key = auth.site_key(ladder)
         self.submissions = Submissions(ladder, rate)
+        self.sessions = Sessions(ladder)
         self.matches = shown.MatchCache()
 
     def catalog(self) -> Catalog:
@@ -117,11 +119,7 @@ class Site:
 
     def visitor(self, request: Request) -> Holder | None:
         """The logged-in participant of a page (its session cookie)."""
-        token = auth.session_token(self.key, request.cookies.get(auth.SESSION))
-        try:
-            return auth.holder_of(self.ladder, token)
-        except TokenError:
-            return None
+        return self.sessions.holder(request.cookies.get(auth.SESSION))
 
     def csrf_ok(self, request: Request, sent: str | None) -> bool:
         return auth.csrf_ok(self.key, request.cookies.get(auth.CSRF), sent)

@@ -1,5 +1,6 @@
-"""The site's forms: log in with a token (kept in a signed, HttpOnly,
-SameSite=Strict cookie), log out, submit a file, retire one's entry. Every
+"""The site's forms: log in with a token (the browser keeps a session id
+in an HttpOnly, SameSite=Strict cookie), log out (the login ends on the
+server too), submit a file, retire one's entry. Every
 form carries the MAC of the browser's own CSRF cookie and is refused
 without it (a submission's before any byte of its file is written)."""
 
@@ -16,6 +17,7 @@ from ..ladder.tokens import TokenError
 from . import auth
 from .app import set_cookie, site_of
 from .intake import Refused, entry_for, intake
+from .sessions import SESSION_SECONDS
 
 #: The most a form without a file may hold.
 FORM_BYTES = 8192
@@ -50,8 +52,8 @@ async def login(request: Request) -> Response:
         message = "That is not a token of this ladder (or it was revoked)."
         return site.page(request, "login.html", "Log in", 401, message=message)
     response = RedirectResponse("/", 303)
-    cookie = auth.session_cookie(site.key, token)
-    set_cookie(request, response, auth.SESSION, cookie, auth.SESSION_SECONDS)
+    session = site.sessions.open(holder, token)
+    set_cookie(request, response, auth.SESSION, session, SESSION_SECONDS)
     return response
 
 
@@ -60,6 +62,7 @@ async def logout(request: Request) -> Response:
     fields = await _fields(request)
     if fields is None or not site.csrf_ok(request, fields.get("csrf")):
         return site.message(request, "Refused", CSRF_REFUSED, 403)
+    site.sessions.close(request.cookies.get(auth.SESSION))
     response = RedirectResponse("/", 303)
     response.delete_cookie(auth.SESSION, path="/")
     return response

@@ -1,6 +1,7 @@
-"""The site's forms: log in with a token (a signed HttpOnly SameSite=Strict
-cookie), submit a file and retire one's entry; every form refused without
-its CSRF field, a login ended at once by a revoke."""
+"""The site's forms: log in with a token (a session id in an HttpOnly
+SameSite=Strict cookie), submit a file and retire one's entry; every form
+refused without its CSRF field, a login ended at once by a revoke or a
+logout (a copy of its cookie included)."""
 
 import base64
 import re
@@ -85,7 +86,7 @@ def test_log_in_and_the_cookies(site):
     session = cookies_set(r)["bohnarena_session"]
     assert "HttpOnly" in session and "SameSite=strict" in session
     for shown in (ann, base64.urlsafe_b64encode(ann.encode()).decode()[:20]):
-        assert shown not in session  # the token is in it encrypted
+        assert shown not in session  # a session id, not the token
     assert ann not in r.content.decode()
     page = browser.get("/").content.decode()
     assert "log out ann" in page and ann not in page
@@ -140,3 +141,14 @@ def test_a_revoke_ends_a_login_at_once(site):
     r = browser.get("/submit")
     assert r.status == 303 and location(r) == "/login"
     assert "log in" in browser.get("/").content.decode()
+
+
+def test_a_logout_ends_a_copied_cookie_too(site):
+    browser = Browser(site)
+    browser.log_in(site.tokens["ann"])
+    thief = Browser(site)
+    thief.cookies = dict(browser.cookies)
+    assert thief.get("/submit").status == 200
+    assert browser.post("/logout", {"csrf": browser.csrf("/submit")}).status == 303
+    assert location(thief.get("/submit")) == "/login"
+    assert "log out ann" not in thief.get("/").content.decode()
