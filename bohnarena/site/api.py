@@ -24,9 +24,7 @@ from . import shown
 from .app import error, site_of
 from .intake import Refused, entry_for, intake
 from .openapi import CALLS, openapi
-
-#: The most of a bot's stderr one call returns (its end).
-STDERR_BYTES = 1 << 16
+from .own import STDERR_BYTES, own_seats, own_stderr
 
 
 def refused(e: Refused) -> JSONResponse:
@@ -119,32 +117,12 @@ def stderr(request: Request) -> Response:
     )
 
 
-def _own_seats(request: Request, what: str) -> tuple[int, list[str], list[int]]:
-    """The path's match, its seats' bots, and those of its seats the
-    caller's entries played; Refused if there are none, or it is hidden."""
-    site, match_id = site_of(request), request.path_params["match_id"]
-    holder = site.holder(request)
-    if holder is None:
-        raise Refused(401, "a valid token is needed: Authorization: Bearer TOKEN")
-    veil = shown.veil(site.ladder)
-    if veil.hides(match_id):
-        raise Refused(403, f"a match's {what} {veil.reason}")
-    try:
-        row, _ = site.matches.run(site.ladder).match(match_id)
-    except ResultsError:
-        raise Refused(404, f"no finished match {match_id}") from None
-    seats: list[str] = list(row["seats"])
-    mine = [s for s, b in enumerate(seats) if holder.may_touch(b.rpartition(".")[0])]
-    if not mine:
-        raise Refused(403, "none of this token's entries played this match")
-    return match_id, seats, mine
-
-
 def notes(request: Request) -> Response:
     """The notes the caller's own bots wrote in a match (never another's)."""
     site = site_of(request)
     try:
-        match_id, seats, mine = _own_seats(request, "notes are")
+        match_id = request.path_params["match_id"]
+        seats, mine = own_seats(site, site.holder(request), match_id, "notes are")
         try:
             moves = site.matches.run(site.ladder).moves(match_id, match_id).to_pylist()
         except ResultsError:
@@ -163,24 +141,12 @@ def notes(request: Request) -> Response:
 def match_stderr(request: Request) -> Response:
     """What the caller's own bots wrote to stderr in a match (never
     another's): each one's end, escaped."""
-    site = site_of(request)
+    site, match_id = site_of(request), request.path_params["match_id"]
     try:
-        match_id, seats, mine = _own_seats(request, "stderr is")
+        seats, mine = own_seats(site, site.holder(request), match_id, "stderr is")
     except Refused as e:
         return refused(e)
-    results, found = shown.results_of(site.ladder), []
-    for bot in dict.fromkeys(seats[s] for s in mine):
-        text = botlogs.stderr_of(results, bot, match_id, STDERR_BYTES)
-        found.append(
-            {
-                "bot": bot,
-                "seats": [s for s in mine if seats[s] == bot],
-                "logged": text is not None,  # (no log: it ran in the worker)
-                "bytes": text.size if text else 0,
-                "shown_from": text.shown_from if text else 0,
-                "lines": lines(text.text).splitlines() if text else [],
-            }
-        )
+    found = [s.as_json() for s in own_stderr(site, match_id, seats, mine)]
     return JSONResponse({"match_id": match_id, "seats": mine, "stderr": found})
 
 

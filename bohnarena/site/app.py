@@ -15,7 +15,13 @@ from typing import Any
 
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, Response
+from starlette.responses import (
+    HTMLResponse,
+    JSONResponse,
+    PlainTextResponse,
+    RedirectResponse,
+    Response,
+)
 from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -29,7 +35,9 @@ from ..ladder.settings import LadderError, load_settings
 from ..ladder.standings import history_chart
 from ..ladder.tokens import Holder, TokenError
 from . import auth, shown
+from .intake import Refused
 from .limits import RateLimit, Submissions
+from .own import own_seats, own_stderr
 from .sessions import Sessions
 
 #: Every page of the site: nothing but its own style sheet, no script, no
@@ -216,6 +224,7 @@ def entry_page(request: Request) -> Response:
     for m in found:  # the seats by place, as `matches` lists them
         m["order"] = sorted(range(len(m["seats"])), key=lambda s: (m["places"][s], s))
     visitor = site.visitor(request)
+    mine = visitor is not None and visitor.may_touch(name)
     status = 400 if problem else 200
     return site.page(
         request,
@@ -235,9 +244,8 @@ def entry_page(request: Request) -> Response:
         total=total,
         problem=problem,
         veil=shown.veil(site.ladder),
-        may_retire=visitor is not None
-        and visitor.may_touch(name)
-        and any(v.state == "active" for v in versions),
+        may_retire=mine and any(v.state == "active" for v in versions),
+        mine=mine,
     )
 
 
@@ -263,6 +271,21 @@ def match_page(request: Request) -> Response:
     except ResultsError as e:
         return site.message(request, f"Match {match_id}", str(e), 404)
     return HTMLResponse(html, headers={"content-security-policy": header_policy(policy())})
+
+
+def stderr_page(request: Request) -> Response:
+    """What the logged-in participant's own bots wrote to stderr in a match."""
+    site, match_id = site_of(request), request.path_params["match_id"]
+    visitor = site.visitor(request)
+    if visitor is None:
+        return RedirectResponse("/login", 303)
+    try:
+        seats, mine = own_seats(site, visitor, match_id, "stderr is")
+    except Refused as e:
+        return site.message(request, f"Match {match_id}", e.text, e.status)
+    found = own_stderr(site, match_id, seats, mine)
+    title = f"Match {match_id}: your bots' stderr"
+    return site.page(request, "stderr.html", title, match_id=match_id, found=found)
 
 
 def settings_page(request: Request) -> Response:
@@ -364,6 +387,7 @@ def make_app(ladder: Path, *, rate: RateLimit | None = None) -> Starlette:
         Route("/", standings_page),
         Route("/entries/{name}", entry_page),
         Route("/matches/{match_id:int}", match_page),
+        Route("/matches/{match_id:int}/stderr", stderr_page),
         Route("/settings", settings_page),
         Route("/downloads", downloads_page),
         Route("/downloads/run.json", run_json),

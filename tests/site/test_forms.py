@@ -9,9 +9,10 @@ from urllib.parse import urlencode
 
 from bohnarena.ladder.catalog import Catalog
 from bohnarena.ladder.tokens import TokenBook
+from bohnarena.run.verify import reveal
 from tests.ladder.builders import BOT
 
-from .conftest import SITE_MARKS, multipart
+from .conftest import SITE_MARKS, multipart, tokens_for
 
 pytestmark = SITE_MARKS
 
@@ -152,3 +153,25 @@ def test_a_logout_ends_a_copied_cookie_too(site):
     assert browser.post("/logout", {"csrf": browser.csrf("/submit")}).status == 303
     assert location(thief.get("/submit")) == "/login"
     assert "log out ann" not in thief.get("/").content.decode()
+
+
+def test_ones_own_stderr_on_a_page(site):
+    """A logged-in participant reads its own bots' stderr of a match on a
+    page, escaped; never another's, nor before the match may be shown."""
+    assert location(Browser(site).get("/matches/0/stderr")) == "/login"
+    ann = Browser(site)
+    ann.log_in(site.tokens["ann"])
+    assert ann.get("/matches/0/stderr").status == 403  # (no reveal yet)
+    assert "/stderr" not in ann.get("/entries/ann").content.decode()
+    reveal(site.ladder / "results")
+    assert 'href="/matches/0/stderr"' in ann.get("/entries/ann").content.decode()
+    assert "/stderr" not in ann.get("/entries/bob").content.decode()
+    for m in range(8):
+        page = ann.get(f"/matches/{m}/stderr").content.decode()
+        assert "&lt;script&gt;alert(&#39;Bot0&#39;)&lt;/script&gt;\\x1b[31m" in page
+        assert "<script>" not in page and "Bot1" not in page and "Bot2" not in page
+    eve = Browser(site)
+    eve.log_in(tokens_for(site.ladder, "eve")["eve"])  # an entry that played nothing
+    r = eve.get("/matches/0/stderr")
+    assert r.status == 403 and b"none of this token" in r.content
+    assert ann.get("/matches/999/stderr").status == 404
