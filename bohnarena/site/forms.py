@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from urllib.parse import parse_qs
 
+from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
@@ -39,8 +40,12 @@ def login_form(request: Request) -> Response:
 
 
 async def login(request: Request) -> Response:
-    site = site_of(request)
     fields = await _fields(request)
+    return await run_in_threadpool(_login, request, fields)  # (files and SQLite: off the loop)
+
+
+def _login(request: Request, fields: dict[str, str] | None) -> Response:
+    site = site_of(request)
     if fields is None or not site.csrf_ok(request, fields.get("csrf")):
         return site.message(request, "Refused", CSRF_REFUSED, 403)
     token = fields.get("token", "").strip()
@@ -58,8 +63,12 @@ async def login(request: Request) -> Response:
 
 
 async def logout(request: Request) -> Response:
-    site = site_of(request)
     fields = await _fields(request)
+    return await run_in_threadpool(_logout, request, fields)
+
+
+def _logout(request: Request, fields: dict[str, str] | None) -> Response:
+    site = site_of(request)
     if fields is None or not site.csrf_ok(request, fields.get("csrf")):
         return site.message(request, "Refused", CSRF_REFUSED, 403)
     site.sessions.close(request.cookies.get(auth.SESSION))
@@ -89,7 +98,7 @@ def _form(request: Request, entry: str, message: str | None, status: int) -> Res
 
 async def submit(request: Request) -> Response:
     site = site_of(request)
-    visitor = site.visitor(request)
+    visitor = await run_in_threadpool(site.visitor, request)
 
     def csrf(fields: dict[str, str]) -> None:
         if not site.csrf_ok(request, fields.get("csrf")):
@@ -100,13 +109,18 @@ async def submit(request: Request) -> Response:
     except Refused as e:
         if e.status == 401:
             return RedirectResponse("/login", 303)
-        return _form(request, visitor.name if visitor else "", e.text, e.status)
+        entry = visitor.name if visitor else ""
+        return await run_in_threadpool(_form, request, entry, e.text, e.status)
     return RedirectResponse(f"/entries/{version.name}#v{version.id}", 303)
 
 
 async def retire(request: Request) -> Response:
-    site, name = site_of(request), request.path_params["name"]
     fields = await _fields(request)
+    return await run_in_threadpool(_retire, request, fields)
+
+
+def _retire(request: Request, fields: dict[str, str] | None) -> Response:
+    site, name = site_of(request), request.path_params["name"]
     if fields is None or not site.csrf_ok(request, fields.get("csrf")):
         return site.message(request, "Refused", CSRF_REFUSED, 403)
     visitor = site.visitor(request)
