@@ -57,7 +57,7 @@ def _login(request: Request, fields: dict[str, str] | None) -> Response:
         message = "That is not a token of this ladder (or it was revoked)."
         return site.page(request, "login.html", "Log in", 401, message=message)
     response = RedirectResponse("/", 303)
-    session = site.sessions.open(holder, token)
+    session = site.sessions.open(holder, token, replacing=request.cookies.get(auth.SESSION))
     set_cookie(request, response, auth.SESSION, session, SESSION_SECONDS)
     return response
 

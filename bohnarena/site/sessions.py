@@ -41,16 +41,24 @@ class Sessions:
         db.execute("PRAGMA journal_mode = WAL")
         return db
 
-    def open(self, holder: Holder, token: str, now: float | None = None) -> str:
-        """A new login of ``holder`` (who showed ``token``): its cookie's value."""
+    def open(
+        self, holder: Holder, token: str, now: float | None = None, replacing: str | None = None
+    ) -> str:
+        """A new login of ``holder`` (who showed ``token``): its cookie's value.
+        ``replacing``: the browser's previous session id, ended (a copy of
+        it must not outlive the login that took its place)."""
         now = time.time() if now is None else now
         session = secrets.token_urlsafe(32)
         with closing(self._db()) as db:
+            db.execute("BEGIN IMMEDIATE")
             db.execute("DELETE FROM sessions WHERE until <= ?", (now,))
+            if replacing and len(replacing) <= LONGEST_ID:
+                db.execute("DELETE FROM sessions WHERE id_sha256 = ?", (_key(replacing),))
             db.execute(
                 "INSERT INTO sessions VALUES (?, ?, ?, ?)",
                 (_key(session), holder.name, digest(token), now + SESSION_SECONDS),
             )
+            db.execute("COMMIT")
         return session
 
     def holder(self, session: str | None, now: float | None = None) -> Holder | None:

@@ -155,6 +155,18 @@ def test_a_logout_ends_a_copied_cookie_too(site):
     assert "log out ann" not in thief.get("/").content.decode()
 
 
+def test_logging_in_again_ends_a_copied_cookie(site):
+    """A browser that logs in again (its login replaced) leaves no copy of
+    its old cookie working, which its holder's logout could no longer end."""
+    browser = Browser(site)
+    browser.log_in(site.tokens["ann"])
+    thief = Browser(site)
+    thief.cookies = dict(browser.cookies)
+    browser.log_in(site.tokens["ann"])
+    assert location(thief.get("/submit")) == "/login"
+    assert browser.get("/submit").status == 200
+
+
 def test_ones_own_stderr_on_a_page(site):
     """A logged-in participant reads its own bots' stderr of a match on a
     page, escaped; never another's, nor before the match may be shown."""

@@ -58,3 +58,19 @@ def test_junk_and_expired_sessions(tmp_path):
     with sqlite3.connect(tmp_path / "site.sqlite") as db:
         assert db.execute("SELECT COUNT(*) FROM sessions").fetchone()[0] == 1
     assert sessions.holder(old, now=1.0) is None
+
+
+def test_a_new_login_ends_the_one_it_replaces(tmp_path):
+    """A browser that logs in again ends its previous session: a copy of
+    that cookie would outlive every logout its holder could make."""
+    book = TokenBook(tmp_path)
+    token = book.add("ann")
+    ann, sessions = book.holder(token), Sessions(tmp_path)
+    first = sessions.open(ann, token, now=1000.0)
+    elsewhere = sessions.open(ann, token, now=1000.0)
+    second = sessions.open(ann, token, now=1000.0, replacing=first)
+    assert sessions.holder(first, now=1000.0) is None
+    assert sessions.holder(second, now=1000.0) == ann
+    assert sessions.holder(elsewhere, now=1000.0) == ann  # (another browser's stays)
+    for junk in ("", "x", "a" * 5000, "\udcff"):
+        sessions.open(ann, token, now=1000.0, replacing=junk)
