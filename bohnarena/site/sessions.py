@@ -21,6 +21,9 @@ from .limits import SITE_DB
 SESSION_SECONDS = 12 * 3600
 #: The longest cookie value taken as a session id (ours are 43 characters).
 LONGEST_ID = 128
+#: The most logins a holder keeps at once: one more ends its oldest (so a
+#: token's holder logging in again and again cannot fill ``site.sqlite``).
+MOST_SESSIONS = 20
 
 
 def _key(session: str) -> str:
@@ -57,6 +60,11 @@ class Sessions:
             db.execute(
                 "INSERT INTO sessions VALUES (?, ?, ?, ?)",
                 (_key(session), holder.name, digest(token), now + SESSION_SECONDS),
+            )
+            db.execute(
+                "DELETE FROM sessions WHERE holder = ? AND rowid NOT IN (SELECT rowid "
+                "FROM sessions WHERE holder = ? ORDER BY until DESC, rowid DESC LIMIT ?)",
+                (holder.name, holder.name, MOST_SESSIONS),
             )
             db.execute("COMMIT")
         return session

@@ -5,7 +5,7 @@ or its token is revoked or replaced."""
 import sqlite3
 
 from bohnarena.ladder.tokens import TokenBook
-from bohnarena.site.sessions import SESSION_SECONDS, Sessions
+from bohnarena.site.sessions import MOST_SESSIONS, SESSION_SECONDS, Sessions
 
 
 def test_a_session_names_its_holder_until_it_ends(tmp_path):
@@ -74,3 +74,18 @@ def test_a_new_login_ends_the_one_it_replaces(tmp_path):
     assert sessions.holder(elsewhere, now=1000.0) == ann  # (another browser's stays)
     for junk in ("", "x", "a" * 5000, "\udcff"):
         sessions.open(ann, token, now=1000.0, replacing=junk)
+
+
+def test_a_holder_keeps_a_bounded_number_of_logins(tmp_path):
+    """Logging in again and again ends the oldest logins, not the disk; no
+    other holder's."""
+    book = TokenBook(tmp_path)
+    ann_token, bob_token = book.add("ann"), book.add("bob")
+    ann, bob, sessions = book.holder(ann_token), book.holder(bob_token), Sessions(tmp_path)
+    bobs = sessions.open(bob, bob_token, now=1000.0)
+    opened = [sessions.open(ann, ann_token, now=1000.0 + i) for i in range(MOST_SESSIONS + 5)]
+    assert [sessions.holder(s, now=2000.0) for s in opened[:5]] == [None] * 5
+    assert all(sessions.holder(s, now=2000.0) == ann for s in opened[5:])
+    assert sessions.holder(bobs, now=2000.0) == bob
+    with sqlite3.connect(tmp_path / "site.sqlite") as db:
+        assert db.execute("SELECT COUNT(*) FROM sessions").fetchone()[0] == MOST_SESSIONS + 1
