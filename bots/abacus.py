@@ -91,10 +91,15 @@ class AbacusBot(BeanCounterBot):
 
     playouts = 200
     min_deals = 4
+    # growth and stay are tuned (`bohnarena tune`, docs/tuning.md); bohnarena
+    # 0.3's are :class:`AbacusBot03`'s.
     #: What a card still missing from a field's next beanometer step costs
     #: that step's coins: each card it lacks multiplies them by this (0: the
     #: bean counter's score, what the fields pay now).
-    growth = 0.6
+    growth = 0.82
+    #: Coins a sample by which a candidate must beat the heuristic's answer
+    #: (its 200 rollouts are less noisy than the bean counter's 40).
+    stay = 0.1
     #: Spend the budget in rounds of successive halving (False: an equal
     #: share of it to every candidate, as the bean counter does).
     halving = True
@@ -169,3 +174,13 @@ class AbacusBot(BeanCounterBot):
             pass
         last = t.exhaustions + 1 >= t.rules.exhaustions
         return worth(t, seat, self._last_pots if last else self._pots)
+
+
+class AbacusBot03(AbacusBot):
+    """The abacus with bohnarena 0.3's defaults, before they were tuned:
+    registered as ``abacus-0.3``, so a league that played ``abacus`` then
+    plays the same matches again under that name."""
+
+    name = "abacus-0.3"
+    growth = 0.6
+    stay = 0.5

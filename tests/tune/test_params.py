@@ -16,7 +16,7 @@ from bohnarena.core.errors import BotLoadError
 from bohnarena.core.params import declared, join_spec, split_spec
 from bohnarena.core.plugins import load_bot
 from bohnarena.run.dispatch import run_league
-from bohnarena_bots.abacus import AbacusBot
+from bohnarena_bots.abacus import AbacusBot, AbacusBot03
 from bohnarena_bots.searcher import BeanCounterBot
 from bohnarena_bots.trader import TraderBot, TraderBot02
 from tests.conftest import SANDBOX_MARKS
@@ -57,6 +57,21 @@ def test_the_trader_before_tuning_keeps_its_name_and_the_searchers_keep_its_defa
     for cls in (old, BeanCounterBot, AbacusBot):
         assert {k: getattr(cls, k) for k in before} == before, cls
     assert {k: getattr(TraderBot, k) for k in before} != before
+
+
+def test_the_abacus_before_tuning_keeps_its_name():
+    """``abacus-0.3`` is the abacus with 0.3's growth and stay: a seeded
+    match of it is the match ``abacus?growth=0.6,stay=0.5`` plays."""
+    old = load_bot("abacus-0.3", Bot)
+    assert old is AbacusBot03 and issubclass(old, AbacusBot)
+    assert (old.growth, old.stay) == (0.6, 0.5) != (AbacusBot.growth, AbacusBot.stay)
+    spelled = load_bot("abacus?growth=0.6,stay=0.5,playouts=20", Bot)
+    small = load_bot("abacus-0.3?playouts=20", Bot)
+    from bohnarena.bohnanza import play_match, ruleset
+
+    rules = ruleset("classic", 3)
+    records = [play_match(rules, 11, [cls(), TraderBot(), TraderBot()])[1] for cls in (spelled, small)]
+    assert records[0] == records[1] and len(records[0]) > 100
 
 
 def invoke(*args):
