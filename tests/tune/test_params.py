@@ -70,7 +70,9 @@ def test_the_abacus_before_tuning_keeps_its_name():
     from bohnarena.bohnanza import play_match, ruleset
 
     rules = ruleset("classic", 3)
-    records = [play_match(rules, 11, [cls(), TraderBot(), TraderBot()])[1] for cls in (spelled, small)]
+    records = [
+        play_match(rules, 11, [cls(), TraderBot(), TraderBot()])[1] for cls in (spelled, small)
+    ]
     assert records[0] == records[1] and len(records[0]) > 100
 
 
