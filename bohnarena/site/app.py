@@ -97,6 +97,10 @@ def _when(t: float) -> str:
     return time.strftime("%Y-%m-%d %H:%M", time.gmtime(t))
 
 
+#: Where a request keeps its visitor once looked up (a key of its ASGI scope).
+VISITOR = "bohnarena.visitor"
+
+
 class Site:
     """The state a request handler needs: the ladder, its key, its caches."""
 
@@ -126,8 +130,12 @@ class Site:
             return None
 
     def visitor(self, request: Request) -> Holder | None:
-        """The logged-in participant of a page (its session cookie)."""
-        return self.sessions.holder(request.cookies.get(auth.SESSION))
+        """The logged-in participant of a page (its session cookie), looked
+        up once a request (a page's handler and its frame both ask)."""
+        if VISITOR not in request.scope:
+            request.scope[VISITOR] = self.sessions.holder(request.cookies.get(auth.SESSION))
+        found: Holder | None = request.scope[VISITOR]
+        return found
 
     def csrf_ok(self, request: Request, sent: str | None) -> bool:
         return auth.csrf_ok(self.key, request.cookies.get(auth.CSRF), sent)

@@ -1,5 +1,6 @@
-"""Each holder's submissions counted in a small SQLite file of the ladder
-(``site.sqlite``), so a restarted server goes on counting: at most
+"""The site's small SQLite file in the ladder (``site.sqlite``: its logins
+too, sessions.py), and each holder's submissions counted in it, so a
+restarted server goes on counting: at most
 ``count`` in any ``window`` seconds. An attempt is counted when its upload
 starts (one that fails counts too: the limit is on the work it asks for)."""
 
@@ -20,23 +21,26 @@ class RateLimit:
     window: float = 3600.0
 
 
+def site_db(ladder: Path) -> sqlite3.Connection:
+    """A connection to the ladder's ``site.sqlite`` (autocommit: each caller
+    opens its own transactions; WAL: readers never wait for a writer)."""
+    db = sqlite3.connect(ladder / SITE_DB, timeout=30, isolation_level=None)
+    db.execute("PRAGMA journal_mode = WAL")
+    return db
+
+
 class Submissions:
     def __init__(self, ladder: Path, limit: RateLimit) -> None:
-        self.path, self.limit = ladder / SITE_DB, limit
-        with closing(self._db()) as db:
+        self.ladder, self.limit = ladder, limit
+        with closing(site_db(ladder)) as db:
             db.execute("CREATE TABLE IF NOT EXISTS submissions (holder TEXT NOT NULL, at REAL)")
             db.execute("CREATE INDEX IF NOT EXISTS by_holder ON submissions (holder, at)")
-
-    def _db(self) -> sqlite3.Connection:
-        db = sqlite3.connect(self.path, timeout=30, isolation_level=None)
-        db.execute("PRAGMA journal_mode = WAL")
-        return db
 
     def take(self, holder: str, now: float | None = None) -> float | None:
         """Count one submission of ``holder``: None when it is within the
         limit, else the seconds until the next one may come (nothing counted)."""
         now = time.time() if now is None else now
-        with closing(self._db()) as db:
+        with closing(site_db(self.ladder)) as db:
             db.execute("BEGIN IMMEDIATE")
             since = now - self.limit.window
             rows = db.execute(

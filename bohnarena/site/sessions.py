@@ -9,13 +9,12 @@ from __future__ import annotations
 import hashlib
 import hmac
 import secrets
-import sqlite3
 import time
 from contextlib import closing
 from pathlib import Path
 
 from ..ladder.tokens import Holder, TokenBook, TokenError, digest
-from .limits import SITE_DB
+from .limits import site_db
 
 #: How long a login lasts.
 SESSION_SECONDS = 12 * 3600
@@ -32,17 +31,12 @@ def _key(session: str) -> str:
 
 class Sessions:
     def __init__(self, ladder: Path) -> None:
-        self.ladder, self.path = ladder, ladder / SITE_DB
-        with closing(self._db()) as db:
+        self.ladder = ladder
+        with closing(site_db(ladder)) as db:
             db.execute(
                 "CREATE TABLE IF NOT EXISTS sessions (id_sha256 TEXT PRIMARY KEY, "
                 "holder TEXT NOT NULL, token_sha256 TEXT NOT NULL, until REAL NOT NULL)"
             )
-
-    def _db(self) -> sqlite3.Connection:
-        db = sqlite3.connect(self.path, timeout=30, isolation_level=None)
-        db.execute("PRAGMA journal_mode = WAL")
-        return db
 
     def open(
         self, holder: Holder, token: str, now: float | None = None, replacing: str | None = None
@@ -52,7 +46,7 @@ class Sessions:
         it must not outlive the login that took its place)."""
         now = time.time() if now is None else now
         session = secrets.token_urlsafe(32)
-        with closing(self._db()) as db:
+        with closing(site_db(self.ladder)) as db:
             db.execute("BEGIN IMMEDIATE")
             db.execute("DELETE FROM sessions WHERE until <= ?", (now,))
             if replacing and len(replacing) <= LONGEST_ID:
@@ -75,7 +69,7 @@ class Sessions:
         if not session or len(session) > LONGEST_ID:
             return None
         now = time.time() if now is None else now
-        with closing(self._db()) as db:
+        with closing(site_db(self.ladder)) as db:
             row = db.execute(
                 "SELECT holder, token_sha256 FROM sessions WHERE id_sha256 = ? AND until > ?",
                 (_key(session), now),
@@ -92,5 +86,5 @@ class Sessions:
     def close(self, session: str | None) -> None:
         """End the login ``session`` (nothing if there is none)."""
         if session and len(session) <= LONGEST_ID:
-            with closing(self._db()) as db:
+            with closing(site_db(self.ladder)) as db:
                 db.execute("DELETE FROM sessions WHERE id_sha256 = ?", (_key(session),))
